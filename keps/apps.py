@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class KepsConfig(AppConfig):
+    name = "keps"
+    verbose_name = "KEPs and SIGs"

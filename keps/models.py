@@ -1,0 +1,226 @@
+from django.db import models
+from django.db.models.functions import Lower
+from django.urls import reverse
+
+from .choices import CoverageStatus, KepStage, KepStatus, PrrStage
+
+VERSION_REGEX = r"^[0-9]+\.[0-9]+$"
+
+
+class NaturalKeyManager(models.Manager):
+    """Lets fixtures refer to rows by a readable key (a SIG's slug, a KEP's number) instead of ids."""
+
+    def __init__(self, *fields):
+        super().__init__()
+        self.key_fields = fields
+
+    def get_by_natural_key(self, *values):
+        return self.get(**dict(zip(self.key_fields, values, strict=True)))
+
+
+class PersonManager(models.Manager):
+    def get_by_natural_key(self, github):
+        return self.get(github__iexact=github)
+
+
+class Sig(models.Model):
+    """A Kubernetes Special Interest Group, e.g. `sig-node`."""
+
+    slug = models.SlugField(max_length=64, unique=True, help_text="As in kubernetes/community, e.g. sig-node.")
+    name = models.CharField(max_length=100, blank=True)
+    mailing_list = models.EmailField(blank=True, help_text="Where the freeze-reminder digest goes.")
+    reminder_offsets = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Hours before a freeze at which reminders go out, e.g. [336, 168, 48, 24, 0]; empty: default.",
+    )
+
+    objects = NaturalKeyManager("slug")
+
+    class Meta:
+        ordering = ["slug"]
+        verbose_name = "SIG"
+        verbose_name_plural = "SIGs"
+
+    def __str__(self):
+        return self.slug
+
+    def natural_key(self):
+        return (self.slug,)
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.slug.replace("sig-", "SIG ").title().replace("Sig ", "SIG ")
+
+
+class Person(models.Model):
+    """A contributor, known by GitHub handle (unique regardless of case)."""
+
+    github = models.CharField(max_length=64, help_text="GitHub handle without the @.")
+    name = models.CharField(max_length=200, blank=True)
+    email = models.EmailField(blank=True)
+    reminders_opt_out = models.BooleanField(default=False, help_text="Send this person no reminder emails.")
+
+    objects = PersonManager()
+
+    class Meta:
+        ordering = [Lower("github")]
+        verbose_name_plural = "people"
+        constraints = [
+            models.UniqueConstraint(
+                Lower("github"), name="person_github_unique_ci", violation_error_message="That GitHub handle exists."
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(github=""), name="person_github_not_empty", violation_error_message="Handle needed."
+            ),
+        ]
+
+    def __str__(self):
+        return f"@{self.github}"
+
+    def natural_key(self):
+        return (self.github,)
+
+
+class Kep(models.Model):
+    """A Kubernetes Enhancement Proposal, as described by its kep.yaml."""
+
+    number = models.PositiveIntegerField(unique=True)
+    title = models.CharField(max_length=300)
+    slug = models.CharField(max_length=200, blank=True, help_text="Directory name, e.g. 2727-grpc-probe.")
+    owning_sig = models.ForeignKey(Sig, on_delete=models.PROTECT, related_name="owned_keps")
+    participating_sigs = models.ManyToManyField(Sig, blank=True, related_name="participating_keps")
+    status = models.CharField(max_length=20, choices=KepStatus.choices, blank=True)
+    stage = models.CharField(max_length=20, choices=KepStage.choices, blank=True)
+    latest_milestone = models.CharField(max_length=10, blank=True, help_text="Release version, e.g. 1.27.")
+    alpha_milestone = models.CharField(max_length=10, blank=True)
+    beta_milestone = models.CharField(max_length=10, blank=True)
+    stable_milestone = models.CharField(max_length=10, blank=True)
+    deprecated_milestone = models.CharField(max_length=10, blank=True)
+    authors = models.ManyToManyField(Person, blank=True, related_name="authored_keps")
+    reviewers = models.ManyToManyField(Person, blank=True, related_name="reviewed_keps")
+    approvers = models.ManyToManyField(Person, blank=True, related_name="approved_keps")
+    creation_date = models.DateField(null=True, blank=True)
+    last_updated = models.DateField(null=True, blank=True)
+    disable_supported = models.BooleanField(null=True, blank=True)
+    tracking_issue_url = models.URLField(blank=True)
+    source_path = models.CharField(max_length=300, blank=True, help_text="kep.yaml this row was imported from.")
+
+    objects = NaturalKeyManager("number")
+
+    class Meta:
+        ordering = ["number"]
+        verbose_name = "KEP"
+        verbose_name_plural = "KEPs"
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(number__gt=0), name="kep_number_positive", violation_error_message="KEP number > 0."
+            ),
+            *[
+                models.CheckConstraint(
+                    condition=models.Q(**{f"{field}": ""}) | models.Q(**{f"{field}__regex": VERSION_REGEX}),
+                    name=f"kep_{field}_is_version",
+                    violation_error_message=f"{field} must be a release version like 1.27.",
+                )
+                for field in ("latest_milestone", "alpha_milestone", "beta_milestone", "stable_milestone")
+            ],
+            models.CheckConstraint(
+                condition=models.Q(status__in=[*KepStatus.values, ""]),
+                name="kep_status_valid",
+                violation_error_message="Unknown KEP status.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(stage__in=[*KepStage.values, ""]),
+                name="kep_stage_valid",
+                violation_error_message="Unknown KEP stage.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"KEP-{self.number}: {self.title}"
+
+    def natural_key(self):
+        return (self.number,)
+
+    def get_absolute_url(self):
+        return reverse("keps:kep_detail", kwargs={"number": self.number})
+
+    @property
+    def issue_url(self) -> str:
+        return self.tracking_issue_url or f"https://github.com/kubernetes/enhancements/issues/{self.number}"
+
+
+class FeatureGate(models.Model):
+    """A feature gate introduced by a KEP, with the components that read it."""
+
+    name = models.CharField(max_length=120)
+    kep = models.ForeignKey(Kep, on_delete=models.CASCADE, related_name="feature_gates")
+    components = models.JSONField(default=list, blank=True, help_text='e.g. ["kubelet", "kube-apiserver"]')
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kep", "name"], name="featuregate_unique_per_kep", violation_error_message="Gate listed twice."
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class PrrApproval(models.Model):
+    """A production-readiness approval for one stage of a KEP (keps/prod-readiness/<sig>/<number>.yaml)."""
+
+    kep = models.ForeignKey(Kep, on_delete=models.CASCADE, related_name="prr_approvals")
+    stage = models.CharField(max_length=20, choices=PrrStage.choices)
+    approver = models.ForeignKey(Person, on_delete=models.PROTECT, related_name="prr_approvals")
+
+    class Meta:
+        ordering = ["kep__number", "stage"]
+        verbose_name = "PRR approval"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kep", "stage"], name="prr_unique_stage", violation_error_message="One approver per stage."
+            ),
+            models.CheckConstraint(
+                condition=models.Q(stage__in=PrrStage.values),
+                name="prr_stage_valid",
+                violation_error_message="Unknown PRR stage.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"KEP-{self.kep.number} {self.stage}: {self.approver}"
+
+
+class DesignGroup(models.Model):
+    """Related KEPs across SIGs, tracked and explained together (a KEP may sit in several groups)."""
+
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=100, unique=True)
+    summary = models.TextField(blank=True)
+    sigs = models.ManyToManyField(Sig, blank=True, related_name="design_groups")
+    keps = models.ManyToManyField(Kep, blank=True, related_name="design_groups")
+    coverage_status = models.CharField(max_length=20, choices=CoverageStatus.choices, default=CoverageStatus.PLANNED)
+
+    objects = NaturalKeyManager("slug")
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(coverage_status__in=CoverageStatus.values),
+                name="designgroup_coverage_valid",
+                violation_error_message="Unknown coverage status.",
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def natural_key(self):
+        return (self.slug,)
+
+    def get_absolute_url(self):
+        return reverse("keps:designgroup_detail", kwargs={"slug": self.slug})

@@ -1,0 +1,1 @@
+"""Public read-only pages."""

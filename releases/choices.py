@@ -1,0 +1,129 @@
+from django.db import models
+
+
+class ReleaseState(models.TextChoices):
+    PLANNING = "planning", "Planning"
+    ACTIVE = "active", "Active"
+    RELEASED = "released", "Released"
+
+
+class MilestoneKind(models.TextChoices):
+    CYCLE_START = "cycle_start", "Release cycle begins"
+    PRR_FREEZE = "prr_freeze", "Production readiness freeze"
+    ENHANCEMENTS_FREEZE = "enhancements_freeze", "Enhancements freeze"
+    SIG_SOFT_FREEZE = "sig_soft_freeze", "SIG soft freeze"
+    FEATURE_BLOG_FREEZE = "feature_blog_freeze", "Feature blog freeze"
+    CODE_FREEZE = "code_freeze", "Code freeze"
+    TEST_FREEZE = "test_freeze", "Test freeze"
+    DOCS_FREEZE = "docs_freeze", "Docs freeze / deadline"
+    RELEASE = "release", "Release"
+    RETROSPECTIVE = "retrospective", "Release retrospective"
+    OTHER = "other", "Other"
+
+
+#: Kinds of milestone that freeze something: reminders go out before these.
+FREEZE_KINDS = (
+    MilestoneKind.PRR_FREEZE,
+    MilestoneKind.ENHANCEMENTS_FREEZE,
+    MilestoneKind.SIG_SOFT_FREEZE,
+    MilestoneKind.FEATURE_BLOG_FREEZE,
+    MilestoneKind.CODE_FREEZE,
+    MilestoneKind.TEST_FREEZE,
+    MilestoneKind.DOCS_FREEZE,
+)
+
+
+class EnhancementType(models.TextChoices):
+    """The release team's "type" column of the enhancements tracking board."""
+
+    NET_NEW = "net_new", "Net new"
+    MAJOR_CHANGE = "major_change", "Major change"
+    GRADUATING = "graduating", "Graduating"
+    DEPRECATION = "deprecation", "Deprecation"
+    REMOVAL = "removal", "Removal"
+
+
+class TargetStage(models.TextChoices):
+    ALPHA = "alpha", "Alpha"
+    BETA = "beta", "Beta"
+    STABLE = "stable", "Stable"
+    DEPRECATION = "deprecation", "Deprecation"
+    REMOVAL = "removal", "Removal"
+
+
+class Freeze(models.TextChoices):
+    """The freezes a tracked/at-risk status refers to."""
+
+    PRR = "prr", "PRR freeze"
+    ENHANCEMENTS = "enhancements", "Enhancements freeze"
+    CODE = "code", "Code freeze"
+    DOCS = "docs", "Docs freeze"
+
+
+class EnhancementStatus(models.TextChoices):
+    """Statuses of the enhancements tracking board (sig-release role-handbooks/enhancements)."""
+
+    AT_RISK_PRR = "at_risk_prr", "At risk for PRR freeze"
+    TRACKED_PRR = "tracked_prr", "Tracked for PRR freeze"
+    AT_RISK_ENHANCEMENTS = "at_risk_enhancements", "At risk for enhancements freeze"
+    TRACKED_ENHANCEMENTS = "tracked_enhancements", "Tracked for enhancements freeze"
+    AT_RISK_CODE = "at_risk_code", "At risk for code freeze"
+    TRACKED_CODE = "tracked_code", "Tracked for code freeze"
+    AT_RISK_DOCS = "at_risk_docs", "At risk for docs freeze"
+    TRACKED_DOCS = "tracked_docs", "Tracked for docs freeze"
+    EXCEPTION_PENDING = "exception_pending", "Exception pending"
+    EXCEPTION_APPROVED = "exception_approved", "Exception approved"
+    DEFERRED = "deferred", "Deferred (SIG's choice)"
+    REMOVED = "removed_from_milestone", "Removed from milestone"
+    DONE = "done", "Done (shipped)"
+
+
+AT_RISK_STATUSES = (
+    EnhancementStatus.AT_RISK_PRR,
+    EnhancementStatus.AT_RISK_ENHANCEMENTS,
+    EnhancementStatus.AT_RISK_CODE,
+    EnhancementStatus.AT_RISK_DOCS,
+)
+#: Statuses after which a row is no longer in play for the release.
+FINAL_STATUSES = (EnhancementStatus.DEFERRED, EnhancementStatus.REMOVED, EnhancementStatus.DONE)
+
+STATUS_FREEZE = {
+    EnhancementStatus.AT_RISK_PRR: Freeze.PRR,
+    EnhancementStatus.TRACKED_PRR: Freeze.PRR,
+    EnhancementStatus.AT_RISK_ENHANCEMENTS: Freeze.ENHANCEMENTS,
+    EnhancementStatus.TRACKED_ENHANCEMENTS: Freeze.ENHANCEMENTS,
+    EnhancementStatus.AT_RISK_CODE: Freeze.CODE,
+    EnhancementStatus.TRACKED_CODE: Freeze.CODE,
+    EnhancementStatus.AT_RISK_DOCS: Freeze.DOCS,
+    EnhancementStatus.TRACKED_DOCS: Freeze.DOCS,
+}
+
+
+class RetroCategory(models.TextChoices):
+    WENT_WELL = "went_well", "Went well"
+    TO_IMPROVE = "to_improve", "To improve"
+    ACTION_ITEM = "action_item", "Action item"
+
+
+class ActionStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    IN_PROGRESS = "in_progress", "In progress"
+    DONE = "done", "Done"
+    DROPPED = "dropped", "Dropped"
+
+
+class StatsSource(models.TextChoices):
+    TRACKED_ROWS = "tracked_rows", "Computed from tracked enhancements"
+    RECORDED_TALLY = "recorded_tally", "Recorded retro tally"
+
+
+class ReminderKind(models.TextChoices):
+    DIGEST = "digest", "SIG digest"
+    PERSONAL = "personal", "Personal note"
+
+
+class DeliveryState(models.TextChoices):
+    CLAIMED = "claimed", "Claimed (sending)"
+    SENT = "sent", "Sent"
+    FAILED = "failed", "Failed"
+    SKIPPED = "skipped", "Skipped"

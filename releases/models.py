@@ -1,0 +1,432 @@
+import datetime
+import re
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+
+from keps.models import VERSION_REGEX, Kep, Person, Sig
+
+from .choices import (
+    AT_RISK_STATUSES,
+    FINAL_STATUSES,
+    STATUS_FREEZE,
+    ActionStatus,
+    DeliveryState,
+    EnhancementStatus,
+    EnhancementType,
+    MilestoneKind,
+    ReleaseState,
+    ReminderKind,
+    RetroCategory,
+    StatsSource,
+    TargetStage,
+)
+
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
+
+
+def parse_version(value: str) -> tuple[int, int]:
+    """`"v1.24"`, `"1.24"` or `"1.24.0"` -> `(1, 24)`; raises ValueError for anything else."""
+    match = _VERSION.match(str(value).strip())
+    if not match:
+        raise ValueError(f"not a release version: {value!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+class ReleaseQuerySet(models.QuerySet):
+    def get_by_natural_key(self, version):
+        return self.get(version=version)
+
+    def released(self):
+        return self.filter(state=ReleaseState.RELEASED)
+
+    def current(self):
+        """The release being worked on now: the newest active one, else the newest released one."""
+        active = self.filter(state=ReleaseState.ACTIVE).order_by("-major", "-minor").first()
+        return active or self.order_by("-major", "-minor").first()
+
+
+class Release(models.Model):
+    """A Kubernetes minor release (1.24) and its cycle. Ordered numerically, so 1.9 < 1.10."""
+
+    version = models.CharField(max_length=10, unique=True, help_text="Minor version, e.g. 1.24.")
+    # Numeric parts of `version`, kept in step by save() so that ordering is numeric in every database.
+    major = models.PositiveSmallIntegerField(editable=False)
+    minor = models.PositiveSmallIntegerField(editable=False)
+    name = models.CharField(max_length=100, blank=True, help_text="Release name, e.g. Stargazer.")
+    cycle_start = models.DateField(null=True, blank=True)
+    planned_release_date = models.DateField(null=True, blank=True)
+    actual_release_date = models.DateField(null=True, blank=True)
+    state = models.CharField(max_length=20, choices=ReleaseState.choices, default=ReleaseState.PLANNING)
+    source_url = models.URLField(blank=True)
+
+    objects = ReleaseQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["major", "minor"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(version__regex=VERSION_REGEX),
+                name="release_version_format",
+                violation_error_message="Version must look like 1.24.",
+            ),
+            models.UniqueConstraint(
+                fields=["major", "minor"], name="release_major_minor_unique", violation_error_message="Exists."
+            ),
+            models.CheckConstraint(
+                condition=models.Q(state__in=ReleaseState.values),
+                name="release_state_valid",
+                violation_error_message="Unknown state.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(cycle_start__isnull=True)
+                | models.Q(planned_release_date__isnull=True)
+                | models.Q(cycle_start__lte=models.F("planned_release_date")),
+                name="release_cycle_before_release",
+                violation_error_message="The cycle must start before the planned release date.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"v{self.version}" + (f" {self.name}" if self.name else "")
+
+    def natural_key(self):
+        return (self.version,)
+
+    def clean(self):
+        try:
+            parse_version(self.version)
+        except ValueError as exc:
+            raise ValidationError({"version": str(exc)}) from exc
+
+    def save(self, *args, **kwargs):
+        self.major, self.minor = parse_version(self.version)
+        self.version = f"{self.major}.{self.minor}"
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self):
+        return reverse("releases:release_detail", kwargs={"version": self.version})
+
+    @property
+    def release_date(self):
+        return self.actual_release_date or self.planned_release_date
+
+
+class Milestone(models.Model):
+    """A dated point of a release cycle: a freeze, a deadline, release day, a retro.
+
+    `at` is an aware instant, stored in UTC. All-day milestones (a date with no time in the schedule)
+    store midnight UTC of that date and set `all_day`.
+    """
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="milestones")
+    kind = models.CharField(max_length=30, choices=MilestoneKind.choices)
+    sig = models.ForeignKey(
+        Sig, on_delete=models.CASCADE, null=True, blank=True, related_name="milestones", help_text="For SIG freezes."
+    )
+    at = models.DateTimeField(help_text="UTC instant; for an all-day milestone, midnight UTC of that date.")
+    all_day = models.BooleanField(default=False)
+    label = models.CharField(max_length=200, blank=True)
+    quoted_timezone = models.CharField(
+        max_length=10, blank=True, help_text="How the schedule quotes the time: UTC, PT, AoE…"
+    )
+    exception_deadline = models.DateTimeField(
+        null=True, blank=True, help_text="When the exception window after this freeze closes."
+    )
+    sends_reminders = models.BooleanField(default=True)
+    source_text = models.CharField(max_length=500, blank=True, help_text="The schedule's wording, as imported.")
+
+    class Meta:
+        ordering = ["release__major", "release__minor", "at", "kind"]
+        indexes = [models.Index(fields=["at"], name="milestone_at_idx")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(kind__in=MilestoneKind.values),
+                name="milestone_kind_valid",
+                violation_error_message="Unknown milestone kind.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(exception_deadline__isnull=True) | models.Q(exception_deadline__gt=models.F("at")),
+                name="milestone_exception_after_freeze",
+                violation_error_message="The exception window closes after the freeze.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.release.version} {self.label or self.get_kind_display()}"
+
+    def get_absolute_url(self):
+        return self.release.get_absolute_url() + f"#milestone-{self.pk}"
+
+    @property
+    def date(self):
+        return self.at.astimezone(datetime.UTC).date()
+
+
+class TrackedEnhancement(models.Model):
+    """A KEP opted into a release, with its status on the release team's board."""
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="tracked_enhancements")
+    kep = models.ForeignKey(Kep, on_delete=models.CASCADE, related_name="tracked_enhancements")
+    sig = models.ForeignKey(Sig, on_delete=models.PROTECT, related_name="tracked_enhancements")
+    type = models.CharField(max_length=20, choices=EnhancementType.choices, blank=True)
+    target_stage = models.CharField(max_length=20, choices=TargetStage.choices, blank=True)
+    status = models.CharField(
+        max_length=30, choices=EnhancementStatus.choices, default=EnhancementStatus.AT_RISK_ENHANCEMENTS
+    )
+    enhancements_contact = models.ForeignKey(
+        Person, on_delete=models.SET_NULL, null=True, blank=True, related_name="contact_for"
+    )
+    assignee = models.ForeignKey(Person, on_delete=models.SET_NULL, null=True, blank=True, related_name="assigned")
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["release__major", "release__minor", "kep__number"]
+        indexes = [models.Index(fields=["release", "status"], name="trackedenh_release_status_idx")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["release", "kep"],
+                name="trackedenh_unique_release_kep",
+                violation_error_message="This KEP is already tracked in this release.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=EnhancementStatus.values),
+                name="trackedenh_status_valid",
+                violation_error_message="Unknown status.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(type__in=[*EnhancementType.values, ""]),
+                name="trackedenh_type_valid",
+                violation_error_message="Unknown type.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(target_stage__in=[*TargetStage.values, ""]),
+                name="trackedenh_stage_valid",
+                violation_error_message="Unknown target stage.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.release.version} KEP-{self.kep.number}"
+
+    def get_absolute_url(self):
+        return reverse("releases:enhancement_list", kwargs={"version": self.release.version}) + f"?q={self.kep.number}"
+
+    @property
+    def is_at_risk(self) -> bool:
+        return self.status in AT_RISK_STATUSES
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in FINAL_STATUSES
+
+    @property
+    def freeze(self):
+        return STATUS_FREEZE.get(self.status)
+
+
+class EnhancementStatusChange(models.Model):
+    """One change of a tracked enhancement's status: the history that reproduces the board at any freeze."""
+
+    tracked_enhancement = models.ForeignKey(TrackedEnhancement, on_delete=models.CASCADE, related_name="history")
+    from_status = models.CharField(max_length=30, choices=EnhancementStatus.choices, blank=True)
+    to_status = models.CharField(max_length=30, choices=EnhancementStatus.choices)
+    changed_at = models.DateTimeField(default=timezone.now)
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    author = models.CharField(max_length=100, blank=True, help_text="Who made the change, when not a user here.")
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["tracked_enhancement", "changed_at", "pk"]
+        indexes = [models.Index(fields=["tracked_enhancement", "changed_at"], name="statuschange_te_at_idx")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(to_status__in=EnhancementStatus.values),
+                name="statuschange_to_valid",
+                violation_error_message="Unknown status.",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.tracked_enhancement}: {self.from_status or '∅'} → {self.to_status}"
+
+
+class Retrospective(models.Model):
+    """A SIG's retrospective of one release.
+
+    `recorded_tracked` / `recorded_merged` keep a tally quoted in the notes for releases whose KEP
+    lists are lost; they are never mixed with figures computed from tracked enhancements.
+    """
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="retrospectives")
+    sig = models.ForeignKey(Sig, on_delete=models.CASCADE, related_name="retrospectives")
+    date = models.DateField(null=True, blank=True)
+    source_url = models.URLField(blank=True)
+    summary = models.TextField(blank=True)
+    recorded_tracked = models.PositiveIntegerField(null=True, blank=True)
+    recorded_merged = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["release__major", "release__minor", "sig__slug"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["release", "sig"], name="retro_unique_release_sig", violation_error_message="One retro each."
+            ),
+            models.CheckConstraint(
+                condition=models.Q(recorded_merged__isnull=True)
+                | models.Q(recorded_tracked__isnull=True)
+                | models.Q(recorded_merged__lte=models.F("recorded_tracked")),
+                name="retro_merged_le_tracked",
+                violation_error_message="More merged than tracked.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(recorded_tracked__isnull=True, recorded_merged__isnull=True)
+                | models.Q(recorded_tracked__isnull=False, recorded_merged__isnull=False),
+                name="retro_tally_complete",
+                violation_error_message="A recorded tally needs both tracked and merged.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.release.version} retro ({self.sig})"
+
+    def get_absolute_url(self):
+        return self.release.get_absolute_url() + "#retro"
+
+    @property
+    def has_recorded_tally(self) -> bool:
+        return self.recorded_tracked is not None
+
+
+class RetroItem(models.Model):
+    """One line of a retro: went well, to improve, or an action item with owner and follow-through."""
+
+    retrospective = models.ForeignKey(Retrospective, on_delete=models.CASCADE, related_name="items")
+    category = models.CharField(max_length=20, choices=RetroCategory.choices)
+    order = models.PositiveIntegerField(default=0)
+    text = models.TextField()
+    owner = models.ForeignKey(Person, on_delete=models.SET_NULL, null=True, blank=True, related_name="retro_items")
+    status = models.CharField(max_length=20, choices=ActionStatus.choices, blank=True)
+    due_release = models.ForeignKey(
+        Release, on_delete=models.SET_NULL, null=True, blank=True, related_name="due_action_items"
+    )
+
+    class Meta:
+        ordering = ["retrospective", "category", "order", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(category__in=RetroCategory.values),
+                name="retroitem_category_valid",
+                violation_error_message="Unknown category.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(category=RetroCategory.ACTION_ITEM, status__in=ActionStatus.values)
+                | (~models.Q(category=RetroCategory.ACTION_ITEM) & models.Q(status="")),
+                name="retroitem_status_only_for_actions",
+                violation_error_message="Action items need a status; other items have none.",
+            ),
+        ]
+
+    def __str__(self):
+        return self.text[:80]
+
+
+class ReleaseStats(models.Model):
+    """Computed (or recorded) figures for one release, for one SIG or (sig empty) all SIGs together."""
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="stats")
+    sig = models.ForeignKey(Sig, on_delete=models.CASCADE, null=True, blank=True, related_name="release_stats")
+    source = models.CharField(max_length=20, choices=StatsSource.choices, default=StatsSource.TRACKED_ROWS)
+    tracked = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    deferred = models.PositiveIntegerField(default=0)
+    removed = models.PositiveIntegerField(default=0)
+    merge_rate = models.FloatField(null=True, blank=True, help_text="done / tracked, 0..1.")
+    merge_rate_change = models.FloatField(null=True, blank=True, help_text="Against the previous release.")
+    counts = models.JSONField(default=dict, blank=True, help_text="Counts by status, type and stage.")
+    funnel = models.JSONField(default=list, blank=True, help_text="Opted in → at each freeze → shipped.")
+    slips = models.JSONField(default=list, blank=True, help_text="KEPs slipped in this release and how often.")
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["release__major", "release__minor", "sig__slug"]
+        verbose_name_plural = "release stats"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["release", "sig"],
+                condition=models.Q(sig__isnull=False),
+                name="stats_unique_release_sig",
+                violation_error_message="Stats exist for this release and SIG.",
+            ),
+            models.UniqueConstraint(
+                fields=["release"],
+                condition=models.Q(sig__isnull=True),
+                name="stats_unique_release_all_sigs",
+                violation_error_message="Stats exist for this release.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(merge_rate__isnull=True) | models.Q(merge_rate__gte=0, merge_rate__lte=1),
+                name="stats_merge_rate_range",
+                violation_error_message="Merge rate must be within 0..1.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(done__lte=models.F("tracked")),
+                name="stats_done_le_tracked",
+                violation_error_message="More done than tracked.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(source__in=StatsSource.values),
+                name="stats_source_valid",
+                violation_error_message="Unknown source.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.release.version} stats ({self.sig or 'all SIGs'})"
+
+
+class ReminderDelivery(models.Model):
+    """One reminder email to one recipient for one milestone and offset: claimed before sending,
+    marked sent after, so a retried or duplicated task never sends it twice."""
+
+    class Anchor(models.TextChoices):
+        FREEZE = "freeze", "Before the freeze"
+        EXCEPTION_CLOSE = "exception_close", "Before the exception window closes"
+
+    milestone = models.ForeignKey(Milestone, on_delete=models.CASCADE, related_name="reminder_deliveries")
+    anchor = models.CharField(max_length=20, choices=Anchor.choices, default=Anchor.FREEZE)
+    offset_hours = models.IntegerField(help_text="Hours before the anchor; 0 is the moment itself.")
+    kind = models.CharField(max_length=20, choices=ReminderKind.choices)
+    recipient = models.EmailField()
+    person = models.ForeignKey(Person, on_delete=models.SET_NULL, null=True, blank=True)
+    state = models.CharField(max_length=20, choices=DeliveryState.choices, default=DeliveryState.CLAIMED)
+    due_at = models.DateTimeField()
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    message_id = models.CharField(max_length=200, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-due_at", "recipient"]
+        verbose_name_plural = "reminder deliveries"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["milestone", "anchor", "offset_hours", "kind", "recipient"],
+                name="delivery_once_per_recipient",
+                violation_error_message="This reminder was already sent to this recipient.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(state__in=DeliveryState.values),
+                name="delivery_state_valid",
+                violation_error_message="Unknown state.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.milestone} −{self.offset_hours}h → {self.recipient} ({self.state})"

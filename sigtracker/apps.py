@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class SigtrackerConfig(AppConfig):
+    name = "sigtracker"
+    verbose_name = "sigtracker"

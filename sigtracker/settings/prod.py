@@ -1,0 +1,25 @@
+"""Production: DEBUG off, refuses to start without a real SECRET_KEY and ALLOWED_HOSTS."""
+
+from django.core.exceptions import ImproperlyConfigured
+
+from .base import *  # noqa: F403
+from .base import env_bool
+
+DEBUG = env_bool("DEBUG", False)
+if not SECRET_KEY or SECRET_KEY.startswith("dev-only") or len(SECRET_KEY) < 32:  # noqa: F405
+    raise ImproperlyConfigured("SECRET_KEY must be set to a random string of at least 32 characters.")
+if not ALLOWED_HOSTS:  # noqa: F405
+    raise ImproperlyConfigured("ALLOWED_HOSTS must list the host names this site answers to.")
+
+# HTTPS on by default; SIGTRACKER_HTTPS=false for a deployment behind plain HTTP.
+_https = env_bool("SIGTRACKER_HTTPS", True)
+SESSION_COOKIE_SECURE = _https
+CSRF_COOKIE_SECURE = _https
+SECURE_SSL_REDIRECT = _https and env_bool("SECURE_SSL_REDIRECT", True)
+SECURE_HSTS_SECONDS = int(__import__("os").environ.get("SECURE_HSTS_SECONDS", "31536000" if _https else "0"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _https
+SECURE_HSTS_PRELOAD = _https and env_bool("SECURE_HSTS_PRELOAD", False)
+if env_bool("SECURE_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+CONN_MAX_AGE = 60
+DATABASES["default"]["CONN_MAX_AGE"] = int(__import__("os").environ.get("CONN_MAX_AGE", "60"))  # noqa: F405

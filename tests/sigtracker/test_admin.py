@@ -1,0 +1,65 @@
+"""Every admin changelist and add page: 200 for staff, a redirect to the login for anonymous users."""
+
+import pytest
+from django.contrib import admin
+from django.urls import reverse
+
+from tests.factories import (
+    AgendaItemFactory,
+    FeatureGateFactory,
+    MilestoneFactory,
+    PrrApprovalFactory,
+    RetroItemFactory,
+    TrackedEnhancementFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+MODELS = [model for model in admin.site._registry if model._meta.app_label in {"keps", "releases", "meetings"}]
+
+
+@pytest.fixture
+def some_rows():
+    TrackedEnhancementFactory()
+    MilestoneFactory()
+    RetroItemFactory(category="action_item", status="open")
+    AgendaItemFactory()
+    FeatureGateFactory()
+    PrrApprovalFactory()
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m._meta.label)
+@pytest.mark.parametrize("page", ["changelist", "add"])
+def test_admin_pages_answer_staff(admin_client, some_rows, model, page):
+    url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_{page}")
+    assert admin_client.get(url).status_code == 200
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m._meta.label)
+@pytest.mark.parametrize("page", ["changelist", "add"])
+def test_admin_pages_redirect_anonymous(client, model, page):
+    url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_{page}")
+    response = client.get(url)
+    assert response.status_code == 302
+    assert reverse("admin:login") in response["Location"]
+
+
+def test_every_domain_model_has_an_admin():
+    from django.apps import apps
+
+    domain = [m for app in ("keps", "releases", "meetings") for m in apps.get_app_config(app).get_models()]
+    assert set(domain) == set(MODELS)
+
+
+def test_bulk_action_removes_from_milestone_and_keeps_history(admin_client):
+    from releases.models import EnhancementStatusChange, TrackedEnhancement
+
+    rows = [TrackedEnhancementFactory(), TrackedEnhancementFactory()]
+    response = admin_client.post(
+        reverse("admin:releases_trackedenhancement_changelist"),
+        {"action": "mark_removed_from_milestone", "_selected_action": [r.pk for r in rows]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert set(TrackedEnhancement.objects.values_list("status", flat=True)) == {"removed_from_milestone"}
+    assert EnhancementStatusChange.objects.filter(to_status="removed_from_milestone").count() == 2

@@ -1,0 +1,13 @@
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+
+def test_system_checks_pass():
+    call_command("check", fail_level="WARNING", stdout=StringIO())
+
+
+@pytest.mark.django_db
+def test_migrations_are_committed():
+    call_command("makemigrations", "--check", "--dry-run", stdout=StringIO())
