@@ -5,8 +5,8 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.utils import timezone
 
-from .choices import EnhancementStatus
-from .models import EnhancementStatusChange, TrackedEnhancement
+from releases.choices import EnhancementStatus
+from releases.models import EnhancementStatusChange, TrackedEnhancement
 
 
 @transaction.atomic

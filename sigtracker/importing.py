@@ -1,0 +1,194 @@
+"""What the three upstream importers share: their error, their report, reading files safely,
+the per-file transaction, and the management-command shell (dry run, progress, summary, exit status).
+
+Each importer is a pure parser (text -> plain data, raising `ImportFailure`) plus a service that writes
+that data; the command below only finds files, calls both per file, and reports.
+"""
+
+import hashlib
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection, transaction
+
+#: Larger files are refused unread: no upstream file of these formats comes near it.
+MAX_FILE_BYTES = 5 * 1024 * 1024
+
+
+class ImportFailure(Exception):
+    """Input that cannot be imported. Says where (file, line or field) and why, in one line."""
+
+    def __init__(self, reason: str, *, source: str = "", line: int | None = None, field: str | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.source = source
+        self.line = line
+        self.field = field
+
+    def located(self, source: str) -> "ImportFailure":
+        """The same failure, attributed to `source` unless it already names one."""
+        if not self.source:
+            self.source = source
+        return self
+
+    def __str__(self) -> str:
+        where = self.source or "<input>"
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.field:
+            where += f": {self.field}"
+        return f"{where}: {self.reason}"
+
+
+@dataclass
+class ImportReport:
+    """Counts of what an import did (or, in a dry run, would do), with every skip and warning."""
+
+    files_read: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: list[ImportFailure] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created or self.updated)
+
+    def count(self, outcome: str, n: int = 1) -> None:
+        """Add to `created`, `updated` or `unchanged`."""
+        setattr(self, outcome, getattr(self, outcome) + n)
+
+    def skip(self, failure: ImportFailure) -> None:
+        self.skipped.append(failure)
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+
+    def summary(self, *, dry_run: bool = False) -> str:
+        verb = "would be " if dry_run else ""
+        line = (
+            f"{self.files_read} files read: {self.created} {verb}created, {self.updated} {verb}updated, "
+            f"{self.unchanged} unchanged, {len(self.skipped)} skipped"
+        )
+        if not self.changed and not self.skipped:
+            line += " — nothing to change"
+        return line
+
+
+def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """A file's text, or an ImportFailure naming it: too large, binary, not UTF-8, unreadable."""
+    source = str(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise ImportFailure(f"file too large ({size:,} bytes; the limit is {max_bytes:,})", source=source)
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ImportFailure(f"cannot read file ({exc.strerror or exc})", source=source) from exc
+    if b"\x00" in data:
+        raise ImportFailure("binary file (contains NUL bytes)", source=source)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ImportFailure(f"not valid UTF-8 (byte {exc.start})", source=source, line=line) from exc
+
+
+@contextmanager
+def import_lock(name: str) -> Iterator[None]:
+    """Serialise concurrent imports of the same source kind inside the current transaction.
+
+    On PostgreSQL a transaction-scoped advisory lock; SQLite already serialises writers.
+    """
+    if connection.vendor == "postgresql":
+        key = int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "big", signed=True)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+    yield
+
+
+class BaseImportCommand(BaseCommand):
+    """Shell of an import command: subclasses say which files to read and how to import one.
+
+    Exit status: 0 when every file imported, 1 when some were skipped, 2 on usage errors.
+    """
+
+    #: Name of the advisory lock that serialises concurrent runs (per source kind).
+    lock_name = "sigtracker-import"
+    #: Word for one unit of input in messages ("file", "kep.yaml").
+    unit = "file"
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dry-run", action="store_true", help="Report what would change; write nothing.")
+
+    # -- to be provided by subclasses -------------------------------------------------------------
+    def collect_files(self, options) -> list[Path]:
+        raise NotImplementedError
+
+    def import_file(self, path: Path, report: ImportReport, options) -> None:
+        """Parse and write one file, counting into `report`; raise ImportFailure to skip it whole."""
+        raise NotImplementedError
+
+    def before_import(self, files: list[Path], report: ImportReport, options) -> None:
+        """Hook for work over all files at once (e.g. reading them as a set); default: nothing."""
+
+    # -- shared behaviour -------------------------------------------------------------------------
+    def handle(self, *args, **options):
+        dry_run = options["dry_run"]
+        files = self.collect_files(options)
+        if not files:
+            raise CommandError(f"no {self.unit}s found to import", returncode=2)
+        report = ImportReport()
+        self.before_import(files, report, options)
+        for path in self.progress(files):
+            self.import_one(path, report, options, dry_run=dry_run)
+        self.finish(report, dry_run=dry_run)
+        self.print_report(report, dry_run=dry_run)
+        if report.skipped:
+            raise CommandError(f"{len(report.skipped)} {self.unit}(s) skipped", returncode=1)
+
+    def import_one(self, path: Path, report: ImportReport, options, *, dry_run: bool) -> None:
+        """One file in its own transaction: a failure leaves the database as it was for that file."""
+        before = (report.created, report.updated, report.unchanged, len(report.warnings))
+        try:
+            with transaction.atomic():
+                with import_lock(self.lock_name):
+                    self.import_file(path, report, options)
+                if dry_run:
+                    transaction.set_rollback(True)
+        except ImportFailure as failure:
+            report.created, report.updated, report.unchanged = before[:3]
+            del report.warnings[before[3] :]
+            report.skip(failure.located(str(path)))
+        report.files_read += 1
+
+    def finish(self, report: ImportReport, *, dry_run: bool) -> None:
+        """Hook after all files (e.g. to queue stats); default: nothing."""
+
+    def progress(self, files: Iterable[Path]):
+        stream = getattr(self.stdout, "_out", sys.stdout)
+        if not (hasattr(stream, "isatty") and stream.isatty()):
+            return files
+        from tqdm import tqdm
+
+        return tqdm(list(files), unit=self.unit, desc="importing", file=sys.stderr, leave=False)
+
+    def print_report(self, report: ImportReport, *, dry_run: bool) -> None:
+        verbosity = self.verbosity
+        if verbosity >= 1:
+            for warning in report.warnings:
+                self.stdout.write(f"warning: {warning}")
+        for failure in report.skipped:
+            self.stderr.write(f"skipped: {failure}")
+        if verbosity >= 1:
+            prefix = "dry run: " if dry_run else ""
+            self.stdout.write(prefix + report.summary(dry_run=dry_run))
+
+    def execute(self, *args, **options):
+        self.verbosity = options.get("verbosity", 1)
+        return super().execute(*args, **options)
