@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.db.models import Count
 
-from .models import DesignGroup, FeatureGate, Kep, Person, PrrApproval, Sig
+from .models import DesignGroup, FeatureGate, Kep, Person, PrrApproval, Sig, SigMembership
 
 
 @admin.register(Sig)
@@ -94,3 +94,18 @@ class DesignGroupAdmin(admin.ModelAdmin):
     @admin.display(ordering="kep_count", description="KEPs")
     def kep_count(self, obj):
         return obj.kep_count
+
+
+@admin.register(SigMembership)
+class SigMembershipAdmin(admin.ModelAdmin):
+    list_display = ["user", "sig", "role"]
+    list_filter = ["role", "sig"]
+    search_fields = ["user__username", "sig__slug"]
+    autocomplete_fields = ["sig"]
+    list_select_related = ["user", "sig"]
+
+    def save_model(self, request, obj, form, change):
+        # Through the service, so the user also gets staff access and the role's group.
+        from sigtracker.roles import sig_membership_grant
+
+        sig_membership_grant(user=obj.user, sig=obj.sig, role=obj.role)

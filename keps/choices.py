@@ -37,3 +37,11 @@ class CoverageStatus(models.TextChoices):
     IN_PROGRESS = "in_progress", "Write-up in progress"
     PLANNED = "planned", "Planned"
     SUPPLEMENTARY = "supplementary", "Supplementary / low priority"
+
+
+class SigRole(models.TextChoices):
+    """What a member may do for a SIG in the admin (see keps/migrations for the matching groups)."""
+
+    LEAD = "lead", "SIG lead"
+    LIAISON = "liaison", "Release liaison / KEP wrangler"
+    VIEWER = "viewer", "Viewer"

@@ -1,8 +1,9 @@
+from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 from django.urls import reverse
 
-from .choices import CoverageStatus, KepStage, KepStatus, PrrStage
+from .choices import CoverageStatus, KepStage, KepStatus, PrrStage, SigRole
 
 VERSION_REGEX = r"^[0-9]+\.[0-9]+$"
 
@@ -224,3 +225,28 @@ class DesignGroup(models.Model):
 
     def get_absolute_url(self):
         return reverse("keps:designgroup_detail", kwargs={"slug": self.slug})
+
+
+class SigMembership(models.Model):
+    """A user's role in one SIG: which SIG's rows they may change in the admin."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sig_memberships")
+    sig = models.ForeignKey(Sig, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=20, choices=SigRole.choices)
+
+    class Meta:
+        ordering = ["sig__slug", "user__username"]
+        verbose_name = "SIG membership"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "sig"], name="sigmembership_unique", violation_error_message="Already a member."
+            ),
+            models.CheckConstraint(
+                condition=models.Q(role__in=SigRole.values),
+                name="sigmembership_role_valid",
+                violation_error_message="Unknown role.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} — {self.get_role_display()} of {self.sig}"

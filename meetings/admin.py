@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.db.models import Count
 
+from sigtracker.admin import SigScopedAdminMixin
+
 from .models import AgendaItem, Meeting
 
 
@@ -12,7 +14,7 @@ class AgendaItemInline(admin.StackedInline):
 
 
 @admin.register(Meeting)
-class MeetingAdmin(admin.ModelAdmin):
+class MeetingAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     list_display = ["date", "sig", "title", "cancelled", "item_count", "open_prs", "prs_created", "prs_merged"]
     list_filter = ["sig", "cancelled"]
     search_fields = ["title", "agenda_items__title"]
@@ -35,7 +37,8 @@ class MeetingAdmin(admin.ModelAdmin):
 
 
 @admin.register(AgendaItem)
-class AgendaItemAdmin(admin.ModelAdmin):
+class AgendaItemAdmin(SigScopedAdminMixin, admin.ModelAdmin):
+    sig_lookup = "meeting__sig"
     list_display = ["title", "meeting", "presenters_text", "related_release"]
     list_filter = ["meeting__sig", "related_release"]
     search_fields = ["title", "body", "presenters_text", "=keps__number"]

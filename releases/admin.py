@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.db.models import Count, Q
 
+from sigtracker.admin import SigScopedAdminMixin, SigScopedInlineMixin
+
 from .choices import EnhancementStatus
 from .models import (
     EnhancementStatusChange,
@@ -22,7 +24,7 @@ class MilestoneInline(admin.TabularInline):
     autocomplete_fields = ["sig"]
 
 
-class TrackedEnhancementInline(admin.TabularInline):
+class TrackedEnhancementInline(SigScopedInlineMixin, admin.TabularInline):
     model = TrackedEnhancement
     extra = 0
     fields = ["kep", "sig", "type", "target_stage", "status", "enhancements_contact"]
@@ -106,7 +108,7 @@ def _status_action(status: EnhancementStatus):
 
 
 @admin.register(TrackedEnhancement)
-class TrackedEnhancementAdmin(admin.ModelAdmin):
+class TrackedEnhancementAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     list_display = ["release", "kep", "sig", "type", "target_stage", "status", "enhancements_contact", "updated_at"]
     list_filter = ["release", "sig", "status", "type", "target_stage"]
     search_fields = ["=kep__number", "kep__title", "notes", "enhancements_contact__github"]
@@ -138,7 +140,8 @@ class TrackedEnhancementAdmin(admin.ModelAdmin):
 
 
 @admin.register(EnhancementStatusChange)
-class EnhancementStatusChangeAdmin(admin.ModelAdmin):
+class EnhancementStatusChangeAdmin(SigScopedAdminMixin, admin.ModelAdmin):
+    sig_lookup = "tracked_enhancement__sig"
     list_display = ["tracked_enhancement", "from_status", "to_status", "changed_at", "author"]
     list_filter = ["to_status", "tracked_enhancement__release"]
     search_fields = ["=tracked_enhancement__kep__number", "author", "note"]
@@ -155,7 +158,7 @@ class RetroItemInline(admin.TabularInline):
 
 
 @admin.register(Retrospective)
-class RetrospectiveAdmin(admin.ModelAdmin):
+class RetrospectiveAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     list_display = ["release", "sig", "date", "recorded_tracked", "recorded_merged"]
     list_filter = ["sig", "release"]
     search_fields = ["release__version", "summary"]
@@ -165,7 +168,8 @@ class RetrospectiveAdmin(admin.ModelAdmin):
 
 
 @admin.register(RetroItem)
-class RetroItemAdmin(admin.ModelAdmin):
+class RetroItemAdmin(SigScopedAdminMixin, admin.ModelAdmin):
+    sig_lookup = "retrospective__sig"
     list_display = ["text", "category", "retrospective", "owner", "status", "due_release"]
     list_filter = ["category", "status", "retrospective__release", "due_release"]
     search_fields = ["text", "owner__github"]

@@ -1,5 +1,7 @@
 """Production: DEBUG off, refuses to start without a real SECRET_KEY and ALLOWED_HOSTS."""
 
+import os
+
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
@@ -16,10 +18,11 @@ _https = env_bool("SIGTRACKER_HTTPS", True)
 SESSION_COOKIE_SECURE = _https
 CSRF_COOKIE_SECURE = _https
 SECURE_SSL_REDIRECT = _https and env_bool("SECURE_SSL_REDIRECT", True)
-SECURE_HSTS_SECONDS = int(__import__("os").environ.get("SECURE_HSTS_SECONDS", "31536000" if _https else "0"))
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000" if _https else "0"))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = _https
-SECURE_HSTS_PRELOAD = _https and env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_HSTS_PRELOAD = _https and env_bool("SECURE_HSTS_PRELOAD", True)
 if env_bool("SECURE_PROXY_SSL_HEADER", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-CONN_MAX_AGE = 60
-DATABASES["default"]["CONN_MAX_AGE"] = int(__import__("os").environ.get("CONN_MAX_AGE", "60"))  # noqa: F405
+# Persistent connections, checked before reuse (so a restarted PostgreSQL costs no manual step).
+DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "60"))  # noqa: F405
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # noqa: F405
