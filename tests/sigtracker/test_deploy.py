@@ -1,0 +1,139 @@
+"""Production settings, /healthz, private mode and the admin login lockout."""
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import override_settings
+from django.urls import reverse
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _manage(*args, **env):
+    environ = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    environ.update(env)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_check_deploy_is_clean_with_real_secret_and_hosts():
+    result = _manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        DEBUG="false",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="sigtracker.example.org",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "env,message",
+    [
+        ({"SECRET_KEY": ""}, "SECRET_KEY"),
+        ({"SECRET_KEY": "short"}, "SECRET_KEY"),
+        ({"ALLOWED_HOSTS": ""}, "ALLOWED_HOSTS"),
+    ],
+)
+def test_production_refuses_to_start_without_secret_or_hosts(env, message):
+    base = {"DEBUG": "false", "SECRET_KEY": secrets.token_urlsafe(50), "ALLOWED_HOSTS": "sigtracker.example.org"}
+    result = _manage("check", **{**base, **env})
+    assert result.returncode != 0
+    assert message in result.stderr
+
+
+def test_https_can_be_switched_off_behind_a_documented_variable():
+    result = _manage(
+        "shell",
+        "-c",
+        "from django.conf import settings; print(settings.SESSION_COOKIE_SECURE, settings.SECURE_SSL_REDIRECT)",
+        DEBUG="false",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="x.org",
+        SIGTRACKER_HTTPS="false",
+    )
+    assert result.stdout.strip().splitlines()[-1].split() == ["False", "False"], result.stderr
+
+
+@pytest.mark.django_db
+def test_healthz_reports_database_and_eager_broker(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["database"].startswith("ok")
+
+
+@pytest.mark.django_db
+def test_healthz_names_a_broker_that_is_down(client):
+    # Nothing listens on port 1: the broker check must fail fast and say which service is down.
+    with override_settings(CELERY_BROKER_URL="redis://127.0.0.1:1/0"):
+        from sigtracker.celery import app
+
+        old = app.conf.broker_url
+        app.conf.broker_url = "redis://127.0.0.1:1/0"
+        try:
+            response = client.get("/healthz")
+        finally:
+            app.conf.broker_url = old
+    assert response.status_code == 503
+    assert response.json()["status"] == "unavailable: broker"
+    assert response.json()["broker"].startswith("down")
+
+
+@pytest.mark.django_db
+def test_healthz_with_the_real_redis_broker(client, redis_url):
+    with override_settings(CELERY_BROKER_URL=redis_url):
+        from sigtracker.celery import app
+
+        old = app.conf.broker_url
+        app.conf.broker_url = redis_url
+        try:
+            response = client.get("/healthz")
+        finally:
+            app.conf.broker_url = old
+    assert response.status_code == 200
+    assert response.json()["broker"] == "ok"
+
+
+@pytest.mark.django_db
+@override_settings(SIGTRACKER_REQUIRE_LOGIN=True)
+def test_private_mode_requires_login_everywhere_but_health_and_login(client, admin_client):
+    response = client.get("/admin/keps/kep/")
+    assert response.status_code == 302
+    response = client.get("/some/public/page/")
+    assert response.status_code == 302 and reverse("admin:login") in response["Location"]
+    assert client.get("/healthz").status_code == 200
+    assert client.get(reverse("admin:login")).status_code == 200
+    assert admin_client.get("/admin/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_admin_login_locks_out_after_repeated_failures(client):
+    get_user_model().objects.create_user("lead", password="correct-horse-battery", is_staff=True)
+    url = reverse("admin:login")
+    statuses = [client.post(url, {"username": "lead", "password": "wrong"}).status_code for _ in range(5)]
+    assert statuses == [200, 200, 200, 200, 429]
+    # Locked out: even the right password is refused now.
+    response = client.post(url, {"username": "lead", "password": "correct-horse-battery"})
+    assert response.status_code == 429
+    assert "_auth_user_id" not in client.session
+
+
+@pytest.mark.django_db
+def test_admin_forms_require_csrf(admin_user):
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(admin_user)
+    response = strict.post(reverse("admin:keps_sig_add"), {"slug": "sig-x"})
+    assert response.status_code == 403
