@@ -1,1 +1,165 @@
-"""Public read-only pages."""
+"""Public read-only pages: KEPs, feature gates, perma-betas, review load and design groups.
+
+Views parse the request, call one selector and render; the selectors hold the queries.
+"""
+
+from django.shortcuts import get_object_or_404
+from django.views.generic import DetailView
+from django_filters.views import FilterView
+from django_tables2 import SingleTableMixin
+from django_tables2.export.views import ExportMixin
+
+from releases.models import Release
+
+from . import selectors
+from .filtersets import ApproverFilterSet, DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet, PermaBetaFilterSet
+from .models import DesignGroup
+from .tables import ApproverTable, DesignGroupTable, FeatureGateTable, KepTable, PermaBetaTable, kep_list_url
+
+PAGE_SIZE = 50
+
+
+class KepListView(ExportMixin, SingleTableMixin, FilterView):
+    filterset_class = KepFilterSet
+    table_class = KepTable
+    template_name = "keps/kep_list.html"
+    export_name = "keps"
+    paginate_by = PAGE_SIZE
+    extra_context = {"nav": "keps"}
+
+    def get_queryset(self):
+        return selectors.kep_list()
+
+
+class KepDetailView(DetailView):
+    template_name = "keps/kep_detail.html"
+    context_object_name = "kep"
+    extra_context = {"nav": "keps"}
+
+    def get_object(self, queryset=None):
+        return get_object_or_404(selectors.kep_detail_queryset(), number=self.kwargs["number"])
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        kep = self.object
+        mentions, mention_total = selectors.kep_mentions(kep=kep)
+        context.update(
+            timeline=selectors.kep_timeline(kep=kep),
+            mentions=mentions,
+            mention_total=mention_total,
+            mentions_url=f"/meetings/?kep={kep.number}",
+        )
+        return context
+
+
+class PermaBetaView(ExportMixin, SingleTableMixin, FilterView):
+    """The "no perma betas" list. `min_releases` defaults to 3 and is shown filled in."""
+
+    filterset_class = PermaBetaFilterSet
+    table_class = PermaBetaTable
+    template_name = "keps/perma_beta.html"
+    export_name = "perma-betas"
+    paginate_by = PAGE_SIZE
+    extra_context = {"nav": "perma-beta"}
+
+    def get_queryset(self):
+        return selectors.Kep.objects.none()
+
+    def get_filterset_kwargs(self, filterset_class):
+        kwargs = super().get_filterset_kwargs(filterset_class)
+        data = self.request.GET.copy()
+        if not data.get("min_releases"):
+            data["min_releases"] = str(selectors.PERMA_BETA_DEFAULT_RELEASES)
+        kwargs["data"] = data
+        return kwargs
+
+    def get_table_data(self):
+        if not self.filterset.is_valid():
+            self.result = None
+            return []
+        self.result = selectors.perma_beta_list(filters=self.filterset.data)
+        return self.result.rows
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["result"] = self.result
+        return context
+
+
+class FeatureGateListView(ExportMixin, SingleTableMixin, FilterView):
+    filterset_class = FeatureGateFilterSet
+    table_class = FeatureGateTable
+    template_name = "keps/featuregate_list.html"
+    export_name = "feature-gates"
+    paginate_by = PAGE_SIZE
+    extra_context = {"nav": "feature-gates"}
+
+    def get_queryset(self):
+        return selectors.feature_gate_list()
+
+
+class ApproverListView(ExportMixin, SingleTableMixin, FilterView):
+    """Review load: the KEPs each approver and PRR approver holds in one release (default: the current one)."""
+
+    filterset_class = ApproverFilterSet
+    table_class = ApproverTable
+    template_name = "keps/approver_list.html"
+    export_name = "approvers"
+    paginate_by = PAGE_SIZE
+    extra_context = {"nav": "keps"}
+
+    def get_queryset(self):
+        return selectors.Kep.objects.none()
+
+    def selection(self) -> tuple[Release | None, object]:
+        """(release, SIG or None) the request asks for; no release when the filters are invalid."""
+        if not hasattr(self, "_selection"):
+            if self.filterset.is_valid():
+                data = self.filterset.form.cleaned_data
+                self._selection = (data.get("release") or Release.objects.current(), data.get("sig"))
+            else:
+                self._selection = (None, None)
+        return self._selection
+
+    def get_table_data(self):
+        release, sig = self.selection()
+        return selectors.approver_load(release=release, sig=sig)
+
+    def get_table_kwargs(self):
+        release, _ = self.selection()
+        return {"release_version": release.version if release else ""}
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        release, _ = self.selection()
+        context["release"] = release
+        context["release_keps_url"] = kep_list_url(release=release.version) if release else ""
+        return context
+
+
+class DesignGroupListView(ExportMixin, SingleTableMixin, FilterView):
+    filterset_class = DesignGroupFilterSet
+    table_class = DesignGroupTable
+    template_name = "keps/designgroup_list.html"
+    export_name = "design-groups"
+    paginate_by = PAGE_SIZE
+    extra_context = {"nav": "design-groups"}
+
+    def get_queryset(self):
+        return selectors.design_group_list()
+
+
+class DesignGroupDetailView(DetailView):
+    template_name = "keps/designgroup_detail.html"
+    context_object_name = "group"
+    extra_context = {"nav": "design-groups"}
+
+    def get_object(self, queryset=None):
+        return get_object_or_404(DesignGroup.objects.prefetch_related("sigs"), slug=self.kwargs["slug"])
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["detail"] = selectors.design_group_detail(group=self.object)
+        context["split_at"] = selectors.DESIGN_GROUP_SPLIT_AT
+        context["keps_url"] = kep_list_url(design_group=self.object.slug)
+        return context

@@ -1,1 +1,62 @@
-"""Public read-only pages."""
+"""Public read-only meeting pages: the searchable list with its PR-flow chart, and one meeting."""
+
+import datetime
+
+from django.http import Http404
+from django.views.generic import TemplateView
+from django_filters.views import FilterView
+from django_tables2 import SingleTableMixin
+from django_tables2.export.views import ExportMixin
+
+from . import selectors
+from .filtersets import MeetingFilterSet
+from .tables import MeetingTable
+
+
+class MeetingListView(ExportMixin, SingleTableMixin, FilterView):
+    filterset_class = MeetingFilterSet
+    table_class = MeetingTable
+    template_name = "meetings/meeting_list.html"
+    export_name = "meetings"
+    paginate_by = 50
+    extra_context = {"nav": "meetings"}
+
+    def get_queryset(self):
+        return selectors.meeting_list()
+
+    def searching(self) -> bool:
+        return bool(self.request.GET.get("q", "").strip())
+
+    def get_table_kwargs(self):
+        # The "matching agenda items" column only means something on search results.
+        return {} if self.searching() else {"exclude": ("matches",)}
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context["chart"] = selectors.pr_flow_chart(meetings=self.object_list)
+        context["searching"] = self.searching()
+        return context
+
+
+class MeetingDetailView(TemplateView):
+    template_name = "meetings/meeting_detail.html"
+    extra_context = {"nav": "meetings"}
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        try:
+            date = datetime.date.fromisoformat(self.kwargs["date"])
+        except ValueError as exc:
+            raise Http404("Not a date: use YYYY-MM-DD.") from exc
+        meeting = selectors.meeting_detail(sig=self.kwargs["sig"], date=date)
+        if meeting is None:
+            raise Http404("No meeting of this SIG on this date.")
+        previous, following = selectors.meeting_neighbours(meeting=meeting)
+        context.update(
+            meeting=meeting,
+            items=list(meeting.agenda_items.all()),
+            pr_flow=selectors.pr_flow_rows(meeting),
+            previous=previous,
+            following=following,
+        )
+        return context

@@ -1,0 +1,429 @@
+"""Reads for the KEP, feature-gate, perma-beta, approver and design-group pages.
+
+Every function issues a fixed number of queries whatever the number of rows (joins, prefetches and
+subqueries, never a query per row); the view tests assert it.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import (
+    Case,
+    Count,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import Cast, StrIndex, Substr
+
+from meetings.models import AgendaItem
+from releases.choices import STATUS_FREEZE, EnhancementStatus, Freeze, MilestoneKind, TargetStage
+from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement, parse_version
+
+from .choices import KepStage, KepStatus, PrrStage
+from .filtersets import KepFilterSet, PermaBetaFilterSet
+from .models import DesignGroup, FeatureGate, Kep, Person, PrrApproval
+
+#: KEPs still being worked on. A design group past `DESIGN_GROUP_SPLIT_AT` of them should be split
+#: (the coverage overview's rule of thumb).
+ACTIVE_KEP_STATUSES = (KepStatus.PROVISIONAL, KepStatus.IMPLEMENTABLE)
+DESIGN_GROUP_SPLIT_AT = 20
+#: The perma-beta list's default N.
+PERMA_BETA_DEFAULT_RELEASES = 3
+SLIP_STATUSES = (EnhancementStatus.REMOVED, EnhancementStatus.DEFERRED)
+FREEZE_MILESTONES = {
+    MilestoneKind.PRR_FREEZE: Freeze.PRR,
+    MilestoneKind.ENHANCEMENTS_FREEZE: Freeze.ENHANCEMENTS,
+    MilestoneKind.CODE_FREEZE: Freeze.CODE,
+    MilestoneKind.DOCS_FREEZE: Freeze.DOCS,
+}
+#: Agenda items listed on a KEP's page; the rest are one click away on the filtered meetings list.
+KEP_MENTIONS_SHOWN = 50
+
+
+def version_parts(field_name: str) -> tuple[Case, Case]:
+    """SQL expressions for the numeric major and minor of a `1.27`-style text column (NULL when blank),
+    so that 1.9 sorts before 1.10 in every database."""
+    dot = StrIndex(field_name, Value("."))
+    major = Case(
+        When(**{field_name: ""}, then=Value(None)),
+        default=Cast(Substr(field_name, 1, dot - 1), IntegerField()),
+        output_field=IntegerField(),
+    )
+    minor = Case(
+        When(**{field_name: ""}, then=Value(None)),
+        default=Cast(Substr(field_name, dot + 1), IntegerField()),
+        output_field=IntegerField(),
+    )
+    return major, minor
+
+
+def _version_or_none(value: str) -> tuple[int, int] | None:
+    try:
+        return parse_version(value) if value else None
+    except ValueError:
+        return None
+
+
+def _latest_mention_subqueries() -> dict:
+    """Date and SIG of the newest meeting whose agenda mentions the KEP (OuterRef pk)."""
+    newest = AgendaItem.objects.filter(keps=OuterRef("pk")).order_by("-meeting__date", "-meeting_id")
+    return {
+        "last_mention_date": Subquery(newest.values("meeting__date")[:1]),
+        "last_mention_sig": Subquery(newest.values("meeting__sig__slug")[:1]),
+    }
+
+
+# --- /keps/ ---------------------------------------------------------------------------------------------
+
+
+def kep_list(*, filters: dict | None = None) -> QuerySet[Kep]:
+    """Every KEP with what the list shows; `filters` (query parameters) applies KepFilterSet."""
+    latest_major, latest_minor = version_parts("latest_milestone")
+    queryset = (
+        Kep.objects.select_related("owning_sig")
+        .prefetch_related(Prefetch("design_groups", queryset=DesignGroup.objects.only("pk", "name", "slug")))
+        .annotate(latest_major=latest_major, latest_minor=latest_minor)
+        .order_by("number")
+    )
+    if filters is None:
+        return queryset
+    return KepFilterSet(filters, queryset=queryset).qs
+
+
+# --- /keps/<number>/ ------------------------------------------------------------------------------------
+
+
+def kep_detail_queryset() -> QuerySet[Kep]:
+    """KEPs with everything their page shows, prefetched."""
+    return Kep.objects.select_related("owning_sig").prefetch_related(
+        "participating_sigs",
+        "authors",
+        "reviewers",
+        "approvers",
+        "feature_gates",
+        Prefetch("prr_approvals", queryset=PrrApproval.objects.select_related("approver").order_by("stage")),
+        "design_groups",
+    )
+
+
+@dataclass
+class TimelineRow:
+    tracked: TrackedEnhancement
+    missed_freeze: str = ""  # label of the freeze it slipped at, for removed/deferred rows
+    slips_so_far: int = 0  # slips of this KEP up to and including this release
+
+    @property
+    def release(self) -> Release:
+        return self.tracked.release
+
+    @property
+    def slipped(self) -> bool:
+        return self.tracked.status in SLIP_STATUSES
+
+
+@dataclass
+class KepTimeline:
+    rows: list[TimelineRow] = field(default_factory=list)
+    slips: int = 0
+    # stage -> (release version, where it came from: "kep.yaml" or "tracking")
+    reached: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+def _missed_freeze(changes: list[EnhancementStatusChange], freezes: list[Milestone]) -> str:
+    """Which freeze a removed/deferred row slipped at.
+
+    First the status history: the last freeze-bearing status the row held before it left the milestone
+    (e.g. `at_risk_code` -> code freeze). Without history, the latest freeze of the release on or
+    before the moment it was removed. Empty when neither is known.
+    """
+    slip_change = None
+    for index in range(len(changes) - 1, -1, -1):
+        if changes[index].to_status in SLIP_STATUSES:
+            slip_change = index
+            break
+    if slip_change is not None:
+        for change in reversed(changes[: slip_change + 1]):
+            for status in (change.from_status, change.to_status):
+                freeze = STATUS_FREEZE.get(status)
+                if freeze:
+                    return Freeze(freeze).label
+        moment = changes[slip_change].changed_at
+        passed = [m for m in freezes if m.at <= moment]
+        if passed:
+            return FREEZE_MILESTONES[passed[-1].kind].label
+    return ""
+
+
+def kep_timeline(*, kep: Kep) -> KepTimeline:
+    """Each release the KEP was tracked in (oldest first), its slips, and when it reached each stage."""
+    tracked = list(
+        TrackedEnhancement.objects.filter(kep=kep)
+        .select_related("release", "sig")
+        .prefetch_related(Prefetch("history", queryset=EnhancementStatusChange.objects.order_by("changed_at", "pk")))
+        .order_by("release__major", "release__minor")
+    )
+    release_ids = [t.release_id for t in tracked if t.status in SLIP_STATUSES]
+    freezes_by_release: dict[int, list[Milestone]] = defaultdict(list)
+    if release_ids:
+        for milestone in Milestone.objects.filter(
+            release_id__in=release_ids, kind__in=list(FREEZE_MILESTONES), sig__isnull=True
+        ).order_by("at"):
+            freezes_by_release[milestone.release_id].append(milestone)
+    timeline = KepTimeline()
+    for row in tracked:
+        entry = TimelineRow(tracked=row)
+        if entry.slipped:
+            timeline.slips += 1
+            entry.missed_freeze = _missed_freeze(list(row.history.all()), freezes_by_release[row.release_id])
+        entry.slips_so_far = timeline.slips
+        timeline.rows.append(entry)
+    for stage, milestone in (
+        (KepStage.ALPHA, kep.alpha_milestone),
+        (KepStage.BETA, kep.beta_milestone),
+        (KepStage.STABLE, kep.stable_milestone),
+    ):
+        if milestone:
+            timeline.reached[stage] = (milestone, "kep.yaml")
+            continue
+        shipped = [r for r in tracked if r.target_stage == stage and r.status == EnhancementStatus.DONE]
+        if shipped:
+            timeline.reached[stage] = (shipped[0].release.version, "tracking board")
+    return timeline
+
+
+def kep_mentions(*, kep: Kep, limit: int = KEP_MENTIONS_SHOWN) -> tuple[list[AgendaItem], int]:
+    """The newest `limit` agenda items that mention the KEP, and how many there are in all."""
+    items = AgendaItem.objects.filter(keps=kep)
+    shown = list(items.select_related("meeting__sig").order_by("-meeting__date", "order")[:limit])
+    total = len(shown) if len(shown) < limit else items.count()
+    return shown, total
+
+
+# --- /keps/perma-beta/ ----------------------------------------------------------------------------------
+
+
+@dataclass
+class PermaBetaRow:
+    kep: Kep
+    stage: str
+    since: str
+    since_source: str
+    releases: int
+    feature_gates: list[FeatureGate]
+
+    @property
+    def last_mention_url(self) -> str:
+        if not self.kep.last_mention_date:
+            return ""
+        return f"/meetings/{self.kep.last_mention_sig}/{self.kep.last_mention_date:%Y-%m-%d}/"
+
+
+@dataclass
+class PermaBetaResult:
+    rows: list[PermaBetaRow]
+    newest: str  # the newest release known ("" when none is)
+    min_releases: int
+    undated: int  # KEPs in the stage whose arrival in it is not known
+
+
+def newest_release_version() -> str:
+    """The newest release known: of the Release rows and of the KEPs' latest milestones."""
+    versions = [v for v in Release.objects.order_by("-major", "-minor").values_list("version", flat=True)[:1]]
+    versions += list(Kep.objects.exclude(latest_milestone="").values_list("latest_milestone", flat=True).distinct())
+    parsed = [p for p in (_version_or_none(v) for v in versions) if p]
+    if not parsed:
+        return ""
+    major, minor = max(parsed)
+    return f"{major}.{minor}"
+
+
+def perma_beta_list(*, filters: dict | None = None) -> PermaBetaResult:
+    """KEPs in beta (or alpha) for at least N releases (filter `min_releases`, default 3).
+
+    A KEP that reached beta in 1.22 has been in beta for 3 releases at 1.25 (the newest release known):
+    the count is the number of minor releases since it arrived in the stage. Arrival is the kep.yaml
+    milestone for the stage, else the first release in which the tracking board shows it shipped at that
+    stage. Feature gates take the stage of their KEP.
+    """
+    filters = filters or {}
+    try:
+        min_releases = max(1, int(filters.get("min_releases") or PERMA_BETA_DEFAULT_RELEASES))
+    except (TypeError, ValueError):
+        min_releases = PERMA_BETA_DEFAULT_RELEASES
+    shipped = (
+        TrackedEnhancement.objects.filter(
+            status=EnhancementStatus.DONE, target_stage__in=[TargetStage.ALPHA, TargetStage.BETA]
+        )
+        .select_related("release")
+        .order_by("release__major", "release__minor")
+    )
+    base = (
+        Kep.objects.filter(stage__in=[KepStage.BETA, KepStage.ALPHA])
+        .select_related("owning_sig")
+        .prefetch_related(
+            "feature_gates",
+            "authors",
+            Prefetch("tracked_enhancements", queryset=shipped, to_attr="shipped_rows"),
+        )
+        .annotate(**_latest_mention_subqueries())
+        .order_by("number")
+    )
+    keps = PermaBetaFilterSet(filters, queryset=base).qs
+    newest = newest_release_version()
+    newest_parts = _version_or_none(newest)
+    rows: list[PermaBetaRow] = []
+    undated = 0
+    for kep in keps:
+        since = kep.beta_milestone if kep.stage == KepStage.BETA else kep.alpha_milestone
+        source = "kep.yaml"
+        if not _version_or_none(since):
+            firsts = [r.release.version for r in kep.shipped_rows if r.target_stage == kep.stage]
+            since, source = (firsts[0], "tracking board") if firsts else ("", "")
+        since_parts = _version_or_none(since)
+        if not since_parts or not newest_parts:
+            undated += 1
+            continue
+        # Kubernetes has only had 1.x releases; across a major bump the minor count restarts, so count
+        # the difference in minors when the majors match and skip the comparison otherwise.
+        if since_parts[0] != newest_parts[0]:
+            continue
+        releases = newest_parts[1] - since_parts[1]
+        if releases >= min_releases:
+            rows.append(PermaBetaRow(kep, kep.stage, since, source, releases, list(kep.feature_gates.all())))
+    rows.sort(key=lambda r: (-r.releases, r.kep.number))
+    return PermaBetaResult(rows=rows, newest=newest, min_releases=min_releases, undated=undated)
+
+
+# --- /keps/feature-gates/ -------------------------------------------------------------------------------
+
+
+def feature_gate_list() -> QuerySet[FeatureGate]:
+    return FeatureGate.objects.select_related("kep__owning_sig").order_by("name", "kep__number")
+
+
+# --- /keps/approvers/ -----------------------------------------------------------------------------------
+
+
+@dataclass
+class ApproverLoad:
+    person: Person
+    role: str  # "approver" or "PRR approver"
+    by_stage: dict[str, list[Kep]] = field(default_factory=lambda: defaultdict(list))
+
+    @property
+    def total(self) -> int:
+        return sum(len(keps) for keps in self.by_stage.values())
+
+    def count(self, stage: str) -> int:
+        return len(self.by_stage.get(stage, ()))
+
+
+#: Target stage on the board -> PRR stage whose approver holds the KEP for it.
+_PRR_STAGE_FOR_TARGET = {
+    TargetStage.ALPHA: PrrStage.ALPHA,
+    TargetStage.BETA: PrrStage.BETA,
+    TargetStage.STABLE: PrrStage.STABLE,
+    TargetStage.DEPRECATION: PrrStage.DEPRECATION,
+    TargetStage.REMOVAL: PrrStage.DEPRECATION,
+}
+_PRR_ORDER = [PrrStage.ALPHA, PrrStage.BETA, PrrStage.STABLE, PrrStage.DEPRECATION]
+
+
+def approver_load(*, release: Release | None, sig=None) -> list[ApproverLoad]:
+    """For each KEP approver and PRR approver, the KEPs tracked in `release` they hold, by target stage.
+
+    A PRR approver holds a KEP when their approval is for the stage the KEP targets in this release;
+    when the PRR file has no approval for that stage yet, the approver of its latest stage holds it.
+    """
+    if release is None:
+        return []
+    tracked = (
+        TrackedEnhancement.objects.filter(release=release)
+        .select_related("kep")
+        .prefetch_related(
+            "kep__approvers",
+            Prefetch("kep__prr_approvals", queryset=PrrApproval.objects.select_related("approver")),
+        )
+        .order_by("kep__number")
+    )
+    if sig is not None:
+        tracked = tracked.filter(sig=sig)
+    loads: dict[tuple[int, str], ApproverLoad] = {}
+
+    def hold(person: Person, role: str, stage: str, kep: Kep) -> None:
+        load = loads.setdefault((person.pk, role), ApproverLoad(person=person, role=role))
+        load.by_stage[stage].append(kep)
+
+    for row in tracked:
+        stage = row.target_stage or row.kep.stage or "unknown"
+        for person in row.kep.approvers.all():
+            hold(person, "approver", stage, row.kep)
+        approvals = sorted(row.kep.prr_approvals.all(), key=lambda a: _PRR_ORDER.index(a.stage))
+        wanted = _PRR_STAGE_FOR_TARGET.get(row.target_stage)
+        chosen = next((a for a in approvals if a.stage == wanted), approvals[-1] if approvals else None)
+        if chosen:
+            hold(chosen.approver, "PRR approver", stage, row.kep)
+    return sorted(loads.values(), key=lambda load: (-load.total, load.person.github.lower(), load.role))
+
+
+# --- /design-groups/ ------------------------------------------------------------------------------------
+
+
+def design_group_list() -> QuerySet[DesignGroup]:
+    return (
+        DesignGroup.objects.prefetch_related("sigs")
+        .annotate(
+            kep_count=Count("keps", distinct=True),
+            active_count=Count("keps", filter=Q(keps__status__in=ACTIVE_KEP_STATUSES), distinct=True),
+        )
+        .order_by("name")
+    )
+
+
+@dataclass
+class GroupKep:
+    kep: Kep
+    other_groups: list[DesignGroup]
+
+    @property
+    def active(self) -> bool:
+        return self.kep.status in ACTIVE_KEP_STATUSES
+
+
+@dataclass
+class DesignGroupDetail:
+    group: DesignGroup
+    keps: list[GroupKep]
+
+    @property
+    def active_count(self) -> int:
+        return sum(1 for k in self.keps if k.active)
+
+    @property
+    def needs_split(self) -> bool:
+        return self.active_count > DESIGN_GROUP_SPLIT_AT
+
+    @property
+    def shared(self) -> list[GroupKep]:
+        return [k for k in self.keps if k.other_groups]
+
+
+def design_group_detail(*, group: DesignGroup) -> DesignGroupDetail:
+    """The group's KEPs (by stage, then number), each with the other groups it also belongs to."""
+    keps = (
+        group.keps.select_related("owning_sig")
+        .prefetch_related(
+            Prefetch("design_groups", queryset=DesignGroup.objects.only("pk", "name", "slug"), to_attr="all_groups")
+        )
+        .order_by("number")
+    )
+    return DesignGroupDetail(
+        group=group,
+        keps=[GroupKep(kep=k, other_groups=[g for g in k.all_groups if g.pk != group.pk]) for k in keps],
+    )

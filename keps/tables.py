@@ -1,0 +1,225 @@
+"""Tables of the KEP pages. Columns that need no care come from the model; count columns link to the
+filtered KEP list."""
+
+from urllib.parse import urlencode
+
+import django_tables2 as tables
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+
+from sigtracker.tables import BaseTable
+
+from .models import DesignGroup, FeatureGate, Kep
+from .selectors import DESIGN_GROUP_SPLIT_AT
+
+
+def kep_list_url(**params) -> str:
+    """`/keps/?…` filtered by the given parameters (empty ones dropped)."""
+    query = urlencode({k: v for k, v in params.items() if v not in (None, "")})
+    return reverse("keps:kep_list") + (f"?{query}" if query else "")
+
+
+def _links(objects, url=lambda o: o.get_absolute_url(), text=str):
+    return format_html_join(", ", '<a href="{}">{}</a>', ((url(o), text(o)) for o in objects))
+
+
+STAGE_BADGE = {"alpha": "warn", "beta": "warn", "stable": "ok", "deprecated": "bad", "removed": "bad"}
+
+
+def stage_badge(stage: str, label: str = "") -> str:
+    if not stage:
+        return "—"
+    return format_html('<span class="badge {}">{}</span>', STAGE_BADGE.get(stage, ""), label or stage)
+
+
+class KepTable(BaseTable):
+    number = tables.Column(linkify=True, verbose_name="KEP")
+    title = tables.Column(linkify=True)
+    owning_sig = tables.Column(
+        verbose_name="Owning SIG", linkify=lambda record: kep_list_url(owning_sig=record.owning_sig.slug)
+    )
+    stage = tables.Column()
+    latest_milestone = tables.Column(verbose_name="Latest milestone", order_by=("latest_major", "latest_minor"))
+    design_groups = tables.ManyToManyColumn(linkify_item=True, verbose_name="Design groups")
+
+    class Meta(BaseTable.Meta):
+        model = Kep
+        fields = ("number", "title", "owning_sig", "stage", "status", "latest_milestone", "design_groups")
+        empty_text = "No KEPs match these filters. Clear a filter, or import kep.yaml files to fill the list."
+
+    def render_stage(self, record, value):
+        return stage_badge(record.stage, value)
+
+    def value_design_groups(self, record):
+        return "; ".join(group.name for group in record.design_groups.all())
+
+
+class FeatureGateTable(BaseTable):
+    name = tables.Column(verbose_name="Feature gate")
+    kep = tables.Column(linkify=True, verbose_name="KEP", order_by=("kep__number",))
+    owning_sig = tables.Column(
+        accessor="kep__owning_sig",
+        verbose_name="Owning SIG",
+        linkify=lambda record: kep_list_url(owning_sig=record.kep.owning_sig.slug),
+    )
+    components = tables.Column(orderable=False)
+    stage = tables.Column(accessor="kep__stage", verbose_name="Stage")
+    alpha = tables.Column(accessor="kep__alpha_milestone", verbose_name="Alpha in")
+    beta = tables.Column(accessor="kep__beta_milestone", verbose_name="Beta in")
+    stable = tables.Column(accessor="kep__stable_milestone", verbose_name="Stable in")
+
+    class Meta(BaseTable.Meta):
+        model = FeatureGate
+        fields = ("name", "kep", "owning_sig", "components", "stage", "alpha", "beta", "stable")
+        empty_text = "No feature gates match. Gates come from the `feature-gates` list of each kep.yaml."
+
+    def render_kep(self, value):
+        return f"KEP-{value.number}"
+
+    def value_kep(self, value):
+        return value.number
+
+    def render_stage(self, record, value):
+        return stage_badge(value, record.kep.get_stage_display())
+
+    def render_components(self, value):
+        return ", ".join(value) if value else "—"
+
+    def value_components(self, value):
+        return "; ".join(value or [])
+
+
+class PermaBetaTable(BaseTable):
+    number = tables.Column(accessor="kep__number", verbose_name="KEP", linkify=lambda record: record.kep)
+    title = tables.Column(accessor="kep__title", verbose_name="Title", linkify=lambda record: record.kep)
+    owning_sig = tables.Column(
+        accessor="kep__owning_sig__slug",
+        verbose_name="Owning SIG",
+        linkify=lambda record: kep_list_url(owning_sig=record.kep.owning_sig.slug),
+    )
+    authors = tables.Column(accessor="kep__number", verbose_name="Authors", orderable=False)
+    stage = tables.Column()
+    since = tables.Column(verbose_name="In stage since", order_by=("releases",))
+    releases = tables.Column(verbose_name="Releases in stage")
+    feature_gates = tables.Column(verbose_name="Feature gates", orderable=False)
+    last_mention = tables.Column(accessor="kep__last_mention_date", verbose_name="Latest meeting mention")
+
+    class Meta(BaseTable.Meta):
+        empty_text = "No KEP has sat in this stage that long. Lower N, or check that releases and KEPs are imported."
+        order_by = ("-releases",)
+
+    def render_authors(self, record):
+        return _links(record.kep.authors.all(), url=lambda p: kep_list_url(author=p.github)) or "—"
+
+    def value_authors(self, record):
+        return "; ".join(p.github for p in record.kep.authors.all())
+
+    def render_stage(self, value):
+        return stage_badge(value)
+
+    def render_since(self, record, value):
+        if record.since_source == "kep.yaml":
+            return value
+        return format_html('{} <span class="muted">(from the tracking board)</span>', value)
+
+    def value_since(self, value):
+        return value
+
+    def render_feature_gates(self, value):
+        return ", ".join(gate.name for gate in value) or "—"
+
+    def value_feature_gates(self, value):
+        return "; ".join(gate.name for gate in value)
+
+    def render_last_mention(self, record, value):
+        return format_html('<a href="{}">{} ({})</a>', record.last_mention_url, value, record.kep.last_mention_sig)
+
+
+class ApproverTable(BaseTable):
+    """Review load in one release. Stage cells list the KEPs; the total links to the filtered KEP list."""
+
+    person = tables.Column(accessor="person__github", verbose_name="Approver")
+    role = tables.Column()
+    alpha = tables.Column(accessor="person", verbose_name="Alpha", orderable=False, empty_values=())
+    beta = tables.Column(accessor="person", verbose_name="Beta", orderable=False, empty_values=())
+    stable = tables.Column(accessor="person", verbose_name="Stable", orderable=False, empty_values=())
+    other = tables.Column(accessor="person", verbose_name="Deprecation / removal", orderable=False, empty_values=())
+    total = tables.Column(verbose_name="KEPs held")
+
+    OTHER_STAGES = ("deprecation", "removal", "deprecated", "removed", "unknown")
+
+    class Meta(BaseTable.Meta):
+        empty_text = (
+            "Nobody holds a KEP in this release yet: track KEPs in it and import their kep.yaml approvers "
+            "and PRR approval files."
+        )
+        order_by = ("-total",)
+
+    def __init__(self, *args, release_version: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.release_version = release_version
+
+    def render_person(self, record):
+        name = f" ({record.person.name})" if record.person.name else ""
+        return format_html("@{}{}", record.person.github, name)
+
+    def _keps(self, record, stages):
+        keps = [kep for stage in stages for kep in record.by_stage.get(stage, ())]
+        if not keps:
+            return "—"
+        return format_html("{} · {}", len(keps), _links(keps, text=lambda k: f"KEP-{k.number}"))
+
+    def render_alpha(self, record):
+        return self._keps(record, ("alpha",))
+
+    def render_beta(self, record):
+        return self._keps(record, ("beta",))
+
+    def render_stable(self, record):
+        return self._keps(record, ("stable",))
+
+    def render_other(self, record):
+        return self._keps(record, self.OTHER_STAGES)
+
+    def value_alpha(self, record):
+        return record.count("alpha")
+
+    def value_beta(self, record):
+        return record.count("beta")
+
+    def value_stable(self, record):
+        return record.count("stable")
+
+    def value_other(self, record):
+        return sum(record.count(stage) for stage in self.OTHER_STAGES)
+
+    def render_total(self, record, value):
+        key = "approver" if record.role == "approver" else "prr_approver"
+        url = kep_list_url(**{key: record.person.github, "release": self.release_version})
+        return format_html('<a href="{}">{}</a>', url, value)
+
+
+class DesignGroupTable(BaseTable):
+    name = tables.Column(linkify=True)
+    sigs = tables.ManyToManyColumn(
+        verbose_name="SIGs", linkify_item=lambda record: kep_list_url(participating_sig=record.slug)
+    )
+    kep_count = tables.Column(verbose_name="KEPs")
+    active_count = tables.Column(verbose_name="Active KEPs")
+    coverage_status = tables.Column(verbose_name="Coverage")
+
+    class Meta(BaseTable.Meta):
+        model = DesignGroup
+        fields = ("name", "sigs", "kep_count", "active_count", "coverage_status")
+        empty_text = "No design groups yet. Curators create them in the admin and add KEPs to them."
+
+    def render_kep_count(self, record, value):
+        return format_html('<a href="{}">{}</a>', kep_list_url(design_group=record.slug), value)
+
+    def render_active_count(self, value):
+        if value > DESIGN_GROUP_SPLIT_AT:
+            return format_html('{} <span class="badge bad">over {} — split it</span>', value, DESIGN_GROUP_SPLIT_AT)
+        return value
+
+    def value_sigs(self, record):
+        return "; ".join(sig.slug for sig in record.sigs.all())

@@ -1,0 +1,96 @@
+"""Reads for the meeting pages: the list (with search), its PR-flow chart, and one meeting."""
+
+import datetime
+
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
+from django.db.models.functions import Coalesce
+from django.utils.safestring import SafeString
+
+from keps.models import Kep
+from sigtracker.charts import Series, line_bar_chart
+
+from .filtersets import MeetingFilterSet
+from .models import PR_FLOW_FIELDS, AgendaItem, Meeting
+
+#: Points on the PR-flow chart: about a year of weekly meetings.
+CHART_POINTS = 52
+
+
+def meeting_list(*, filters: dict | None = None) -> QuerySet[Meeting]:
+    """Meetings newest first with their agenda-item count; `filters` (query parameters) applies MeetingFilterSet."""
+    # A subquery rather than Count() over a join: the search and KEP filters add joins of their own.
+    item_count = (
+        AgendaItem.objects.filter(meeting=OuterRef("pk"))
+        .order_by()
+        .values("meeting")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    queryset = (
+        Meeting.objects.select_related("sig")
+        .annotate(item_count=Coalesce(Subquery(item_count, output_field=IntegerField()), 0))
+        .order_by("-date", "sig__slug")
+    )
+    if filters is None:
+        return queryset
+    return MeetingFilterSet(filters, queryset=queryset).qs
+
+
+def pr_flow_chart(*, meetings: QuerySet[Meeting], points: int = CHART_POINTS) -> SafeString:
+    """Open PRs (line) and PRs created / merged that week (bars) of the latest `points` meeting dates with
+    figures. Meetings of several SIGs on one date are added together."""
+    has_figures = Q(open_prs__isnull=False) | Q(prs_created__isnull=False) | Q(prs_merged__isnull=False)
+    rows = list(
+        meetings.filter(has_figures)
+        .order_by()
+        .values("date")
+        .annotate(open=Sum("open_prs"), created=Sum("prs_created"), merged=Sum("prs_merged"))
+        .order_by("-date")[:points]
+    )
+    rows.reverse()
+    if not rows:
+        return SafeString("")
+    return line_bar_chart(
+        title="Open PRs and weekly PR flow",
+        labels=[row["date"].isoformat() for row in rows],
+        series=[
+            Series("PRs created that week", [row["created"] for row in rows], kind="bar"),
+            Series("PRs merged that week", [row["merged"] for row in rows], kind="bar"),
+            Series("Open PRs", [row["open"] for row in rows], kind="line"),
+        ],
+    )
+
+
+def meeting_detail(*, sig: str, date: datetime.date) -> Meeting | None:
+    """One meeting with its agenda in order: presenters, KEPs and the release each item refers to."""
+    items = AgendaItem.objects.select_related("related_release").prefetch_related(
+        "presenters", Prefetch("keps", queryset=Kep.objects.only("pk", "number", "title"))
+    )
+    return (
+        Meeting.objects.select_related("sig")
+        .prefetch_related(Prefetch("agenda_items", queryset=items.order_by("order")))
+        .filter(sig__slug=sig, date=date)
+        .first()
+    )
+
+
+def meeting_neighbours(*, meeting: Meeting) -> tuple[Meeting | None, Meeting | None]:
+    """The SIG's previous and next meetings."""
+    same_sig = Meeting.objects.filter(sig_id=meeting.sig_id).select_related("sig")
+    previous = same_sig.filter(date__lt=meeting.date).order_by("-date").first()
+    following = same_sig.filter(date__gt=meeting.date).order_by("date").first()
+    return previous, following
+
+
+PR_FLOW_LABELS = {
+    "open_prs": "Open PRs at the meeting",
+    "prs_created": "PRs created that week",
+    "prs_updated": "PRs updated that week",
+    "prs_closed": "PRs closed that week",
+    "prs_merged": "PRs merged that week",
+}
+
+
+def pr_flow_rows(meeting: Meeting) -> list[tuple[str, int | None]]:
+    """(label, value) of each PR-flow figure of the meeting, in the notes' order."""
+    return [(PR_FLOW_LABELS[name], getattr(meeting, name)) for name in PR_FLOW_FIELDS]

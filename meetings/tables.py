@@ -1,0 +1,43 @@
+"""Table of the meetings list."""
+
+import django_tables2 as tables
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
+
+from sigtracker.tables import BaseTable
+
+from .models import Meeting
+
+
+class MeetingTable(BaseTable):
+    date = tables.DateColumn(format="Y-m-d", linkify=True)
+    sig = tables.Column(verbose_name="SIG", accessor="sig__slug")
+    cancelled = tables.BooleanColumn(yesno="cancelled,—")
+    item_count = tables.Column(verbose_name="Agenda items")
+    matches = tables.Column(accessor="pk", verbose_name="Matching agenda items", orderable=False, empty_values=())
+
+    class Meta(BaseTable.Meta):
+        model = Meeting
+        fields = (
+            "date",
+            "sig",
+            "title",
+            "cancelled",
+            "item_count",
+            "open_prs",
+            "prs_created",
+            "prs_merged",
+            "prs_closed",
+            "matches",
+        )
+        empty_text = "No meetings match. Clear the search or filters, or import a SIG's meeting notes."
+
+    def render_matches(self, record):
+        # Present only on search results (the search prefetches `matches`); the view hides the column otherwise.
+        items = getattr(record, "matches", [])
+        return format_html_join(
+            mark_safe("<br>"), '<a href="{}">{}</a>', ((item.get_absolute_url(), item.title) for item in items)
+        )
+
+    def value_matches(self, record):
+        return "; ".join(item.title for item in getattr(record, "matches", []))

@@ -1,0 +1,32 @@
+"""Template helpers shared by every app: `{% load sigtracker_tags %}`."""
+
+from django import template
+from django.utils.safestring import SafeString
+
+from sigtracker.markdown import render_markdown
+
+register = template.Library()
+
+
+@register.filter(name="markdown")
+def markdown_filter(text: str | None) -> SafeString:
+    """`{{ item.body|markdown }}`: Markdown rendered and sanitised (see sigtracker.markdown)."""
+    return render_markdown(text)
+
+
+@register.filter
+def github_short(url: str) -> str:
+    """`https://github.com/kubernetes/kubernetes/pull/123` -> `kubernetes/kubernetes#123`; other URLs as given."""
+    prefix = "https://github.com/"
+    if not isinstance(url, str) or not url.startswith(prefix):
+        return url
+    parts = url[len(prefix) :].strip("/").split("/")
+    if len(parts) >= 4 and parts[2] in {"pull", "issues"}:
+        return f"{parts[0]}/{parts[1]}#{parts[3]}"
+    return url[len(prefix) :]
+
+
+@register.filter
+def is_web_url(url: str) -> bool:
+    """Only http(s) URLs become links; anything else imported into `links` is shown as text."""
+    return isinstance(url, str) and url.lower().startswith(("https://", "http://"))
