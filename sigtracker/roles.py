@@ -11,6 +11,68 @@ from keps.choices import SigRole
 from keps.models import Sig, SigMembership
 
 ROLE_GROUPS = {SigRole.LEAD: "SIG lead", SigRole.LIAISON: "Release liaison", SigRole.VIEWER: "Viewer"}
+
+_VIEW_MODELS = {
+    "keps": ["sig", "person", "kep", "featuregate", "prrapproval", "designgroup", "sigmembership"],
+    "releases": [
+        "release",
+        "milestone",
+        "trackedenhancement",
+        "enhancementstatuschange",
+        "retrospective",
+        "retroitem",
+        "releasestats",
+        "reminderdelivery",
+    ],
+    "meetings": ["meeting", "agendaitem"],
+}
+# A wrangler edits their SIG's board, meetings and retros (and the people and KEPs those rows refer to).
+_LIAISON_EDITS = {
+    "releases": ["trackedenhancement", "retrospective", "retroitem"],
+    "meetings": ["meeting", "agendaitem"],
+    "keps": ["person", "kep", "featuregate"],
+}
+# A lead also runs the release calendar and reminders.
+_LEAD_EDITS = {
+    "releases": ["release", "milestone", "reminderdelivery"],
+    "keps": ["prrapproval", "designgroup"],
+}
+#: Group name -> [(actions, {app: [model, ...]}), ...]
+GROUP_GRANTS = {
+    "Viewer": [("view", _VIEW_MODELS)],
+    "Release liaison": [("view", _VIEW_MODELS), ("add change delete", _LIAISON_EDITS)],
+    "SIG lead": [("view", _VIEW_MODELS), ("add change delete", _LIAISON_EDITS), ("add change delete", _LEAD_EDITS)],
+}
+
+
+def role_groups_ensure(*, apps=None) -> None:
+    """Create (or repair) the three role groups with their permissions. Used by the migration that introduces
+    them (with historical `apps`) and whenever a group has gone missing (e.g. a flushed test database)."""
+    from django.apps import apps as live_apps
+    from django.contrib.auth.management import create_permissions
+
+    apps = apps or live_apps
+    # Permissions are normally created after migrate; make sure they exist now.
+    for app_config in apps.get_app_configs():
+        # create_permissions skips app configs without models_module (historical stubs have none).
+        was = getattr(app_config, "models_module", None)
+        app_config.models_module = was or True
+        create_permissions(app_config, verbosity=0, apps=apps)
+        app_config.models_module = was
+    group_model = apps.get_model("auth", "Group")
+    permission_model = apps.get_model("auth", "Permission")
+    for name, grants in GROUP_GRANTS.items():
+        group, _ = group_model.objects.get_or_create(name=name)
+        wanted = {
+            (app, f"{action}_{model}")
+            for actions, models_by_app in grants
+            for action in actions.split()
+            for app, models in models_by_app.items()
+            for model in models
+        }
+        group.permissions.set(
+            [permission_model.objects.get(content_type__app_label=app, codename=code) for app, code in wanted]
+        )
 #: Roles that may change rows of their SIG.
 EDITING_ROLES = (SigRole.LEAD, SigRole.LIAISON)
 
@@ -23,7 +85,11 @@ def sig_membership_grant(*, user, sig: Sig, role: str) -> SigMembership:
     membership, _ = SigMembership.objects.update_or_create(user=user, sig=sig, defaults={"role": role})
     user.is_staff = True
     user.save(update_fields=["is_staff"])
-    user.groups.add(Group.objects.get(name=ROLE_GROUPS[role]))
+    group = Group.objects.filter(name=ROLE_GROUPS[role]).first()
+    if group is None:
+        role_groups_ensure()
+        group = Group.objects.get(name=ROLE_GROUPS[role])
+    user.groups.add(group)
     return membership
 
 
