@@ -1,0 +1,1 @@
+"""Pure parsers of upstream release-team formats (text in, dataclasses out; no database)."""

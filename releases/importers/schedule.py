@@ -1,0 +1,453 @@
+"""Parser for a release schedule: kubernetes/sig-release `releases/release-1.NN/README.md` -> `Schedule`.
+
+A schedule README gives the same milestones twice: a summary list near the top
+(``- **02:00 UTC Friday 4th February 2022** / **18:00 PST ...** : Week 4 — [Enhancements Freeze](...)``)
+and a timeline table (``| **Begin [Enhancements Freeze]** | Enhancements Lead | 02:00 UTC ... | week 4 |``;
+before 1.19 with one column per month, ``| Mon 6 | | |``). Both are read; entries for the same
+milestone are merged (see `_merge`).
+
+Milestone identity (`milestone_key`): ``(kind, slot)``. Kinds that happen once a cycle (cycle start, PRR,
+enhancements, feature-blog, code and test freezes, release day) have the empty slot, so a renamed row
+still updates the same milestone. Docs deadlines use ``placeholder`` / ``review`` / ``freeze``,
+retrospectives ``part N`` (or empty), and `other` events their normalised label. The service looks
+milestones up by ``(release, kind, slot)``, the slot computed from the stored label with the same function.
+
+Pure: text in, dataclasses out, `ImportFailure` for input that is not a schedule. Time rules live in
+`schedule_time`.
+"""
+
+import datetime
+import re
+from dataclasses import dataclass, field
+
+from releases.choices import MilestoneKind
+from sigtracker.importing import ImportFailure
+
+from . import schedule_time as st
+
+#: Longest wording kept in `Milestone.source_text` (the model's max_length).
+SOURCE_TEXT_MAX = 500
+_VERSION_IN_TEXT = re.compile(r"(?<![\w.])v?(1)\.(\d{1,2})(?![\d])(?:\.\d+)?")
+_FOLDER_VERSION = re.compile(r"^release-v?(\d+)\.(\d+)$")
+_H1 = re.compile(r"^#\s+(?P<title>\S.*?)\s*#*\s*$")
+_FRONT_TITLE = re.compile(r"^title:\s*[\"']?(?P<title>.*?)[\"']?\s*$")
+_NAMED = re.compile(r"\bis named\s+[*_]+(?P<name>[^*_\n]{1,80})[*_]+", re.IGNORECASE)
+_THIS_DOCUMENT = re.compile(r"\[This document\]\((?P<url>https?://[^)\s]+)\)", re.IGNORECASE)
+# A summary bullet: "- **<when>**: <what>" or "- **<when>** / **<when>** : <what>".
+_BULLET = re.compile(r"^\s*[-*+]\s+(?P<when>\*\*.+?\*\*(?:\s*/\s*\*\*.+?\*\*)*)\s*:\s*(?P<what>.+?)\s*$")
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_WEEK_PREFIX = re.compile(r"^(?:week\s*\d+|tbc|tbd)\s*(?:[-:,]\s*)?", re.IGNORECASE)
+_PARENTHESES = re.compile(r"\s*\([^()]*\)")
+_RELEASE_DAY = re.compile(r"(?<![\w.-])v?\d+\.\d+\.0\s+(?:is\s+)?released\b|\brelease day\b", re.IGNORECASE)
+_PART = re.compile(r"\bpart\s*(\d+)\b", re.IGNORECASE)
+_MONTH_HEADER = re.compile(
+    r"^(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?$",
+    re.IGNORECASE,
+)
+
+#: Kinds that occur once per release: their slot is empty, so the label may change between imports.
+SINGLE_KINDS = frozenset(
+    {
+        MilestoneKind.CYCLE_START,
+        MilestoneKind.PRR_FREEZE,
+        MilestoneKind.ENHANCEMENTS_FREEZE,
+        MilestoneKind.FEATURE_BLOG_FREEZE,
+        MilestoneKind.CODE_FREEZE,
+        MilestoneKind.TEST_FREEZE,
+        MilestoneKind.RELEASE,
+    }
+)
+#: Events of no milestone kind that are still worth showing on the release page, as `other`.
+_OTHER_EVENTS = re.compile(
+    r"\bcall for\b.*\bexceptions?\b|\bbegin burndown\b|\bthaw\b|\bcherry pick deadline\b|\bkubecon\b"
+)
+
+
+@dataclass
+class ScheduleWarning:
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line else self.message
+
+
+@dataclass
+class MilestoneData:
+    kind: str
+    label: str
+    at: datetime.datetime
+    all_day: bool
+    quoted_timezone: str
+    source_text: str
+    line: int
+    origin: str  # "list" or "table"
+    exception_deadline: datetime.datetime | None = None
+    disagreements: int = 0  # warnings raised while reading its time (fewer is more trustworthy)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return milestone_key(self.kind, self.label)
+
+
+@dataclass
+class Schedule:
+    version: str
+    name: str
+    cycle_start: datetime.date | None
+    planned_release_date: datetime.date | None
+    source_url: str
+    milestones: list[MilestoneData]
+    warnings: list[ScheduleWarning] = field(default_factory=list)
+
+
+@dataclass
+class _Entry:
+    """One dated line of the schedule, before its year is known."""
+
+    line: int
+    origin: str
+    what: str  # cleaned label text
+    wording: str  # the schedule's own words, for source_text
+    when: st.When
+    kinds: list[tuple[str, str]]  # (kind, label)
+    exception_for: list[str] = field(default_factory=list)  # freeze kinds whose exception deadline this is
+
+
+# -- labels and kinds --------------------------------------------------------------------------------------------
+
+
+def normalise_label(text: str) -> str:
+    """Lower-case words only: the comparable form of a label."""
+    text = st.clean_markdown(text).lower()
+    return re.sub(r"[^a-z0-9.]+", " ", text).strip()
+
+
+def milestone_key(kind: str, label: str) -> tuple[str, str]:
+    """Identity of a milestone within its release: `(kind, slot)` (see the module docstring)."""
+    if kind in SINGLE_KINDS:
+        return kind, ""
+    text = normalise_label(_PARENTHESES.sub("", label))
+    if kind == MilestoneKind.RETROSPECTIVE:
+        part = _PART.search(text)
+        return kind, f"part {int(part.group(1))}" if part else ""
+    if kind == MilestoneKind.DOCS_FREEZE:
+        if "placeholder" in text:
+            return kind, "placeholder"
+        if "complete" in text or "freeze" in text:
+            return kind, "freeze"
+        if "review" in text:
+            return kind, "review"
+        return kind, text
+    return kind, text
+
+
+def display_label(text: str) -> str:
+    """A row's "What" (or a bullet's description) as shown: no Markdown, week prefix, time notes or parentheses."""
+    text = st.clean_markdown(text)
+    text = _WEEK_PREFIX.sub("", text)
+    text = _PARENTHESES.sub("", text)
+    text = re.sub(
+        r"\b(?:at\s+)?(?:\d{1,2}:\d{2}\s*(?:[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?)(?![a-z])\s*(?:UTC|PDT|PST|PT)?\b",
+        "",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(r"\bat the kubernetes community meeting\b", "", text, flags=re.I)
+    return re.sub(r"\s+", " ", text).strip(" -:,")[:200]
+
+
+_FREEZE_WORDS = [
+    (MilestoneKind.PRR_FREEZE, re.compile(r"\bprr\b|production readiness")),
+    (MilestoneKind.ENHANCEMENTS_FREEZE, re.compile(r"\benhancements?\b|\bfeature freeze\b")),
+    (MilestoneKind.CODE_FREEZE, re.compile(r"\bcode\b")),
+    (MilestoneKind.TEST_FREEZE, re.compile(r"\btest\b")),
+    (MilestoneKind.DOCS_FREEZE, re.compile(r"\bdocs?\b")),
+]
+
+
+def classify(what: str) -> tuple[list[str], list[str]]:
+    """The milestone kinds a label names (several for "Code Freeze and Test Freeze"), and the freezes it
+    closes the exception window of ("Enhancements Freeze exception deadline")."""
+    text = normalise_label(_PARENTHESES.sub("", what))
+    raw = st.clean_markdown(what)
+    if "exception" in text:
+        if re.search(r"\b(deadline|due|close[sd]?|closing|ends?|last day)\b", text) and "call for" not in text:
+            return [], [kind for kind, words in _FREEZE_WORDS if words.search(text)]
+        return ([MilestoneKind.OTHER] if _OTHER_EVENTS.search(text) else []), []
+    if "brace yourself" in text:
+        return [], []
+    kinds = []
+    if re.search(r"\bstart of (the )?release cycle\b|\brelease cycle (begins|starts)\b", text):
+        kinds.append(MilestoneKind.CYCLE_START)
+    if re.search(r"\b(production readiness|prr)\b.*\bfreeze\b", text):
+        kinds.append(MilestoneKind.PRR_FREEZE)
+    if re.search(r"\bfeature blogs? freeze\b", text):
+        kinds.append(MilestoneKind.FEATURE_BLOG_FREEZE)
+    elif re.search(r"\benhancements? freeze\b|\bfeature freeze\b", text):
+        kinds.append(MilestoneKind.ENHANCEMENTS_FREEZE)
+    if re.search(r"\bcode freeze\b", text):
+        kinds.append(MilestoneKind.CODE_FREEZE)
+    if re.search(r"\btest freeze\b", text):
+        kinds.append(MilestoneKind.TEST_FREEZE)
+    if re.search(r"\bdocs? (freeze|deadline|complete|must be completed)\b", text):
+        kinds.append(MilestoneKind.DOCS_FREEZE)
+    if _RELEASE_DAY.search(raw):
+        kinds.append(MilestoneKind.RELEASE)
+    if re.search(r"\bretrospective\b|\bretro\b", text):
+        kinds.append(MilestoneKind.RETROSPECTIVE)
+    if not kinds and _OTHER_EVENTS.search(text):
+        kinds.append(MilestoneKind.OTHER)
+    return kinds, []
+
+
+# -- reading the file --------------------------------------------------------------------------------------------
+
+
+def _title_and_version(lines: list[str], version_hint: str | None) -> tuple[str, str, str, list[ScheduleWarning]]:
+    """(version, name, title) from the folder name and the first `#` heading (or the front matter's title)."""
+    warnings = []
+    title, title_line, front_title = "", None, ""
+    in_front = bool(lines) and lines[0].strip() == "---"
+    for number, line in enumerate(lines, 1):
+        if in_front:
+            if number > 1 and line.strip() == "---":
+                in_front = False
+            elif match := _FRONT_TITLE.match(line):
+                front_title = match.group("title")
+            continue
+        if match := _H1.match(line):
+            title, title_line = st.clean_markdown(match.group("title")), number
+            break
+    found = _VERSION_IN_TEXT.search(title) or _VERSION_IN_TEXT.search(front_title)
+    title_version = f"{found.group(1)}.{int(found.group(2))}" if found else None
+    version = version_hint or title_version
+    if not version:
+        raise ImportFailure("no release version: neither the folder name (release-1.NN) nor the title gives one")
+    if version_hint and title_version and title_version != version_hint:
+        warnings.append(
+            ScheduleWarning(title_line, f"title says {title_version} but the folder is release-{version_hint}")
+        )
+    name = ""
+    if title:
+        match = _VERSION_IN_TEXT.search(title)
+        parts = [title[: match.start()], title[match.end() :]] if match else [title]
+        parts = [part.strip(" :-,") for part in parts]
+        parts = [part for part in parts if part and part.lower() not in ("kubernetes", "k8s", "release")]
+        name = ": ".join(parts)
+        name = re.sub(r"\s*release information$", "", name, flags=re.IGNORECASE)
+    if not name:
+        text = "\n".join(lines)
+        if match := _NAMED.search(text):
+            name = match.group("name").strip()
+    return version, name[:100], title, warnings
+
+
+def _split_row(line: str) -> list[str]:
+    line = line.strip().replace("\\|", "\u2016")
+    if line.startswith("|"):
+        line = line[1:]
+    if line.endswith("|"):
+        line = line[:-1]
+    return [cell.replace("\u2016", "|").strip() for cell in line.split("|")]
+
+
+def _table_rows(lines: list[str]):
+    """Yield (line number, what, when) for every row of every timeline table in the file."""
+    index = 0
+    while index < len(lines) - 1:
+        line = lines[index]
+        if not (line.lstrip().startswith("|") and _TABLE_SEPARATOR.match(lines[index + 1])):
+            index += 1
+            continue
+        header = [st.clean_markdown(cell).lower() for cell in _split_row(line)]
+        what_col = next((i for i, cell in enumerate(header) if "what" in cell), 0)
+        when_col = next((i for i, cell in enumerate(header) if "when" in cell or cell == "date"), None)
+        month_cols = {i: cell for i, cell in enumerate(header) if _MONTH_HEADER.match(cell)}
+        index += 2
+        while index < len(lines) and lines[index].lstrip().startswith("|"):
+            cells = _split_row(lines[index])
+            what = cells[what_col] if what_col < len(cells) else ""
+            when = ""
+            if when_col is not None and when_col < len(cells):
+                when = cells[when_col]
+            elif month_cols:
+                # Old layout (1.18 and before): the day sits in its month's column, e.g. "Tue 28" under "Jan".
+                for col, month in month_cols.items():
+                    if col < len(cells) and cells[col].strip():
+                        when = f"{cells[col]} {month}"
+                        break
+            if what and (when_col is not None or month_cols):
+                yield index + 1, what, when
+            index += 1
+
+
+def _bullets(lines: list[str]):
+    """Yield (line number, when, what) for every summary bullet that starts with a bold date."""
+    for number, line in enumerate(lines, 1):
+        if match := _BULLET.match(line):
+            yield number, match.group("when"), match.group("what")
+
+
+def _read_entry(number, origin, what_text, when_text, wording, warnings) -> _Entry | None:
+    kinds, exception_for = classify(what_text)
+    if not kinds and not exception_for:
+        return None
+    try:
+        when = st.parse_when(when_text)
+    except ImportFailure as failure:
+        failure.line = number
+        failure.field = failure.field or "date"
+        raise
+    label = display_label(what_text) or st.clean_markdown(what_text)[:200]
+    if when is None:
+        if any(kind != MilestoneKind.OTHER for kind in kinds):
+            warnings.append(
+                ScheduleWarning(
+                    number, f"{label!r} has no date ({st.clean_markdown(when_text) or 'empty'}); not imported"
+                )
+            )
+        return None
+    return _Entry(
+        line=number,
+        origin=origin,
+        what=what_text,
+        wording=wording[:SOURCE_TEXT_MAX],
+        when=when,
+        # "Code Freeze and Test Freeze" becomes two milestones, each under its own kind's name.
+        kinds=[(kind, label if len(kinds) == 1 else str(MilestoneKind(kind).label)) for kind in kinds],
+        exception_for=exception_for,
+    )
+
+
+def _merge(found: MilestoneData, other: MilestoneData, warnings: list[ScheduleWarning]) -> MilestoneData:
+    """One milestone from a list entry and a table row (or two rows) naming the same thing.
+
+    Preference: a time over a bare date; then the entry whose halves agree; then the summary list.
+    A real disagreement (two different times, or dates more than a day apart) is reported.
+    """
+
+    def rank(item: MilestoneData):
+        return (item.all_day, item.disagreements, item.origin != "list", item.line)
+
+    best, worse = sorted([found, other], key=rank)
+    differs = (
+        best.at != worse.at if not (best.all_day or worse.all_day) else abs((best.at.date() - worse.at.date()).days) > 1
+    )
+    if differs:
+        warnings.append(
+            ScheduleWarning(
+                worse.line,
+                f"{best.label!r}: line {best.line} says {best.at:%Y-%m-%d %H:%M} UTC, line {worse.line} says "
+                f"{worse.at:%Y-%m-%d %H:%M} UTC; using line {best.line}",
+            )
+        )
+    return best
+
+
+def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
+    """Read one release schedule README. Raises ImportFailure when it has no version or no dated milestone.
+
+    `version_hint` is the version from the folder name (``release-1.24`` -> ``"1.24"``), trusted over the title.
+    """
+    if not text.strip():
+        raise ImportFailure("empty file")
+    lines = text.splitlines()
+    version, name, _title, warnings = _title_and_version(lines, version_hint)
+    major, minor = (int(part) for part in version.split("."))
+
+    entries: list[_Entry] = []
+    for number, when_text, what_text in _bullets(lines):
+        wording = st.clean_markdown(lines[number - 1].strip().lstrip("-*+ "))
+        if entry := _read_entry(number, "list", what_text, when_text, wording, warnings):
+            entries.append(entry)
+    for number, what_text, when_text in _table_rows(lines):
+        wording = f"{st.clean_markdown(what_text)} | {st.clean_markdown(when_text)}"
+        if entry := _read_entry(number, "table", what_text, when_text, wording, warnings):
+            entries.append(entry)
+    if not entries:
+        raise ImportFailure("no dated milestones: found neither a summary list nor a timeline table with dates")
+
+    # The year of dates written without one comes from the cycle start (schedule_time.anchor_date).
+    cycle = (
+        next(
+            (e.when.date for e in entries if any(k == MilestoneKind.CYCLE_START for k, _ in e.kinds)),
+            None,
+        )
+        or min((e for e in entries), key=lambda e: e.line).when.date
+    )
+    explicit = [half.date for e in entries for half in e.when.halves if half.date and half.date.year is not None]
+    try:
+        explicit_dates = [partial.with_year(partial.year) for partial in explicit]
+        anchor, warning = st.anchor_date(cycle, explicit_dates, major=major, minor=minor)
+    except ImportFailure as failure:
+        failure.field = "date"
+        raise
+    if warning:
+        warnings.append(ScheduleWarning(None, warning))
+
+    found: dict[tuple[str, str], MilestoneData] = {}
+    deadlines: list[tuple[_Entry, datetime.datetime]] = []
+    for entry in entries:
+        hint_time, hint_zone, hint_eod = st.parse_hint(st.clean_markdown(entry.what))
+        try:
+            instant = st.resolve(entry.when, anchor=anchor, hint_time=hint_time, hint_zone=hint_zone, hint_eod=hint_eod)
+        except ImportFailure as failure:
+            failure.line, failure.field = entry.line, failure.field or "date"
+            raise
+        warnings.extend(ScheduleWarning(entry.line, message) for message in instant.warnings)
+        if entry.exception_for:
+            deadlines.append((entry, instant.at))
+        for kind, label in entry.kinds:
+            item = MilestoneData(
+                kind=kind,
+                label=label,
+                at=instant.at,
+                all_day=instant.all_day,
+                quoted_timezone=instant.quoted_timezone,
+                source_text=entry.wording,
+                line=entry.line,
+                origin=entry.origin,
+                disagreements=len(instant.warnings),
+            )
+            key = item.key
+            found[key] = _merge(found[key], item, warnings) if key in found else item
+
+    milestones = sorted(found.values(), key=lambda m: (m.at, m.kind, m.label))
+    for entry, at in deadlines:
+        for kind in entry.exception_for:
+            target = next((m for m in milestones if m.kind == kind), None)
+            if target is None:
+                warnings.append(
+                    ScheduleWarning(entry.line, f"exception deadline for a {kind} the schedule does not give")
+                )
+            elif at <= target.at:
+                warnings.append(
+                    ScheduleWarning(entry.line, f"exception deadline {at:%Y-%m-%d %H:%M} UTC is not after the freeze")
+                )
+            else:
+                target.exception_deadline = at
+
+    cycle_start = next((m.at.date() for m in milestones if m.kind == MilestoneKind.CYCLE_START), None)
+    release_day = next((m for m in milestones if m.kind == MilestoneKind.RELEASE), None)
+    planned = release_day.at.date() if release_day else None
+    if cycle_start and planned and planned < cycle_start:
+        raise ImportFailure(
+            f"release day {planned} is before the cycle start {cycle_start}", line=release_day.line, field="date"
+        )
+    url = _THIS_DOCUMENT.search(text)
+    return Schedule(
+        version=version,
+        name=name,
+        cycle_start=cycle_start,
+        planned_release_date=planned,
+        source_url=url.group("url")[:200] if url else "",
+        milestones=milestones,
+        warnings=warnings,
+    )
+
+
+def version_from_path(path) -> str | None:
+    """``.../release-1.24/README.md`` -> ``"1.24"``; None when the folder is not named like a release."""
+    match = _FOLDER_VERSION.match(path.parent.name) if path.parent else None
+    return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
