@@ -1,0 +1,1 @@
+"""Parsers for upstream KEP formats: text in, frozen dataclasses out (no database)."""

@@ -1,0 +1,569 @@
+"""Parse kubernetes/enhancements `kep.yaml` and `prod-readiness/<sig>/<number>.yaml` files into plain records.
+
+Pure functions: text in, frozen dataclasses out, `ImportFailure` for a file that cannot be imported at all. No
+Django ORM here, so every rule below is testable without a database.
+
+The upstream format is the KEP template
+(https://github.com/kubernetes/enhancements/blob/master/keps/NNNN-kep-template/kep.yaml) and the PRR approval
+files (https://github.com/kubernetes/enhancements/tree/master/keps/prod-readiness). Real files stray from it;
+each way they stray is handled by exactly one rule in this module:
+
+* Types (`_expect_list`, `_scalar`): a field of the wrong YAML type (authors as a string, a milestone as a list)
+  skips the whole file, naming the field. Absent or null optional fields are empty.
+* YAML typing (`_Loader`): dates and dotted numbers are *not* resolved by YAML, so `2025-30-01` does not crash
+  the parser and `latest-milestone: 1.30` does not turn into the float 1.3; both are read as text here.
+* KEP number (`_kep_number`): `kep-number` as an int or a digit string; missing, 0 or not a number falls back to
+  the directory's number prefix with a warning; no usable number at all skips the file.
+* Enumerations (`normalise_choice`): status, stage and PRR stage are lower-cased and unquoted, a parenthesised
+  remark is dropped (`alpha (deprecated)` -> `alpha`, with a warning), a near-miss typo within 0.8 similarity is
+  corrected (`imlpemented` -> `implemented`, with a warning); anything else leaves the field empty, with a warning.
+* Versions (`normalise_version`): `v1.27`, `1.27`, `1.27.0` -> `1.27`; placeholders (`TBD`, `never`, `x.y`,
+  `0.0`, empty) -> empty silently; anything else -> empty with a warning.
+* Dates (`parse_date`): `YYYY-MM-DD` (a time part is ignored); an impossible date such as `2025-30-01` or another
+  format -> no date, with a warning naming the field.
+* People (`parse_people`): `@handle`, `handle`, `Name (@handle)`, `Name <mail>` with a handle, several `@handles`
+  in one free-text entry (one person each); `TBD` is dropped silently, an entry without any handle with a warning.
+* SIGs (`parse_sig`): lower-cased slugs; a participating entry that is not a slug is dropped with a warning; an
+  owning SIG that is not a slug skips the file.
+* Duplicates across files (`choose_kep_records`): when two kep.yaml claim one number, the one whose status is not
+  `replaced` wins, then the one whose directory starts with that number, then the first path in sort order.
+* PRR files (`parse_prr`): the file name `<number>.yaml` names the KEP (upstream's tooling looks the file up by
+  that path); a `kep-number` inside that disagrees is reported and ignored.
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import yaml
+
+from sigtracker.importing import ImportFailure
+
+__all__ = [
+    "FeatureGateRecord",
+    "KepRecord",
+    "PersonRef",
+    "PrrRecord",
+    "choose_kep_records",
+    "normalise_choice",
+    "normalise_version",
+    "parse_date",
+    "parse_kep",
+    "parse_people",
+    "parse_prr",
+    "parse_sig",
+]
+
+KEP_STATUSES = ("provisional", "implementable", "implemented", "deferred", "rejected", "withdrawn", "replaced")
+KEP_STAGES = ("alpha", "beta", "stable", "deprecated", "removed")
+PRR_STAGES = ("alpha", "beta", "stable", "deprecation")
+#: Words that mean the same as a vocabulary value but are too far from it for the typo rule.
+ALIASES = {
+    "ga": "stable",
+    "general availability": "stable",
+    # PRR files name the stage "deprecation" where kep.yaml says "deprecated"; each maps to the other's word.
+    "deprecated": "deprecation",
+    "deprecation": "deprecated",
+}
+#: Similarity (difflib ratio) from which a value is taken as a typo of a known one.
+TYPO_CUTOFF = 0.8
+
+MAX_INT = 2_147_483_647  # PositiveIntegerField on PostgreSQL
+TITLE_MAX = 300
+SLUG_MAX = 200
+GATE_NAME_MAX = 120
+VERSION_MAX = 10
+TRACKING_ISSUE_URL = "https://github.com/kubernetes/enhancements/issues/{number}"
+
+_QUOTES = "\"'`“”‘’ \t"
+_PLACEHOLDERS = {"", "tbd", "tbc", "todo", "none", "n/a", "na", "-", "?", "unknown", "null", "~"}
+_VERSION_PLACEHOLDERS = _PLACEHOLDERS | {"never", "x.y", "vx.y", "0.0", "v0.0", "1.x", "v1.x"}
+_VERSION_RE = re.compile(r"^v?(\d{1,4})\.(\d{1,4})(?:\.\d+)?$")
+_DATE_RE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(?:[Tt ].*)?$")
+_HANDLE = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})"
+_HANDLE_RE = re.compile(rf"^{_HANDLE}$")
+_AT_HANDLE_RE = re.compile(rf"(?<![\w.@])@({_HANDLE})(?![\w.@-])")
+_EMAIL_RE = re.compile(r"<?\b([\w.+-]+@[\w-]+(?:\.[\w-]+)+)\b>?")
+_SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_DIR_NUMBER_RE = re.compile(r"^(\d+)-")
+
+
+# -- records ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PersonRef:
+    """Someone named in a KEP: a GitHub handle (as written, without @), maybe a name and an email."""
+
+    github: str
+    name: str = ""
+    email: str = ""
+
+    @property
+    def key(self) -> str:
+        return self.github.lower()
+
+
+@dataclass(frozen=True)
+class FeatureGateRecord:
+    name: str
+    components: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class KepRecord:
+    """One kep.yaml, normalised. `warnings` are one-line messages naming file and field."""
+
+    number: int
+    title: str
+    slug: str
+    owning_sig: str
+    participating_sigs: tuple[str, ...] = ()
+    status: str = ""
+    stage: str = ""
+    latest_milestone: str = ""
+    alpha_milestone: str = ""
+    beta_milestone: str = ""
+    stable_milestone: str = ""
+    deprecated_milestone: str = ""
+    authors: tuple[PersonRef, ...] = ()
+    reviewers: tuple[PersonRef, ...] = ()
+    approvers: tuple[PersonRef, ...] = ()
+    creation_date: datetime.date | None = None
+    last_updated: datetime.date | None = None
+    feature_gates: tuple[FeatureGateRecord, ...] = ()
+    disable_supported: bool | None = None
+    tracking_issue_url: str = ""
+    source_path: str = ""
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def directory_number(self) -> int | None:
+        match = _DIR_NUMBER_RE.match(self.slug)
+        return int(match.group(1)) if match else None
+
+
+@dataclass(frozen=True)
+class PrrRecord:
+    """One prod-readiness file: the KEP's number and the approver per PRR stage."""
+
+    number: int
+    approvals: tuple[tuple[str, PersonRef], ...]
+    source_path: str = ""
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+
+
+# -- YAML ---------------------------------------------------------------------------------------------
+
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_TEXT_TAGS = ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:float")
+
+
+class _Loader(_BaseLoader):
+    """The C safe loader, but dates and floats stay text: the parser validates them itself (see module doc)."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag not in _TEXT_TAGS]
+        for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+    }
+
+
+for _tag in _TEXT_TAGS:  # an explicit `!!timestamp 2025-30-01` must not crash either
+    _Loader.add_constructor(_tag, yaml.constructor.SafeConstructor.construct_yaml_str)
+
+
+def load_mapping(text: str, *, source: str) -> dict:
+    """The top-level YAML mapping of `text`, or ImportFailure with the line of a syntax error."""
+    try:
+        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        reason = (exc.problem or exc.context or "invalid YAML").strip()
+        raise ImportFailure(f"YAML does not parse: {reason}", source=source, line=line) from None
+    except yaml.reader.ReaderError as exc:
+        line = text[: max(exc.position, 0)].count("\n") + 1
+        raise ImportFailure(f"YAML does not parse: {exc.reason}", source=source, line=line) from None
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
+        raise ImportFailure(f"YAML does not parse: {type(exc).__name__}", source=source) from None
+    except RecursionError:
+        raise ImportFailure("YAML does not parse: nested too deeply", source=source) from None
+    if data is None:
+        raise ImportFailure("empty file", source=source)
+    if not isinstance(data, dict):
+        raise ImportFailure(f"expected a mapping at the top level, found {_type_name(data)}", source=source)
+    return data
+
+
+# -- field rules --------------------------------------------------------------------------------------
+
+
+def _type_name(value) -> str:
+    return {dict: "a mapping", list: "a list", str: "text", bool: "a boolean", int: "a number"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _type_error(source: str, name: str, expected: str, value) -> ImportFailure:
+    return ImportFailure(f"expected {expected}, found {_type_name(value)}", source=source, field=name)
+
+
+def _scalar(value, *, source: str, name: str) -> str:
+    """Text of a scalar field ('' when absent); a list, mapping or other structure is a type error."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str | int | float):
+        return str(value).strip()
+    raise _type_error(source, name, "a single value", value)
+
+
+def _expect_list(value, *, source: str, name: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _type_error(source, name, "a list", value)
+    return value
+
+
+def _unquote(text: str) -> str:
+    return text.strip(_QUOTES)
+
+
+def normalise_choice(raw: str, vocabulary: Sequence[str]) -> tuple[str, str | None]:
+    """(value from `vocabulary` or '', warning or None) for a status/stage as written (see module doc)."""
+    text = _unquote(raw).lower()
+    if text in _PLACEHOLDERS:
+        return "", None
+    remark = ""
+    if "(" in text:
+        text, _, remark = text.partition("(")
+        text = _unquote(text)
+    text = " ".join(text.split())
+    note = f" (remark '({remark.rstrip()}' dropped)" if remark else ""
+    if text in vocabulary:
+        return text, (f"{raw!r} read as {text!r}{note}" if note else None)
+    if ALIASES.get(text) in vocabulary:
+        return ALIASES[text], f"{raw!r} read as {ALIASES[text]!r}"
+    close = difflib.get_close_matches(text, vocabulary, n=1, cutoff=TYPO_CUTOFF) if text else []
+    if close:
+        return close[0], f"{raw!r} read as {close[0]!r} (typo){note}"
+    return "", f"unknown value {raw!r} (expected one of {', '.join(vocabulary)}); left empty"
+
+
+def normalise_version(raw: str) -> tuple[str, str | None]:
+    """('1.27' or '', warning or None) for a milestone as written (see module doc)."""
+    text = _unquote(raw).lower()
+    if text in _VERSION_PLACEHOLDERS:
+        return "", None
+    match = _VERSION_RE.match(text)
+    if match:
+        version = f"{int(match.group(1))}.{int(match.group(2))}"
+        if version != "0.0" and len(version) <= VERSION_MAX:
+            return version, None
+        if version == "0.0":
+            return "", None
+    return "", f"not a release version: {raw!r}; left empty"
+
+
+def parse_date(raw: str) -> tuple[datetime.date | None, str | None]:
+    """(date or None, warning or None) for a `YYYY-MM-DD` field as written (see module doc)."""
+    text = _unquote(raw)
+    if text.lower() in _PLACEHOLDERS or text.lower() == "yyyy-mm-dd":
+        return None, None
+    match = _DATE_RE.match(text)
+    if not match:
+        return None, f"not a date (YYYY-MM-DD): {raw!r}; left empty"
+    try:
+        return datetime.date(*(int(part) for part in match.groups())), None
+    except ValueError as exc:
+        return None, f"impossible date {raw!r} ({exc}); left empty"
+
+
+def parse_people(entries: Iterable, *, source: str, name: str) -> tuple[tuple[PersonRef, ...], list[str]]:
+    """People named in a list field, deduplicated case-insensitively (first spelling wins), and warnings."""
+    people: dict[str, PersonRef] = {}
+    warnings = []
+    for index, entry in enumerate(entries):
+        if isinstance(entry, bool) or not isinstance(entry, str | int):
+            raise _type_error(source, f"{name}[{index}]", "a GitHub handle", entry)
+        refs, warning = _parse_person(str(entry))
+        if warning:
+            warnings.append(f"{source}: {name}[{index}]: {warning}")
+        for ref in refs:
+            people.setdefault(ref.key, ref)
+    return tuple(people.values()), warnings
+
+
+def _parse_person(raw: str) -> tuple[list[PersonRef], str | None]:
+    text = _unquote(raw)
+    if text.lower() in _PLACEHOLDERS:
+        return [], None
+    email = ""
+    email_match = _EMAIL_RE.search(text)
+    if email_match:
+        email = email_match.group(1)[:254]
+        text = (text[: email_match.start()] + text[email_match.end() :]).strip()
+    handles = _AT_HANDLE_RE.findall(text)
+    if len(handles) > 1:
+        return [PersonRef(github=h) for h in handles], None
+    if handles:
+        rest = _AT_HANDLE_RE.sub(" ", text)
+        display = " ".join(rest.replace("(", " ").replace(")", " ").replace(",", " ").split()).strip(" -:")
+        return [PersonRef(github=handles[0], name=display[:200], email=email)], None
+    bare = _unquote(text).lstrip("@")
+    if _HANDLE_RE.match(bare):
+        return [PersonRef(github=bare, email=email)], None
+    return [], f"no GitHub handle in {raw!r}; dropped"
+
+
+def parse_sig(raw: str) -> str | None:
+    """A SIG slug ('sig-node') from what was written, or None when it is not one."""
+    text = _unquote(raw).lower()
+    if text not in _PLACEHOLDERS and _SLUG_RE.match(text) and len(text) <= 64:
+        return text
+    return None
+
+
+def _kep_number(raw, directory: str, *, source: str) -> tuple[int, str | None]:
+    """The KEP's number: the field if it is a positive number, else the directory's prefix (see module doc)."""
+    if isinstance(raw, list | dict):
+        raise _type_error(source, "kep-number", "a number", raw)
+    text = "" if raw is None or isinstance(raw, bool) else _unquote(str(raw))
+    match = _DIR_NUMBER_RE.match(directory)
+    from_directory = int(match.group(1)) if match else None
+    if text.isascii() and text.isdigit() and 0 < int(text) <= MAX_INT:
+        number = int(text)
+        if from_directory is not None and from_directory != number:
+            return number, f"{number} differs from the directory's number {from_directory}; using {number}"
+        return number, None
+    problem = "missing" if raw is None else f"not a positive number ({raw!r})"
+    if from_directory is not None and 0 < from_directory <= MAX_INT:
+        return from_directory, f"{problem}; using the directory's number {from_directory}"
+    raise ImportFailure(f"kep-number {problem} and the directory name has no number", source=source, field="kep-number")
+
+
+# -- files --------------------------------------------------------------------------------------------
+
+
+def parse_kep(text: str, *, source: str, directory: str, source_path: str = "") -> KepRecord:
+    """A KepRecord from a kep.yaml's text. `directory` is its folder's name (`2727-grpc-probe`); `source` names
+    the file in messages, `source_path` (default: `source`) is stored, e.g. `keps/sig-node/2727-grpc-probe/kep.yaml`.
+
+    Raises ImportFailure (naming `source` and the line or field) when the file cannot be imported at all.
+    """
+    data = load_mapping(text, source=source)
+    warnings: list[str] = []
+
+    def warn(name: str, message: str | None) -> None:
+        if message:
+            warnings.append(f"{source}: {name}: {message}")
+
+    def scalar(name: str) -> str:
+        return _scalar(data.get(name), source=source, name=name)
+
+    number, message = _kep_number(data.get("kep-number"), directory, source=source)
+    warn("kep-number", message)
+
+    title = " ".join(scalar("title").split())
+    if not title:
+        raise ImportFailure("missing (a KEP needs a title)", source=source, field="title")
+    if len(title) > TITLE_MAX:
+        warn("title", f"longer than {TITLE_MAX} characters; cut")
+        title = title[:TITLE_MAX]
+
+    owning_raw = scalar("owning-sig")
+    owning_sig = parse_sig(owning_raw)
+    if not owning_sig:
+        reason = "missing" if not owning_raw else f"not a SIG name: {owning_raw!r}"
+        raise ImportFailure(reason, source=source, field="owning-sig")
+    participating: dict[str, None] = {}
+    for index, entry in enumerate(
+        _expect_list(data.get("participating-sigs"), source=source, name="participating-sigs")
+    ):
+        slot = f"participating-sigs[{index}]"
+        raw = _scalar(entry, source=source, name=slot)
+        slug = parse_sig(raw)
+        if slug:
+            participating.setdefault(slug)
+        elif _unquote(raw).lower() not in _PLACEHOLDERS:
+            warn(slot, f"not a SIG name: {raw!r}; dropped")
+
+    status, message = normalise_choice(scalar("status"), KEP_STATUSES)
+    warn("status", message)
+    stage, message = normalise_choice(scalar("stage"), KEP_STAGES)
+    warn("stage", message)
+
+    def version(name: str, raw: str) -> str:
+        value, message = normalise_version(raw)
+        warn(name, message)
+        return value
+
+    latest = version("latest-milestone", scalar("latest-milestone"))
+    milestones = data.get("milestone")
+    if milestones is None:
+        milestones = {}
+    if not isinstance(milestones, dict):
+        raise _type_error(source, "milestone", "a mapping of stage to version", milestones)
+    per_stage = {
+        stage_name: version(
+            f"milestone.{stage_name}",
+            _scalar(milestones.get(stage_name), source=source, name=f"milestone.{stage_name}"),
+        )
+        for stage_name in ("alpha", "beta", "stable", "deprecated")
+    }
+
+    people = {}
+    for name in ("authors", "reviewers", "approvers"):
+        people[name], messages = parse_people(
+            _expect_list(data.get(name), source=source, name=name), source=source, name=name
+        )
+        warnings.extend(messages)
+
+    dates = {}
+    for name in ("creation-date", "last-updated"):
+        dates[name], message = parse_date(scalar(name))
+        warn(name, message)
+
+    gates = _feature_gates(data.get("feature-gates"), source=source, warn=warn)
+
+    disable_raw = data.get("disable-supported")
+    disable_supported: bool | None
+    if disable_raw is None or isinstance(disable_raw, bool):
+        disable_supported = disable_raw
+    else:
+        text_value = _scalar(disable_raw, source=source, name="disable-supported").lower()
+        disable_supported = {"true": True, "yes": True, "false": False, "no": False}.get(_unquote(text_value))
+        if disable_supported is None and _unquote(text_value) not in _PLACEHOLDERS:
+            warn("disable-supported", f"not true/false: {disable_raw!r}; left empty")
+
+    slug = directory[:SLUG_MAX]
+    return KepRecord(
+        number=number,
+        title=title,
+        slug=slug,
+        owning_sig=owning_sig,
+        participating_sigs=tuple(participating),
+        status=status,
+        stage=stage,
+        latest_milestone=latest,
+        alpha_milestone=per_stage["alpha"],
+        beta_milestone=per_stage["beta"],
+        stable_milestone=per_stage["stable"],
+        deprecated_milestone=per_stage["deprecated"],
+        authors=people["authors"],
+        reviewers=people["reviewers"],
+        approvers=people["approvers"],
+        creation_date=dates["creation-date"],
+        last_updated=dates["last-updated"],
+        feature_gates=gates,
+        disable_supported=disable_supported,
+        tracking_issue_url=TRACKING_ISSUE_URL.format(number=number),
+        source_path=(source_path or source)[-300:],
+        warnings=tuple(warnings),
+    )
+
+
+def _feature_gates(value, *, source: str, warn) -> tuple[FeatureGateRecord, ...]:
+    """Feature gates by name (a gate listed twice has its components merged); nameless gates are dropped."""
+    gates: dict[str, list[str]] = {}
+    for index, entry in enumerate(_expect_list(value, source=source, name="feature-gates")):
+        slot = f"feature-gates[{index}]"
+        if not isinstance(entry, dict):
+            raise _type_error(source, slot, "a mapping with name and components", entry)
+        name = _unquote(_scalar(entry.get("name"), source=source, name=f"{slot}.name"))
+        if not name or len(name) > GATE_NAME_MAX:
+            warn(slot, "no usable gate name; dropped" if not name else f"name longer than {GATE_NAME_MAX}; dropped")
+            continue
+        components = gates.setdefault(name, [])
+        for c_index, component in enumerate(
+            _expect_list(entry.get("components"), source=source, name=f"{slot}.components")
+        ):
+            # One real entry reads "kube-apiserver,kubelet": a comma separates components.
+            for part in _scalar(component, source=source, name=f"{slot}.components[{c_index}]").split(","):
+                part = _unquote(part)
+                if part and part not in components:
+                    components.append(part)
+    return tuple(FeatureGateRecord(name=name, components=tuple(parts)) for name, parts in gates.items())
+
+
+def parse_prr(text: str, *, source: str, file_number: int | None, source_path: str = "") -> PrrRecord:
+    """A PrrRecord from a prod-readiness file; `file_number` is the number in its file name, if any."""
+    data = load_mapping(text, source=source)
+    warnings: list[str] = []
+    raw_number = data.get("kep-number")
+    if isinstance(raw_number, list | dict):
+        raise _type_error(source, "kep-number", "a number", raw_number)
+    stated = _unquote(str(raw_number)) if raw_number is not None and not isinstance(raw_number, bool) else ""
+    stated_number = int(stated) if stated.isascii() and stated.isdigit() and 0 < int(stated) <= MAX_INT else None
+    if file_number is not None:
+        number = file_number
+        if stated_number is not None and stated_number != file_number:
+            warnings.append(
+                f"{source}: kep-number: says {stated_number} but the file is named {file_number}.yaml; "
+                f"using {file_number}"
+            )
+    elif stated_number is not None:
+        number = stated_number
+    else:
+        raise ImportFailure(
+            "no KEP number (neither in the file name nor in kep-number)", source=source, field="kep-number"
+        )
+
+    approvals: dict[str, PersonRef] = {}
+    for key, value in data.items():
+        if key == "kep-number" or not isinstance(key, str):
+            continue
+        stage, message = normalise_choice(key, PRR_STAGES)
+        if not stage:
+            warnings.append(f"{source}: {key}: not a PRR stage (expected one of {', '.join(PRR_STAGES)}); ignored")
+            continue
+        if message:
+            warnings.append(f"{source}: {key}: {message}")
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            raise _type_error(source, key, "a mapping with approver", value)
+        approver_raw = value.get("approver")
+        if approver_raw is None:
+            warnings.append(f"{source}: {key}.approver: missing; stage ignored")
+            continue
+        refs, person_warnings = parse_people([approver_raw], source=source, name=f"{key}.approver")
+        warnings.extend(person_warnings)
+        if refs:
+            if stage in approvals:
+                warnings.append(f"{source}: {key}: stage {stage!r} listed twice; the first is kept")
+                continue
+            approvals[stage] = refs[0]
+    return PrrRecord(
+        number=number, approvals=tuple(approvals.items()), source_path=source_path or source, warnings=tuple(warnings)
+    )
+
+
+def choose_kep_records(records: Iterable[KepRecord]) -> tuple[list[KepRecord], list[tuple[KepRecord, str]]]:
+    """One record per KEP number, deterministically (see module doc), and the dropped ones with the reason."""
+    by_number: dict[int, list[KepRecord]] = {}
+    for record in records:
+        by_number.setdefault(record.number, []).append(record)
+    chosen, dropped = [], []
+    for number in sorted(by_number):
+        candidates = sorted(
+            by_number[number],
+            key=lambda r: (r.status == "replaced", r.directory_number != r.number, r.source_path),
+        )
+        winner = candidates[0]
+        chosen.append(winner)
+        for loser in candidates[1:]:
+            dropped.append(
+                (
+                    loser,
+                    f"{loser.source_path}: kep-number: KEP-{number} is also claimed by {winner.source_path}; "
+                    f"using that one (status {winner.status or 'unknown'}), this copy is not imported",
+                )
+            )
+    return chosen, dropped
