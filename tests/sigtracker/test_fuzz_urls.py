@@ -1,0 +1,141 @@
+"""Every public page fuzzed over its query parameters and URL arguments: never a 500.
+
+The pages are discovered from the URL configuration, so a new page is covered without a new test. Each answer
+must be a 200 (empty or clamped result), a redirect, a 400 or a 404.
+"""
+
+import datetime
+import re
+import string
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.factories import (
+    AgendaItemFactory,
+    DesignGroupFactory,
+    FeatureGateFactory,
+    KepFactory,
+    MeetingFactory,
+    MilestoneFactory,
+    PrrApprovalFactory,
+    RetroItemFactory,
+    TrackedEnhancementFactory,
+)
+
+SKIPPED_PREFIXES = ("admin/",)
+ALLOWED = {200, 301, 302, 400, 404}
+
+
+def _public_patterns(resolver=None, prefix=""):
+    resolver = resolver or get_resolver()
+    for entry in resolver.url_patterns:
+        route = prefix + str(entry.pattern)
+        if route.startswith(SKIPPED_PREFIXES):
+            continue
+        if isinstance(entry, URLResolver):
+            yield from _public_patterns(entry, route)
+        elif isinstance(entry, URLPattern):
+            yield route, entry
+
+
+PATTERNS = sorted({route: entry for route, entry in _public_patterns()}.items())
+
+
+@pytest.fixture
+def data(db):
+    tracked = TrackedEnhancementFactory(release__version="1.24")
+    MilestoneFactory(release=tracked.release)
+    RetroItemFactory(retrospective__release=tracked.release, category="action_item", status="open")
+    FeatureGateFactory(kep=tracked.kep)
+    PrrApprovalFactory(kep=tracked.kep)
+    group = DesignGroupFactory(slug="dra")
+    group.keps.add(tracked.kep, KepFactory(stage="beta"))
+    meeting = MeetingFactory(date=datetime.date(2022, 4, 26))
+    AgendaItemFactory(meeting=meeting, title="perma beta <script>alert(1)</script>").keps.add(tracked.kep)
+    return {
+        "version": "1.24",
+        "number": str(tracked.kep.number),
+        "slug": "dra",
+        "sig": meeting.sig.slug,
+        "date": "2022-04-26",
+    }
+
+
+JUNK = st.one_of(
+    st.text(max_size=40),
+    st.text(alphabet=string.printable, min_size=200, max_size=2000),
+    st.integers(min_value=-(10**30), max_value=10**30).map(str),
+    st.sampled_from(
+        [
+            "",
+            "0",
+            "-1",
+            "99999999999999999999999",
+            "1e309",
+            "NaN",
+            "2022-02-30",
+            "2022-13-45",
+            "9999-12-31",
+            "<script>alert(1)</script>",
+            '" onerror="alert(1)',
+            "javascript:alert(1)",
+            "' OR 1=1 --",
+            "%00",
+            "\x00",
+            "🦄" * 50,
+            "a" * 10000,
+            "csv",
+            "xlsx",
+            "-number",
+            "title,-number",
+        ]
+    ),
+)
+KNOWN_KEYS = [
+    "q", "page", "per_page", "sort", "_export", "sig", "owning_sig", "participating_sig", "stage", "status",
+    "type", "target_stage", "author", "approver", "prr_approver", "design_group", "release", "year", "presenter",
+    "kep", "n", "min_releases", "cancelled", "date", "version",
+]  # fmt: skip
+PARAMS = st.dictionaries(
+    st.one_of(st.sampled_from(KNOWN_KEYS), st.text(alphabet=string.ascii_letters + "_[]", min_size=1, max_size=12)),
+    JUNK,
+    max_size=5,
+)
+
+
+def _fill_route(route: str, values: dict, junk: str | None = None) -> str:
+    """The URL of a route with each `<converter:name>` replaced by a valid value, or by `junk` for all of them."""
+    return "/" + re.sub(r"<(?:[^>:]+:)?([^>]+)>", lambda m: junk if junk is not None else values[m.group(1)], route)
+
+
+@pytest.mark.parametrize("route,entry", PATTERNS, ids=[route or "/" for route, _ in PATTERNS])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(params=PARAMS)
+def test_query_parameters_never_cause_a_server_error(data, route, entry, params):
+    url = _fill_route(route, data)
+    client = Client(raise_request_exception=False)
+    response = client.get(url, params)
+    assert response.status_code in ALLOWED, (url, params, response.status_code)
+
+
+@pytest.mark.parametrize(
+    "route,entry",
+    [(r, e) for r, e in PATTERNS if e.pattern.converters],
+    ids=[r for r, e in PATTERNS if e.pattern.converters],
+)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=st.one_of(st.text(alphabet=string.ascii_letters + string.digits + "-._~%", min_size=1, max_size=60)))
+def test_url_arguments_never_cause_a_server_error(data, route, entry, value):
+    url = _fill_route(route, data, junk=value)
+    response = Client(raise_request_exception=False).get(url)
+    assert response.status_code in ALLOWED, (url, response.status_code)
+
+
+def test_every_public_page_is_covered():
+    routes = {route for route, _ in PATTERNS}
+    # The fuzzing above only means something if it reaches the pages; fail loudly if discovery breaks.
+    assert {"releases/", "keps/", "meetings/"} <= routes, routes
