@@ -1,1 +1,225 @@
-"""Public read-only pages."""
+"""Public, read-only release pages: dashboard, release list and detail, tracked enhancements, calendars.
+
+Views only parse the request, call selectors and render; stats are read from ReleaseStats, never computed here.
+"""
+
+import datetime
+
+from django.http import Http404, HttpResponse
+from django.utils import timezone
+from django.views.decorators.http import require_safe
+from django.views.generic import TemplateView
+from django_filters.views import FilterView
+from django_tables2 import RequestConfig, SingleTableMixin
+from django_tables2.export.views import ExportMixin
+
+from keps.models import Sig
+from sigtracker.charts import Series, line_bar_chart
+
+from . import selectors
+from .choices import EnhancementStatus, ReleaseState, StatsSource
+from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
+from .ical import milestones_calendar
+from .models import Release
+from .tables import ReleaseTable, TrackedEnhancementTable
+
+COMPUTE_STATS_HINT = "python manage.py compute_stats"
+
+
+def _release_or_404(version: str) -> Release:
+    try:
+        return selectors.release_get(version=version)
+    except Release.DoesNotExist:
+        raise Http404(f"No release {version!r}.") from None
+
+
+class DashboardView(TemplateView):
+    """The current release, a countdown to its next freeze, what is at risk for it, open actions, latest meeting."""
+
+    template_name = "releases/dashboard.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        now = timezone.now()
+        release = Release.objects.current()
+        sig = None
+        sig_slug = self.request.GET.get("sig", "").strip()
+        sigs = list(Sig.objects.order_by("slug"))
+        if sig_slug:
+            sig = next((s for s in sigs if s.slug == sig_slug), None)
+        context.update(nav="releases", now=now, release=release, sigs=sigs, sig=sig, sig_slug=sig_slug)
+        if release is None:
+            return context
+        freeze = selectors.next_freeze(release=release, now=now)
+        at_risk, at_risk_total, at_risk_statuses = selectors.at_risk_for_milestone(
+            release=release, milestone=freeze, sig=sig, limit=25
+        )
+        context.update(
+            freeze=freeze,
+            freeze_entry=selectors.ScheduleEntry(milestone=freeze, is_past=False) if freeze else None,
+            countdown=_countdown(freeze.at - now) if freeze else None,
+            at_risk=at_risk,
+            at_risk_total=at_risk_total,
+            at_risk_status_labels=[EnhancementStatus(s).label for s in at_risk_statuses],
+            at_risk_query=at_risk_statuses[0] if len(at_risk_statuses) == 1 else "",
+            stats=selectors.release_stats_get(release=release),
+            open_actions=selectors.retro_action_items(open_only=True, limit=15),
+            latest_meeting=selectors.meeting_latest(on_or_before=now.date()),
+            compute_stats_hint=COMPUTE_STATS_HINT,
+        )
+        return context
+
+
+class ReleaseListView(ExportMixin, SingleTableMixin, FilterView):
+    """Every release with its freezes and merge rate, and a chart of merge rate and tracked vs done."""
+
+    table_class = ReleaseTable
+    filterset_class = ReleaseFilterSet
+    template_name = "releases/release_list.html"
+    export_name = "releases"
+    table_pagination = False
+
+    def get_queryset(self):
+        return selectors.release_list()
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        releases = list(self.object_list)
+        chart_data = selectors.release_chart_data(releases=releases)
+        has_stats = any(value is not None for value in chart_data.tracked)
+        chart = ""
+        if has_stats:
+            chart = line_bar_chart(
+                title="Merge rate and tracked vs done enhancements per release",
+                labels=[f"v{label}" for label in chart_data.labels],
+                series=[
+                    Series(name="Tracked", values=chart_data.tracked, kind="bar"),
+                    Series(name="Done", values=chart_data.done, kind="bar"),
+                    Series(name="Merge rate", values=chart_data.merge_rate, kind="line", percent=True),
+                ],
+            )
+        context.update(
+            nav="releases",
+            chart=chart,
+            has_stats=has_stats,
+            missing_stats=[r.version for r in releases if r.tracked is None],
+            compute_stats_hint=COMPUTE_STATS_HINT,
+        )
+        return context
+
+
+class ReleaseDetailView(TemplateView):
+    """One release: schedule, funnel, tracked enhancements, retrospectives and the cycle's meetings."""
+
+    template_name = "releases/release_detail.html"
+    enhancements_per_page = 25
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        release = _release_or_404(self.kwargs["version"])
+        now = timezone.now()
+        schedule = selectors.release_schedule(release=release, now=now)
+        start, end = selectors.release_cycle_dates(release=release, schedule=schedule)
+        stats = selectors.release_stats_get(release=release)
+        previous = selectors.release_previous(release=release)
+        table = TrackedEnhancementTable(selectors.tracked_enhancement_list(release=release), prefix="te-")
+        RequestConfig(self.request, paginate={"per_page": self.enhancements_per_page}).configure(table)
+        meetings, meeting_total = selectors.meetings_between(start=start, end=end, limit=20)
+        funnel = stats.funnel if stats else []
+        funnel_max = max((step.get("count") or 0 for step in funnel), default=0)
+        context.update(
+            nav="releases",
+            release=release,
+            now=now,
+            schedule=schedule,
+            cycle_start=start,
+            cycle_end=end,
+            stats=stats,
+            is_tally=bool(stats and stats.source == StatsSource.RECORDED_TALLY),
+            funnel=[
+                {
+                    **step,
+                    "at_dt": _parse_at(step.get("at")),
+                    "width": round(100 * (step.get("count") or 0) / funnel_max) if funnel_max else 0,
+                }
+                for step in funnel
+            ],
+            table=table,
+            retros=selectors.retrospective_list(release=release),
+            previous=previous,
+            previous_actions=selectors.retro_action_items(release=previous) if previous else [],
+            meetings=meetings,
+            meeting_total=meeting_total,
+            compute_stats_hint=COMPUTE_STATS_HINT,
+            is_active=release.state == ReleaseState.ACTIVE,
+        )
+        return context
+
+
+def _countdown(delta: datetime.timedelta) -> dict:
+    """Days, hours and minutes left (rounded down), for the server-rendered countdown."""
+    seconds = max(int(delta.total_seconds()), 0)
+    return {"days": seconds // 86400, "hours": seconds % 86400 // 3600, "minutes": seconds % 3600 // 60}
+
+
+def _parse_at(value: str | None) -> datetime.datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+class TrackedEnhancementListView(ExportMixin, SingleTableMixin, FilterView):
+    """The tracked enhancements of one release, filterable, sortable, paginated, exportable as CSV."""
+
+    table_class = TrackedEnhancementTable
+    filterset_class = TrackedEnhancementFilterSet
+    template_name = "releases/enhancement_list.html"
+    paginate_by = 50
+
+    def dispatch(self, request, *args, **kwargs):
+        self.release = _release_or_404(kwargs["version"])
+        return super().dispatch(request, *args, **kwargs)
+
+    @property
+    def export_name(self):
+        return f"enhancements-{self.release.version}"
+
+    def get_queryset(self):
+        return selectors.tracked_enhancement_list(release=self.release)
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context.update(nav="releases", release=self.release)
+        return context
+
+
+def _calendar_response(body: bytes, filename: str) -> HttpResponse:
+    response = HttpResponse(body, content_type="text/calendar; charset=utf-8")
+    response["Content-Disposition"] = f'inline; filename="{filename}"'
+    return response
+
+
+@require_safe
+def calendar_all(request):
+    """Every release's milestones, for a one-time calendar subscription."""
+    body = milestones_calendar(
+        milestones=selectors.milestone_list(),
+        name="Kubernetes releases (sigtracker)",
+        base_url=request.build_absolute_uri("/"),
+    )
+    return _calendar_response(body, "kubernetes-releases.ics")
+
+
+@require_safe
+def calendar_release(request, version):
+    """One release's milestones."""
+    release = _release_or_404(version)
+    body = milestones_calendar(
+        milestones=selectors.milestone_list(release=release),
+        name=f"Kubernetes v{release.version} (sigtracker)",
+        base_url=request.build_absolute_uri("/"),
+    )
+    return _calendar_response(body, f"kubernetes-{release.version}.ics")

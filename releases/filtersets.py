@@ -1,0 +1,56 @@
+"""FilterSets of the release pages; the same ones serve the views, the selectors and the CSV exports."""
+
+import django_filters
+from django.db.models import Q
+
+from keps.models import Sig
+
+from .choices import EnhancementStatus, EnhancementType, ReleaseState, TargetStage
+from .models import Release, TrackedEnhancement
+
+
+class ReleaseFilterSet(django_filters.FilterSet):
+    q = django_filters.CharFilter(method="search", label="Search")
+    state = django_filters.ChoiceFilter(choices=ReleaseState.choices, label="State", empty_label="Any state")
+
+    class Meta:
+        model = Release
+        fields = ["q", "state"]
+
+    def search(self, queryset, name, value):
+        """Version ("1.24", "v1.24") or release name."""
+        value = value.strip()
+        if not value:
+            return queryset
+        version = value.removeprefix("v")
+        return queryset.filter(Q(version__startswith=version) | Q(name__icontains=value))
+
+
+class TrackedEnhancementFilterSet(django_filters.FilterSet):
+    q = django_filters.CharFilter(method="search", label="Search")
+    sig = django_filters.ModelChoiceFilter(
+        queryset=Sig.objects.order_by("slug"), to_field_name="slug", label="SIG", empty_label="Any SIG"
+    )
+    type = django_filters.ChoiceFilter(choices=EnhancementType.choices, label="Type", empty_label="Any type")
+    stage = django_filters.ChoiceFilter(
+        field_name="target_stage", choices=TargetStage.choices, label="Stage", empty_label="Any stage"
+    )
+    status = django_filters.ChoiceFilter(choices=EnhancementStatus.choices, label="Status", empty_label="Any status")
+
+    class Meta:
+        model = TrackedEnhancement
+        fields = ["q", "sig", "type", "stage", "status"]
+
+    def search(self, queryset, name, value):
+        """A KEP number ("1287", "KEP-1287") matches exactly; other text searches KEP titles and contacts."""
+        value = value.strip()
+        if not value:
+            return queryset
+        number = value.upper().removeprefix("KEP-").removeprefix("#")
+        if number.isdigit():
+            return queryset.filter(kep__number=int(number))
+        return queryset.filter(
+            Q(kep__title__icontains=value)
+            | Q(kep__slug__icontains=value)
+            | Q(enhancements_contact__github__icontains=value.lstrip("@"))
+        )

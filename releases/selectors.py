@@ -1,0 +1,315 @@
+"""Reads for the release pages: releases with their stats, schedules, tracked enhancements, retros, meetings.
+
+Stats come from `ReleaseStats` rows (written by `releases.services.stats`); nothing here recomputes them.
+Every selector issues a fixed number of queries, whatever the number of rows it returns.
+"""
+
+import datetime
+import zoneinfo
+from dataclasses import dataclass, field
+
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from keps.models import Sig
+from meetings.models import Meeting
+
+from .choices import (
+    AT_RISK_STATUSES,
+    FREEZE_KINDS,
+    ActionStatus,
+    EnhancementStatus,
+    Freeze,
+    MilestoneKind,
+    RetroCategory,
+)
+from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
+from .models import Milestone, Release, ReleaseStats, RetroItem, Retrospective, TrackedEnhancement
+
+PACIFIC = zoneinfo.ZoneInfo("America/Los_Angeles")
+#: Statuses that count as a slip of a KEP in a release (see the contracts).
+SLIP_STATUSES = (EnhancementStatus.REMOVED, EnhancementStatus.DEFERRED)
+#: Which freeze a milestone kind closes, for "at risk for the next freeze".
+MILESTONE_FREEZE = {
+    MilestoneKind.PRR_FREEZE: Freeze.PRR,
+    MilestoneKind.ENHANCEMENTS_FREEZE: Freeze.ENHANCEMENTS,
+    # SIG Node's soft freeze is the SIG's own deadline ahead of code freeze.
+    MilestoneKind.SIG_SOFT_FREEZE: Freeze.CODE,
+    MilestoneKind.CODE_FREEZE: Freeze.CODE,
+    MilestoneKind.DOCS_FREEZE: Freeze.DOCS,
+}
+AT_RISK_FOR = {
+    Freeze.PRR: EnhancementStatus.AT_RISK_PRR,
+    Freeze.ENHANCEMENTS: EnhancementStatus.AT_RISK_ENHANCEMENTS,
+    Freeze.CODE: EnhancementStatus.AT_RISK_CODE,
+    Freeze.DOCS: EnhancementStatus.AT_RISK_DOCS,
+}
+OPEN_ACTION_STATUSES = (ActionStatus.OPEN, ActionStatus.IN_PROGRESS)
+
+
+# -- releases ------------------------------------------------------------------------------------------------------
+
+
+def _all_sigs_stats(field_name: str) -> Subquery:
+    return Subquery(
+        ReleaseStats.objects.filter(release=OuterRef("pk"), sig__isnull=True).values(field_name)[:1],
+    )
+
+
+def _milestone_at(kind: str) -> Subquery:
+    return Subquery(
+        Milestone.objects.filter(release=OuterRef("pk"), kind=kind, sig__isnull=True).order_by("at").values("at")[:1]
+    )
+
+
+def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
+    """Every release, oldest first, with its key freezes and its all-SIG stats annotated (None where not computed).
+
+    Annotations: `enhancements_freeze_at`, `code_freeze_at`, `release_on` (actual, else planned date),
+    `tracked`, `done`, `merge_rate`, `stats_source` — sortable, and one query however many releases.
+    """
+    queryset = Release.objects.annotate(
+        enhancements_freeze_at=_milestone_at(MilestoneKind.ENHANCEMENTS_FREEZE),
+        code_freeze_at=_milestone_at(MilestoneKind.CODE_FREEZE),
+        release_on=Coalesce("actual_release_date", "planned_release_date"),
+        tracked=_all_sigs_stats("tracked"),
+        done=_all_sigs_stats("done"),
+        merge_rate=_all_sigs_stats("merge_rate"),
+        stats_source=_all_sigs_stats("source"),
+    ).order_by("major", "minor")
+    if filters is not None:
+        queryset = ReleaseFilterSet(filters, queryset=queryset).qs
+    return queryset
+
+
+def release_get(*, version: str) -> Release:
+    """The release with this version ("1.24" or "v1.24"); raises Release.DoesNotExist."""
+    version = version.removeprefix("v")
+    return Release.objects.get(version=version)
+
+
+def release_previous(*, release: Release) -> Release | None:
+    """The release just before this one in version order."""
+    return (
+        Release.objects.filter(Q(major__lt=release.major) | Q(major=release.major, minor__lt=release.minor))
+        .order_by("-major", "-minor")
+        .first()
+    )
+
+
+def release_stats_get(*, release: Release, sig: Sig | None = None) -> ReleaseStats | None:
+    """The stored stats of a release for one SIG or (sig None) all SIGs; None when not computed yet."""
+    return ReleaseStats.objects.filter(release=release, sig=sig).first()
+
+
+@dataclass
+class ChartData:
+    labels: list[str]
+    merge_rate: list[float | None]
+    tracked: list[float | None]
+    done: list[float | None]
+
+
+def release_chart_data(*, releases) -> ChartData:
+    """Merge rate and tracked vs done per release, from rows annotated by `release_list()` (no queries)."""
+    labels, rate, tracked, done = [], [], [], []
+    for release in releases:
+        labels.append(release.version)
+        rate.append(release.merge_rate)
+        tracked.append(release.tracked)
+        done.append(release.done)
+    return ChartData(labels=labels, merge_rate=rate, tracked=tracked, done=done)
+
+
+# -- schedule ------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ScheduleEntry:
+    """One milestone as the schedule shows it: past or next, in UTC and in US Pacific time."""
+
+    milestone: Milestone
+    is_past: bool
+    is_next: bool = False
+    utc: datetime.datetime = field(init=False)
+    pacific: datetime.datetime = field(init=False)
+
+    def __post_init__(self):
+        self.utc = self.milestone.at.astimezone(datetime.UTC)
+        self.pacific = self.milestone.at.astimezone(PACIFIC)
+
+    @property
+    def is_freeze(self) -> bool:
+        return self.milestone.kind in FREEZE_KINDS
+
+    @property
+    def title(self) -> str:
+        return self.milestone.label or self.milestone.get_kind_display()
+
+
+def milestone_is_past(milestone: Milestone, now: datetime.datetime) -> bool:
+    """An all-day milestone is past once its (UTC) day is over; a timed one once its instant is."""
+    end = milestone.at + datetime.timedelta(days=1) if milestone.all_day else milestone.at
+    return end <= now
+
+
+def release_schedule(*, release: Release, now: datetime.datetime | None = None) -> list[ScheduleEntry]:
+    """Every milestone of a release in time order, past ones marked and the next one flagged (one query)."""
+    now = now or timezone.now()
+    milestones = release.milestones.select_related("sig").order_by("at", "kind", "pk")
+    entries = [ScheduleEntry(milestone=m, is_past=milestone_is_past(m, now)) for m in milestones]
+    upcoming = next((e for e in entries if not e.is_past), None)
+    if upcoming is not None:
+        upcoming.is_next = True
+    return entries
+
+
+def release_cycle_dates(
+    *, release: Release, schedule: list[ScheduleEntry]
+) -> tuple[datetime.date | None, datetime.date | None]:
+    """First and last day of the cycle: the release's own dates, else its cycle-start and release milestones."""
+    start = release.cycle_start
+    end = release.release_date
+    for entry in schedule:
+        if start is None and entry.milestone.kind == MilestoneKind.CYCLE_START:
+            start = entry.milestone.date
+        if entry.milestone.kind == MilestoneKind.RELEASE and end is None:
+            end = entry.milestone.date
+    return start, end
+
+
+# -- tracked enhancements ------------------------------------------------------------------------------------------
+
+
+def _slip_count() -> Coalesce:
+    """Rows of the same KEP with a slip status in this release or an earlier one (the contract's definition)."""
+    earlier_or_same = Q(release__major__lt=OuterRef("release__major")) | Q(
+        release__major=OuterRef("release__major"), release__minor__lte=OuterRef("release__minor")
+    )
+    slips = (
+        TrackedEnhancement.objects.filter(earlier_or_same, kep=OuterRef("kep"), status__in=SLIP_STATUSES)
+        .order_by()
+        .values("kep")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(slips, output_field=IntegerField()), Value(0))
+
+
+def tracked_enhancement_list(*, release: Release, filters: dict | None = None) -> QuerySet[TrackedEnhancement]:
+    """The tracked enhancements of a release with KEP, SIG and contact joined and `slips` annotated.
+
+    `filters` are the query parameters of `TrackedEnhancementFilterSet` (q, sig, type, stage, status).
+    """
+    queryset = (
+        TrackedEnhancement.objects.filter(release=release)
+        .select_related("kep", "sig", "enhancements_contact", "release")
+        .annotate(slips=_slip_count())
+        .order_by("kep__number")
+    )
+    if filters is not None:
+        queryset = TrackedEnhancementFilterSet(filters, queryset=queryset).qs
+    return queryset
+
+
+def at_risk_for_milestone(*, release: Release, milestone: Milestone | None, sig: Sig | None = None, limit: int = 50):
+    """Tracked enhancements at risk for the freeze `milestone` closes (any at-risk status if it closes none).
+
+    Returns `(rows, total, statuses)`: at most `limit` rows, oldest KEP first, how many there are in all, and the
+    statuses that counted as at risk.
+    """
+    freeze = MILESTONE_FREEZE.get(milestone.kind) if milestone else None
+    statuses = [AT_RISK_FOR[freeze]] if freeze else list(AT_RISK_STATUSES)
+    queryset = TrackedEnhancement.objects.filter(release=release, status__in=statuses)
+    if sig is not None:
+        queryset = queryset.filter(sig=sig)
+    rows = list(queryset.select_related("kep", "sig", "enhancements_contact").order_by("kep__number")[:limit])
+    # Always count, even when the rows fit: the page then issues the same queries whatever the data.
+    return rows, queryset.count(), statuses
+
+
+# -- retrospectives ------------------------------------------------------------------------------------------------
+
+
+def _items_prefetch() -> Prefetch:
+    return Prefetch(
+        "items",
+        queryset=RetroItem.objects.select_related("owner", "due_release").order_by("category", "order", "pk"),
+    )
+
+
+def retrospective_list(*, release: Release) -> list[Retrospective]:
+    """The retros of a release (one per SIG) with their items split into `went_well`, `to_improve`, `actions`."""
+    retros = list(release.retrospectives.select_related("sig").prefetch_related(_items_prefetch()).order_by("sig"))
+    for retro in retros:
+        items = list(retro.items.all())
+        retro.went_well = [i for i in items if i.category == RetroCategory.WENT_WELL]
+        retro.to_improve = [i for i in items if i.category == RetroCategory.TO_IMPROVE]
+        retro.actions = [i for i in items if i.category == RetroCategory.ACTION_ITEM]
+    return retros
+
+
+def retro_action_items(*, release: Release | None = None, open_only: bool = False, limit: int | None = None):
+    """Action items of the retros of `release` (or of every release), with owner, SIG and due release joined."""
+    queryset = RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM).select_related(
+        "owner", "due_release", "retrospective__release", "retrospective__sig"
+    )
+    if release is not None:
+        queryset = queryset.filter(retrospective__release=release)
+    if open_only:
+        queryset = queryset.filter(status__in=OPEN_ACTION_STATUSES)
+    queryset = queryset.order_by(
+        "-retrospective__release__major", "-retrospective__release__minor", "retrospective__sig__slug", "order", "pk"
+    )
+    return list(queryset[:limit] if limit else queryset)
+
+
+# -- meetings ------------------------------------------------------------------------------------------------------
+
+
+def meetings_between(*, start: datetime.date | None, end: datetime.date | None, limit: int = 20):
+    """Meetings held from `start` to `end` (inclusive), newest first: `(at most limit rows, total count)`."""
+    if start is None or end is None:
+        return [], 0
+    queryset = Meeting.objects.filter(date__gte=start, date__lte=end)
+    rows = list(
+        queryset.select_related("sig").annotate(item_count=Count("agenda_items")).order_by("-date", "sig__slug")[:limit]
+    )
+    return rows, queryset.count()
+
+
+def meeting_latest(*, on_or_before: datetime.date) -> Meeting | None:
+    """The most recent meeting held (not cancelled) on or before a day, with its agenda-item count."""
+    return (
+        Meeting.objects.filter(date__lte=on_or_before, cancelled=False)
+        .select_related("sig")
+        .annotate(item_count=Count("agenda_items"))
+        .order_by("-date", "sig__slug")
+        .first()
+    )
+
+
+# -- dashboard -----------------------------------------------------------------------------------------------------
+
+
+def next_freeze(*, release: Release, now: datetime.datetime | None = None) -> Milestone | None:
+    """The release's next freeze that is not over yet (all SIGs' freezes and SIG freezes alike)."""
+    now = now or timezone.now()
+    # An all-day freeze lasts until the end of its UTC day, so look one day back and filter precisely.
+    candidates = (
+        release.milestones.filter(kind__in=FREEZE_KINDS, at__gt=now - datetime.timedelta(days=1))
+        .select_related("sig")
+        .order_by("at", "pk")
+    )
+    return next((m for m in candidates if not milestone_is_past(m, now)), None)
+
+
+def milestone_list(*, release: Release | None = None) -> QuerySet[Milestone]:
+    """Milestones of one release (or all), in version then time order, with release and SIG joined."""
+    queryset = Milestone.objects.select_related("release", "sig").order_by(
+        "release__major", "release__minor", "at", "kind", "pk"
+    )
+    if release is not None:
+        queryset = queryset.filter(release=release)
+    return queryset

@@ -1,0 +1,118 @@
+"""Tables of the release pages. Only columns that need care are declared; the rest come from Meta.fields."""
+
+import django_tables2 as tables
+from django.urls import reverse
+from django.utils.html import format_html
+
+from sigtracker.tables import BaseTable
+
+from .choices import AT_RISK_STATUSES, EnhancementStatus, StatsSource
+from .models import Release, TrackedEnhancement
+
+STATUS_BADGE = {
+    EnhancementStatus.DONE: "ok",
+    EnhancementStatus.REMOVED: "bad",
+    EnhancementStatus.DEFERRED: "bad",
+    EnhancementStatus.EXCEPTION_PENDING: "warn",
+    **{status: "warn" for status in AT_RISK_STATUSES},
+}
+
+
+def status_badge(status: str, label: str):
+    """A status as a coloured badge; the colour repeats what the text says (never the only cue)."""
+    return format_html('<span class="badge {}">{}</span>', STATUS_BADGE.get(status, ""), label)
+
+
+def percent(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.0f} %"
+
+
+class ReleaseTable(BaseTable):
+    version = tables.Column(linkify=True, verbose_name="Version")
+    enhancements_freeze_at = tables.DateTimeColumn(verbose_name="Enhancements freeze", format="j M Y")
+    code_freeze_at = tables.DateTimeColumn(verbose_name="Code freeze", format="j M Y")
+    release_on = tables.DateColumn(verbose_name="Release date", format="j M Y")
+    tracked = tables.Column(
+        verbose_name="Tracked",
+        linkify=lambda record: reverse("releases:enhancement_list", kwargs={"version": record.version}),
+        attrs={"td": {"class": "num"}},
+    )
+    done = tables.Column(
+        verbose_name="Done",
+        linkify=lambda record: (
+            reverse("releases:enhancement_list", kwargs={"version": record.version}) + "?status=done"
+        ),
+        attrs={"td": {"class": "num"}},
+    )
+    merge_rate = tables.Column(verbose_name="Merge rate", attrs={"td": {"class": "num"}})
+
+    class Meta(BaseTable.Meta):
+        model = Release
+        fields = ("version", "name", "enhancements_freeze_at", "code_freeze_at", "release_on", "state")
+        sequence = (*fields, "tracked", "done", "merge_rate")
+        empty_text = "No releases yet — add one in the admin or import a sig-release schedule."
+
+    def render_version(self, record):
+        return f"v{record.version}"
+
+    def value_version(self, record):
+        return record.version
+
+    def render_tracked(self, record, value):
+        if record.stats_source == StatsSource.RECORDED_TALLY:
+            return format_html('{} <span class="badge" title="Recorded in the retro notes">tally</span>', value)
+        return value
+
+    def value_tracked(self, value):
+        return value
+
+    def render_merge_rate(self, value):
+        return percent(value)
+
+    def value_merge_rate(self, value):
+        return "" if value is None else round(value, 4)
+
+
+class TrackedEnhancementTable(BaseTable):
+    kep = tables.Column(
+        accessor="kep__number",
+        verbose_name="KEP",
+        linkify=lambda record: record.kep.get_absolute_url(),
+        order_by=("kep__number",),
+    )
+    title = tables.Column(
+        accessor="kep__title",
+        verbose_name="Title",
+        linkify=lambda record: record.kep.get_absolute_url(),
+        order_by=("kep__title",),
+    )
+    sig = tables.Column(accessor="sig__slug", verbose_name="SIG", order_by=("sig__slug",))
+    target_stage = tables.Column(verbose_name="Stage")
+    status = tables.Column(verbose_name="Status")
+    enhancements_contact = tables.Column(
+        accessor="enhancements_contact__github", verbose_name="Contact", order_by=("enhancements_contact__github",)
+    )
+    slips = tables.Column(
+        verbose_name="Slips",
+        attrs={"td": {"class": "num"}, "th": {"title": "Times removed from or deferred in a milestone, up to here"}},
+    )
+
+    class Meta(BaseTable.Meta):
+        model = TrackedEnhancement
+        fields = ("kep", "title", "sig", "type", "target_stage", "status", "enhancements_contact", "slips")
+        empty_text = "No tracked enhancement matches these filters."
+
+    def render_kep(self, value):
+        return f"KEP-{value}"
+
+    def value_kep(self, value):
+        return value
+
+    def render_status(self, record):
+        return status_badge(record.status, record.get_status_display())
+
+    def value_status(self, record):
+        return record.get_status_display()
+
+    def render_enhancements_contact(self, value):
+        return f"@{value}"

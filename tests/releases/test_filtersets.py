@@ -1,0 +1,91 @@
+"""One test per filter of the release FilterSets, each asserting the count."""
+
+import pytest
+
+from releases.choices import EnhancementStatus, ReleaseState
+from releases.filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
+from releases.models import Release, TrackedEnhancement
+from tests.factories import KepFactory, PersonFactory, ReleaseFactory, SigFactory, TrackedEnhancementFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def rows(db):
+    release = ReleaseFactory(version="1.24")
+    node, auth = SigFactory(slug="sig-node"), SigFactory(slug="sig-auth")
+    TrackedEnhancementFactory(
+        release=release,
+        kep=KepFactory(number=2727, title="Add gRPC probe", owning_sig=node),
+        status=EnhancementStatus.DONE,
+        type="graduating",
+        target_stage="beta",
+        enhancements_contact=PersonFactory(github="Priyankasaggu11929"),
+    )
+    TrackedEnhancementFactory(
+        release=release,
+        kep=KepFactory(number=1287, title="In-place Pod vertical scaling", owning_sig=node),
+        status=EnhancementStatus.REMOVED,
+        type="net_new",
+        target_stage="alpha",
+    )
+    TrackedEnhancementFactory(
+        release=release,
+        kep=KepFactory(number=127, title="Support user namespaces", owning_sig=auth),
+        status=EnhancementStatus.REMOVED,
+        type="net_new",
+        target_stage="alpha",
+    )
+    return TrackedEnhancement.objects.all()
+
+
+def count(params, queryset):
+    filterset = TrackedEnhancementFilterSet(params, queryset=queryset)
+    assert filterset.is_valid(), filterset.errors
+    return filterset.qs.count()
+
+
+def test_filter_sig(rows):
+    assert count({"sig": "sig-auth"}, rows) == 1
+    assert count({"sig": "sig-node"}, rows) == 2
+
+
+def test_filter_type(rows):
+    assert count({"type": "net_new"}, rows) == 2
+
+
+def test_filter_stage(rows):
+    assert count({"stage": "beta"}, rows) == 1
+
+
+def test_filter_status(rows):
+    assert count({"status": "removed_from_milestone"}, rows) == 2
+
+
+def test_q_kep_number_forms(rows):
+    assert count({"q": "127"}, rows) == 1  # exact number: not 1287 or 2727
+    assert count({"q": "KEP-1287"}, rows) == 1
+    assert count({"q": "#2727"}, rows) == 1
+
+
+def test_q_title_and_contact(rows):
+    assert count({"q": "pod vertical"}, rows) == 1
+    assert count({"q": "@priyankasaggu"}, rows) == 1
+    assert count({"q": "   "}, rows) == 3
+
+
+def test_unknown_choice_is_an_error(rows):
+    filterset = TrackedEnhancementFilterSet({"status": "bogus"}, queryset=rows)
+    assert not filterset.is_valid()
+    assert "status" in filterset.errors
+
+
+def test_release_filterset_q_and_state(db):
+    ReleaseFactory(version="1.24", name="Stargazer", state=ReleaseState.RELEASED)
+    ReleaseFactory(version="1.25", name="Combiner", state=ReleaseState.RELEASED)
+    ReleaseFactory(version="1.27", name="", state=ReleaseState.ACTIVE)
+    releases = Release.objects.all()
+    assert ReleaseFilterSet({"q": "v1.24"}, queryset=releases).qs.count() == 1
+    assert ReleaseFilterSet({"q": "stargazer"}, queryset=releases).qs.count() == 1
+    assert ReleaseFilterSet({"state": "active"}, queryset=releases).qs.count() == 1
+    assert ReleaseFilterSet({"q": "1.2"}, queryset=releases).qs.count() == 3
