@@ -1,0 +1,1 @@
+"""Parsers for upstream meeting formats: text in, plain dataclasses out (no database)."""

@@ -1,0 +1,1154 @@
+"""Parse a SIG's yearly meeting-note archive (kubernetes/community `sig-*/archive/meeting-notes-YYYY.md`).
+
+Pure functions: text (and the file's name) in, plain dataclasses out, `ImportFailure` for a file that cannot be
+imported at all. No Django ORM here, so every rule is testable without a database. The archives are Google Docs
+exported to Markdown over ten years by many hands; each way they stray is handled by exactly one rule below:
+
+* Meeting headings (`parse_heading`): a line that starts with a date, at `#`..`######` or as a bare line, bold or
+  not. A `#` heading may carry any text after the date; a bare line only a bracketed/parenthesised note or a
+  cancellation note, so a sentence that merely starts with a date is not a heading. Lines inside HTML tables and
+  code fences are never headings.
+* Dates (`match_date`): "Dec 13", "Dec 13th, 2022", "Mar 28st, 2023" (any ordinal suffix), "Tuesday, January 4,
+  2022", "4th February 2022", "2022-01-04", "1/4/2022". A heading without a year takes the file name's year
+  (`meeting-notes-2022.md`), else the last year seen above it, else the file is refused. An impossible date
+  ("Feb 30", year outside 2000-2099) is reported and its section dropped, not merged into the meeting above.
+* Several days in one heading ("December 24 & 31, 2019"): one meeting per day, all with the heading's cancelled
+  flag; the notes under the heading belong to the first day only (upstream uses this for holiday weeks).
+* Duplicate dates in one file: merged into one meeting (items appended in file order), with a warning.
+* Cancelled (`is_cancellation`): the heading says so ("[Canceled]", "Cancelled", "no meeting", "skipped"), or the
+  first line of the meeting or a top-level item is only a cancellation note ("**Cancelled** - due to ...",
+  "* [dawnchen] Cancelled"); such a note is the meeting's state, not an agenda item.
+* PR flow (`pr_flow`): only before the first agenda item; "Total...: N" as text or table cells gives the open-PR
+  total; "Created/Updated/Closed/Merged" labels followed (after ":" or a table cell border) by a number give the
+  week's figures, in HTML or pipe tables, in any column order.
+* Agenda items (`split_items`): each top-level bullet (`*`, `-`, `+`, `1.`, `1)`; tabs count as 4 spaces; "top
+  level" is the least indented bullet of the meeting) starts one item; everything up to the next one is its body.
+  Inside a retrospective item, top-level bullets without a presenter that follow a retro list header ("Good:",
+  "_Things that went well_", "_AIs_") are that list's entries, not new items (the 2022 export flattens them).
+* Presenters (`split_presenters`): a leading `[name/name]`, `[a, b & c]`, `[@name]` or `(name)`; `@handle` is a
+  GitHub handle for sure, a single bare word may be one (the service links it only to a Person that exists).
+* Title (`clean_inline`): the first line without presenters, Markdown links reduced to their text, emphasis and
+  HTML removed, at most 500 characters. Body: the nested notes as Markdown, dedented one level.
+* KEP references (`kep_refs`): enhancements issues, PRs and `keps/<sig>/<N>-name` links, "KEP-1287", "KEP 3063",
+  "KEP #2008", "enhancements#N" (never "KEP 1.24"). Links (`item_links`): every GitHub issue and PR URL (any
+  repository) in canonical form, plus KEP directory links.
+* Releases (`release_mentions`): "1.25", "v1.26" in an item's title, except after another product's name ("Go
+  1.19", "containerd 1.6", "runc 1.1"), which would otherwise invent Kubernetes releases.
+* Retrospectives (`_RetroReader`): an item whose title says "retro"/"retrospective" with a version. Inside it:
+  tallies ("1.22 release with 24 KEPs tracked and 13 merged", "1.23 was tracking 14 with 8 merged", "8 of 14
+  implemented" under a line naming the release); a line that is only "<version> [release] retro [summary]:"
+  switches the release the following lists belong to, until a list heading repeats; went-well / can-be-better /
+  action-item lists (a "Suggested action:" entry is an action item wherever it sits); KEP tables under "Done (6):",
+  "Removed from Milestone (17):" or "Deferred (N):".
+* Bad input: binary/oversized/non-UTF-8 files are refused by `read_text`; a file with no dated heading ("not
+  meeting notes") or ending inside an HTML table or code fence ("truncated") raises `ImportFailure` with the line.
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import html
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+from sigtracker.importing import ImportFailure
+
+__all__ = [
+    "AgendaItemRecord",
+    "KepRowRecord",
+    "MeetingRecord",
+    "NotesRecord",
+    "PersonRef",
+    "RetroEntryRecord",
+    "RetroRecord",
+    "clean_inline",
+    "is_cancellation",
+    "item_links",
+    "kep_refs",
+    "match_date",
+    "parse_heading",
+    "parse_meeting_notes",
+    "pr_flow",
+    "release_mentions",
+    "split_presenters",
+    "year_from_filename",
+]
+
+#: Largest value a PositiveIntegerField holds on every database; larger numbers in the notes are typos.
+MAX_INT = 2**31 - 1
+TITLE_MAX = 500
+MEETING_TITLE_MAX = 300
+PRESENTERS_MAX = 300
+URL_MAX = 500
+
+# -- records -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PersonRef:
+    """A GitHub handle as written; `explicit` when written as `@handle` (certainly a handle)."""
+
+    handle: str
+    explicit: bool
+
+
+@dataclass
+class AgendaItemRecord:
+    order: int
+    title: str
+    presenters_text: str
+    presenters: tuple[PersonRef, ...]
+    body: str
+    kep_numbers: tuple[int, ...]
+    links: tuple[str, ...]
+    releases: tuple[str, ...]
+    line: int
+
+
+@dataclass
+class RetroEntryRecord:
+    category: str  # went_well | to_improve | action_item (releases.choices.RetroCategory values)
+    text: str
+    owner: PersonRef | None
+    status: str  # "" unless an action item: open | in_progress | done | dropped
+    line: int
+
+
+@dataclass
+class KepRowRecord:
+    number: int
+    title: str
+    status: str  # releases.choices.EnhancementStatus value
+    type: str  # EnhancementType value or ""
+    target_stage: str  # TargetStage value or ""
+    assignee: str  # GitHub handle or ""
+    line: int
+
+
+@dataclass
+class RetroRecord:
+    """What one meeting says about one release's retrospective."""
+
+    release: str
+    held: bool  # the meeting held this release's retro (not merely quoted its tally)
+    line: int
+    source_url: str = ""
+    tracked: int | None = None
+    merged: int | None = None
+    entries: list[RetroEntryRecord] = field(default_factory=list)
+    keps: list[KepRowRecord] = field(default_factory=list)
+
+
+@dataclass
+class MeetingRecord:
+    date: datetime.date
+    title: str
+    line: int
+    cancelled: bool = False
+    recording_url: str = ""
+    open_prs: int | None = None
+    prs_created: int | None = None
+    prs_updated: int | None = None
+    prs_closed: int | None = None
+    prs_merged: int | None = None
+    items: list[AgendaItemRecord] = field(default_factory=list)
+    retros: list[RetroRecord] = field(default_factory=list)
+
+
+@dataclass
+class NotesRecord:
+    source: str
+    meetings: list[MeetingRecord]
+    warnings: list[str] = field(default_factory=list)
+
+
+# -- dates and headings --------------------------------------------------------------------------------------
+
+_MONTHS = {
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "may": 5,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
+}
+_MONTH = (
+    r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_WEEKDAY = r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\.?,?\s+)?"
+_ORD = r"(?:st|nd|rd|th)?"
+_DAYS = rf"(?P<days>\d{{1,2}}{_ORD}(?:\s*(?:&|and|/|\+)\s*\d{{1,2}}{_ORD})*)"
+_YEAR = r"(?:,?\s*(?P<year>\d{4}))?"
+_DATE_FORMS = (
+    re.compile(rf"{_WEEKDAY}{_MONTH}\s*{_DAYS}{_YEAR}(?![\d:])", re.I),
+    re.compile(rf"{_WEEKDAY}(?P<days>\d{{1,2}}){_ORD}(?:\s+of)?\s+{_MONTH}{_YEAR}(?![\d:])", re.I),
+    re.compile(r"(?P<year>\d{4})[-/.](?P<mnum>\d{1,2})[-/.](?P<days>\d{1,2})(?!\d)"),
+    re.compile(r"(?P<mnum>\d{1,2})/(?P<days>\d{1,2})/(?P<year>\d{4}|\d{2})(?!\d)"),
+)
+_HEADING_MARK = re.compile(r"^\s{0,3}(#{1,6})\s*")
+_CANCELLED_WORDS = re.compile(r"\bcancel+(?:ed|ing)\b|\bcancel+ation\b|\bno\s+meeting\b|\bskipped\b", re.I)
+# What may follow the date on a bare (non-#) heading line: nothing, a [note], a (note) or a cancellation note.
+_BARE_REST = re.compile(
+    r"^[\s\-–—:,.]*(?:\[[^\]]*\]|\([^)]*\)|(?:meeting\s+)?(?:cancel+ed|no\s+meeting|skipped)\b[^.]*)?[\s.!]*$", re.I
+)
+
+
+@dataclass(frozen=True)
+class DateMatch:
+    """Dates at the start of a text: (year or None, month, day) per day named, and where the date ends."""
+
+    parts: tuple[tuple[int | None, int, int], ...]
+    end: int
+
+
+def match_date(text: str) -> DateMatch | None:
+    """The date(s) a text starts with, as written (the year may be missing), or None."""
+    for form in _DATE_FORMS:
+        m = form.match(text)
+        if not m:
+            continue
+        groups = m.groupdict()
+        month = _MONTHS[groups["month"][:3].lower()] if groups.get("month") else int(groups["mnum"])
+        year = groups.get("year")
+        year_value = None
+        if year:
+            year_value = int(year) + (2000 if len(year) == 2 else 0)
+        days = [int(d) for d in re.findall(r"\d{1,2}", re.sub(_ORD.replace("?", ""), "", groups["days"]))]
+        return DateMatch(tuple((year_value, month, day) for day in days), m.end())
+    return None
+
+
+@dataclass(frozen=True)
+class Heading:
+    parts: tuple[tuple[int | None, int, int], ...]
+    title: str
+    cancelled: bool
+
+
+def _unwrap(text: str) -> str:
+    """Drop bold/italic markers around and inside a heading line ("**Dec 13, 2022**")."""
+    text = text.replace("**", "").replace("__", "")
+    return text.strip().strip("*_").strip()
+
+
+def parse_heading(line: str) -> Heading | None:
+    """A meeting heading (`## Dec 13th, 2022 [Canceled]` or a bare `Dec 13th, 2022`), or None."""
+    marked = _HEADING_MARK.match(line)
+    if marked:
+        text = _unwrap(line[marked.end() :])
+    else:
+        if line[:1].isspace() or not line.strip():
+            return None
+        text = _unwrap(line)
+    date = match_date(text)
+    if date is None:
+        return None
+    rest = text[date.end :]
+    if not marked and not _BARE_REST.match(rest):
+        return None
+    title = clean_inline(text)[:MEETING_TITLE_MAX]
+    return Heading(date.parts, title, bool(_CANCELLED_WORDS.search(rest)))
+
+
+def year_from_filename(source: str) -> int | None:
+    """`meeting-notes-2022.md` -> 2022 (the only place some headings' year is written)."""
+    found = re.findall(r"(?<!\d)(20\d{2})(?!\d)", PurePath(source).name) if source else []
+    return int(found[-1]) if found else None
+
+
+# -- inline text ---------------------------------------------------------------------------------------------
+
+_LINK = re.compile(r"!?\[([^\[\]]*)\]\(\s*<?([^()\s>]*(?:\([^()\s]*\))?[^()\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
+_TAG = re.compile(r"<[^<>]{0,500}>")
+_EMPHASIS = re.compile(r"(?<![\w*])[*_]([^*_\n]+)[*_](?![\w*])")
+_SPACES = re.compile(r"\s+")
+
+
+def clean_inline(text: str) -> str:
+    """One line of Markdown/HTML as plain text: links to their text, no emphasis, tags or escapes."""
+    text = _LINK.sub(lambda m: m.group(1).strip() or m.group(2), text)
+    text = _TAG.sub(" ", text)
+    text = html.unescape(text)
+    text = text.replace("**", "").replace("__", "").replace("~~", "").replace("\\", " ")
+    text = _EMPHASIS.sub(r"\1", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+_CANCEL_NOTICE = re.compile(
+    r"^(?:the\s+)?(?:sig[- ]\w+\s+)?(?:meeting\s+)?(?:is\s+)?(?:cancel+ed|no\s+meeting(?:\s+this\s+week)?)"
+    r"(?:\s*[-–—:,.!]*\s*(?:(?:due\s+to|for|because|as|this\s+week|today)\b.*)?)?$",
+    re.I,
+)
+
+
+def is_cancellation(text: str) -> bool:
+    """Is this line (presenters removed) only a note that the meeting did not take place?"""
+    _, _, rest = split_presenters(text)
+    return bool(_CANCEL_NOTICE.match(clean_inline(rest).strip(" *_-")))
+
+
+# -- presenters ----------------------------------------------------------------------------------------------
+
+_PRESENTER_BRACKET = re.compile(r"^\[([^\[\]]{1,200})\](?!\()\s*:?\s*")
+_PRESENTER_PAREN = re.compile(r"^\(([^()]{1,80})\)\s*:?\s*")
+_PRESENTER_SPLIT = re.compile(r"\s*(?:/|,|&|\+|;|\band\b)\s*", re.I)
+_HANDLE = re.compile(r"^(@?)([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))$")
+
+
+def split_presenters(text: str) -> tuple[str, tuple[PersonRef, ...], str]:
+    """A leading presenter mark -> (text as written, handles, the rest of the line).
+
+    `[a/b]`, `[a, b & c]`, `[@a]`: any content is kept as written, each part that is one word is a possible
+    handle. `(a)`: only when every part is one word, so "(joining at 10:30) ..." is not a presenter.
+    """
+    stripped = text.strip()
+    m = _PRESENTER_BRACKET.match(stripped)
+    strict = False
+    if not m:
+        m = _PRESENTER_PAREN.match(stripped)
+        strict = True
+    if not m:
+        return "", (), stripped
+    written = _SPACES.sub(" ", m.group(1)).strip()
+    refs: list[PersonRef] = []
+    for part in _PRESENTER_SPLIT.split(written):
+        part = part.strip().strip("*_`")
+        if not part:
+            continue
+        handle = _HANDLE.match(part)
+        if handle:
+            ref = PersonRef(handle.group(2), bool(handle.group(1)))
+            if ref.handle.lower() not in {r.handle.lower() for r in refs}:
+                refs.append(ref)
+        elif strict:
+            return "", (), stripped
+    if strict and not refs:
+        return "", (), stripped
+    return written[:PRESENTERS_MAX], tuple(refs), stripped[m.end() :]
+
+
+_AT_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))(?![\w.-]*\.\w)")
+
+
+def owner_of(text: str) -> PersonRef | None:
+    """Who owns an action item: a leading `[handle]`, `AI(handle):`/`Action(handle):`, or the first `@handle`."""
+    m = re.match(r"^\W*(?:ai|action(?:\s+item)?)\s*\(\s*@?([A-Za-z0-9][A-Za-z0-9-]{0,38})\s*\)", text, re.I)
+    if m:
+        return PersonRef(m.group(1), "@" in text[: m.end()])
+    _, refs, _ = split_presenters(text)
+    if refs:
+        return refs[0]
+    m = _AT_HANDLE.search(text)
+    return PersonRef(m.group(1), True) if m else None
+
+
+# -- references ----------------------------------------------------------------------------------------------
+
+_KEP_TEXT = re.compile(r"\bKEP[\s-]*#?\s?(\d{1,6})(?!\d|\.\d)", re.I)
+_ENH_LINK = re.compile(
+    r"(?:github\.com/kubernetes/enhancements/(?:issues|pull)|(?<![\w.])features\.k8s\.io)/(\d{1,9})(?!\d)", re.I
+)
+_FEATURES = re.compile(r"^https?://features\.k8s\.io/(\d{1,9})(?!\d)", re.I)
+_ENH_DIR = re.compile(
+    r"https?://(?:www\.)?github\.com/kubernetes/enhancements/(?:tree|blob)/[^/\s)\]]+/keps/(?:[^/\s)\]]+/)?"
+    r"(\d{1,6})-[\w.-]*[\w]",
+    re.I,
+)
+_ENH_SHORT = re.compile(r"(?<![\w/])(?:kubernetes/enhancements|k/enhancements|enhancements)#(\d{1,9})(?!\d)", re.I)
+_URL = re.compile(r"https?://[^\s<>\"'\]\)]+", re.I)
+_GH_ITEM = re.compile(r"^https?://(?:www\.)?github\.com/([\w.-]+)/([\w.-]+)/(issues|pull)/(\d{1,9})(?!\d)", re.I)
+
+
+def kep_refs(text: str) -> list[int]:
+    """KEP numbers a text refers to, in order of first mention.
+
+    GitHub numbers issues and PRs in one sequence, and a KEP's number is its tracking issue's, so an
+    enhancements PR number can only match a KEP that took that number; the caller links existing KEPs only.
+    """
+    found: dict[int, None] = {}
+    for pattern in (_ENH_LINK, _ENH_DIR, _ENH_SHORT, _KEP_TEXT):
+        for m in pattern.finditer(text):
+            number = int(m.group(1))
+            if 0 < number <= MAX_INT:
+                found.setdefault(number, None)
+    return list(found)
+
+
+def item_links(text: str) -> list[str]:
+    """GitHub issue/PR URLs (canonical: no fragment, query or trailing slash) and KEP directory links."""
+    found: dict[str, None] = {}
+    for url in _URL.findall(text):
+        url = url.rstrip(".,;:!?*_")
+        m = _GH_ITEM.match(url)
+        if m:
+            org, repo, kind, number = m.groups()
+            found.setdefault(f"https://github.com/{org}/{repo}/{kind.lower()}/{int(number)}", None)
+            continue
+        m = _FEATURES.match(url)
+        if m:  # features.k8s.io/N redirects to the enhancements issue
+            found.setdefault(f"https://github.com/kubernetes/enhancements/issues/{int(m.group(1))}", None)
+            continue
+        m = _ENH_DIR.match(url)
+        if m:
+            found.setdefault(m.group(0), None)
+    return [url for url in found if len(url) <= URL_MAX]
+
+
+_VERSION = re.compile(r"(?<![\w.])v?1\.(\d{1,2})(?!\d|\.\d)")
+#: Products whose "1.N" versions are not Kubernetes releases (the word right before the version).
+_OTHER_PRODUCTS = {
+    "go",
+    "golang",
+    "containerd",
+    "runc",
+    "crun",
+    "cri-o",
+    "crio",
+    "docker",
+    "moby",
+    "cgroup",
+    "cgroups",
+    "python",
+    "ubuntu",
+    "debian",
+    "rhel",
+    "kernel",
+    "linux",
+    "etcd",
+    "coredns",
+    "cadvisor",
+    "kata",
+    "gvisor",
+    "helm",
+    "kind",
+    "crictl",
+    "cri-tools",
+    "oci",
+    "nri",
+    "cdi",
+    "protobuf",
+    "grpc",
+    "api",
+    "spec",
+    "version",
+}
+
+
+def release_mentions(text: str) -> list[str]:
+    """Kubernetes releases a text names ("1.25", "v1.26"), as "1.N", in order of first mention."""
+    found: dict[str, None] = {}
+    for m in _VERSION.finditer(text):
+        before = text[: m.start()].rstrip().rsplit(None, 1)
+        word = before[-1].lower().strip("([{:,") if before else ""
+        if word in _OTHER_PRODUCTS:
+            continue
+        found.setdefault(f"1.{int(m.group(1))}", None)
+    return list(found)
+
+
+# -- PR flow -------------------------------------------------------------------------------------------------
+
+_FLOW_LABELS = {
+    "prs_created": r"created|opened|new",
+    "prs_updated": r"updated",
+    "prs_closed": r"closed(?:\s*\(?unmerged\)?)?|unmerged",
+    "prs_merged": r"merged",
+}
+# A label is followed by ":" (and maybe a table cell border) or a cell border, then the number.
+_FLOW = {
+    name: re.compile(rf"(?<![\w-])(?:{label})\s*(?::+\s*(?:\|\s*)?|\|\s*)\**\s*(\d[\d,]*)(?![\d.])", re.I)
+    for name, label in _FLOW_LABELS.items()
+}
+_FLOW["open_prs"] = re.compile(
+    r"(?<![\w-])(?:total\b[^|:\d]{0,40}|open\s+(?:prs|pull\s+requests))\s*(?::+\s*(?:\|\s*)?|\|\s*)\**\s*(\d[\d,]*)",
+    re.I,
+)
+
+
+def _flatten(lines: list[str]) -> str:
+    """Lines of Markdown/HTML as one plain string, table cells separated by " | "."""
+    text = "\n".join(lines)
+    text = re.sub(r"</t[dh]\s*>", " | ", text, flags=re.I)
+    text = re.sub(r"</tr\s*>", " |\n", text, flags=re.I)
+    return "\n".join(clean_inline(line) for line in text.split("\n"))
+
+
+_FLOW_WORDS = ("created", "opened", "updated", "closed", "unmerged", "merged", "total")
+
+
+def _fix_label(m: re.Match) -> str:
+    """A mistyped label ("fUpdated:") -> the label it is closest to; exact labels stay as they are."""
+    word = m.group(1).lower()
+    if word in _FLOW_WORDS:
+        return m.group(0)
+    close = difflib.get_close_matches(word, _FLOW_WORDS, n=1, cutoff=0.8)
+    return close[0] + m.group(2) if close else m.group(0)
+
+
+def pr_flow(lines: list[str]) -> dict[str, int]:
+    """The open-PR total and the week's created/updated/closed/merged figures found in these lines."""
+    text = re.sub(r"(?<![\w-])([A-Za-z]{4,12})(\s*:)", _fix_label, _flatten(lines))
+    figures = {}
+    for name, pattern in _FLOW.items():
+        m = pattern.search(text)
+        if m:
+            value = int(m.group(1).replace(",", ""))
+            if value <= MAX_INT:
+                figures[name] = value
+    return figures
+
+
+def _recording(lines: list[str]) -> str:
+    for line in lines:
+        if re.search(r"\b(?:recording|video)\b", line, re.I):
+            for url in _URL.findall(line):
+                url = url.rstrip(".,;:!?*_")
+                if len(url) <= URL_MAX:
+                    return url
+    return ""
+
+
+# -- document structure --------------------------------------------------------------------------------------
+
+_BULLET = re.compile(r"^(?P<indent> *)(?P<marker>[*+-]|\d{1,3}[.)])(?:[ ]+(?P<text>.*)|$)")
+_RULE = re.compile(r"^\s*([*_-])(?:\s*\1){2,}\s*$")
+
+
+def _bullet(line: str) -> re.Match | None:
+    if _RULE.match(line):
+        return None
+    return _BULLET.match(line)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+@dataclass
+class _Section:
+    heading: Heading
+    line: int
+    dates: list[datetime.date]
+    lines: list[tuple[int, str]] = field(default_factory=list)
+
+
+@dataclass
+class _RawItem:
+    line: int
+    lines: list[tuple[int, str]]
+    retro_release: str | None
+
+
+class _BlockTracker:
+    """Whether a line is inside an HTML table or a fenced code block (no headings or items there)."""
+
+    def __init__(self):
+        self.table_depth = 0
+        self.table_line = 0
+        self.fence_line = 0
+
+    @property
+    def inside(self) -> bool:
+        return bool(self.table_depth or self.fence_line)
+
+    def feed(self, no: int, line: str) -> bool:
+        """Track `line`; True when it is, or is inside, a table or code block."""
+        if not (self.table_depth or self.fence_line) and "<" not in line and "`" not in line and "~" not in line:
+            return False  # the common case, kept cheap: ~20 000 lines a year of notes
+        stripped = line.strip()
+        was_inside = self.inside
+        if any(stripped.startswith(fence) and stripped.count(fence) % 2 == 1 for fence in ("```", "~~~")):
+            self.fence_line = 0 if self.fence_line else no
+            return True
+        if self.fence_line:
+            return True
+        lower = stripped.lower()
+        opened = lower.count("<table")
+        closed = lower.count("</table")
+        if opened and not self.table_depth:
+            self.table_line = no
+        self.table_depth = max(0, self.table_depth + opened - closed)
+        return was_inside or bool(opened or closed)
+
+
+def parse_meeting_notes(text: str, *, source: str = "", default_year: int | None = None) -> NotesRecord:
+    """Parse one archive file's text; `source` (the file name) supplies the year headings leave out."""
+    if default_year is None:
+        default_year = year_from_filename(source)
+    warnings: list[str] = []
+    name = PurePath(source).name if source else "<input>"
+    sections: list[_Section] = []
+    current: _Section | None = None
+    blocks = _BlockTracker()
+    last_year: int | None = None
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.expandtabs(4).rstrip()
+        if not blocks.inside:
+            heading = parse_heading(line)
+            if heading is not None:
+                dates, last_year = _heading_dates(heading, no, default_year, last_year, name, warnings)
+                current = _Section(heading, no, dates)
+                sections.append(current)
+                continue
+        blocks.feed(no, line)
+        if current is not None:
+            current.lines.append((no, line))
+    if blocks.table_depth:
+        raise ImportFailure("truncated: an HTML <table> is never closed", source=name, line=blocks.table_line)
+    if blocks.fence_line:
+        raise ImportFailure("truncated: a ``` code block is never closed", source=name, line=blocks.fence_line)
+    if not sections:
+        raise ImportFailure("not meeting notes: no dated meeting heading found (e.g. '## Dec 13, 2022')", source=name)
+    meetings: dict[datetime.date, MeetingRecord] = {}
+    for section in sections:
+        if not section.dates:
+            continue
+        for meeting in _parse_section(section, name, warnings):
+            previous = meetings.get(meeting.date)
+            if previous is None:
+                meetings[meeting.date] = meeting
+            else:
+                warnings.append(
+                    f"{name}:{meeting.line}: {meeting.date} already has a meeting at line {previous.line}; merged"
+                )
+                _merge(previous, meeting)
+    return NotesRecord(source=name, meetings=list(meetings.values()), warnings=warnings)
+
+
+def _heading_dates(heading, no, default_year, last_year, name, warnings):
+    """Resolve a heading's dates (filling a missing year); impossible ones are warned about and dropped."""
+    dates = []
+    for year, month, day in heading.parts:
+        if year is None:
+            year = default_year or last_year
+            if year is None:
+                raise ImportFailure(
+                    "heading has no year and neither the file name nor an earlier heading gives one",
+                    source=name,
+                    line=no,
+                )
+        try:
+            if not 2000 <= year <= 2099:
+                raise ValueError(f"year {year} out of range")
+            dates.append(datetime.date(year, month, day))
+        except ValueError:
+            warnings.append(f"{name}:{no}: impossible date in heading {heading.title!r}; its notes are skipped")
+            return [], last_year
+        last_year = year
+    return dates, last_year
+
+
+def _merge(into: MeetingRecord, other: MeetingRecord) -> None:
+    into.cancelled = into.cancelled and other.cancelled
+    for name in ("recording_url", "open_prs", "prs_created", "prs_updated", "prs_closed", "prs_merged"):
+        if getattr(into, name) in (None, ""):
+            setattr(into, name, getattr(other, name))
+    for item in other.items:
+        item.order = len(into.items)
+        into.items.append(item)
+    into.retros = _merge_retros([*into.retros, *other.retros])
+
+
+def _parse_section(section: _Section, name: str, warnings: list[str]) -> list[MeetingRecord]:
+    preamble, raw_items = split_items(section.lines)
+    preamble_text = [line for _, line in preamble]
+    meeting = MeetingRecord(
+        date=section.dates[0],
+        title=section.heading.title,
+        line=section.line,
+        cancelled=section.heading.cancelled,
+        recording_url=_recording(preamble_text),
+    )
+    for key, value in pr_flow(preamble_text).items():
+        setattr(meeting, key, value)
+    first = clean_inline(next((line for _, line in preamble if line.strip()), ""))
+    if first and (is_cancellation(first) or (len(first) <= 160 and _CANCELLED_WORDS.search(first))):
+        # The meeting's first line says it did not happen ("No agenda, canceling to focus on code freeze.").
+        meeting.cancelled = True
+    retros: list[RetroRecord] = []
+    for raw in raw_items:
+        item = _make_item(raw, len(meeting.items))
+        if item is None:
+            continue
+        if not item.body and is_cancellation(item.title):
+            meeting.cancelled = True
+            continue
+        meeting.items.append(item)
+        if raw.retro_release:
+            retros.extend(_RetroReader(raw, name, warnings).read())
+    meeting.retros = _merge_retros(retros)
+    extra = [
+        MeetingRecord(date=date, title=meeting.title, line=section.line, cancelled=meeting.cancelled)
+        for date in section.dates[1:]
+    ]
+    return [meeting, *extra]
+
+
+def _merge_retros(retros: list[RetroRecord]) -> list[RetroRecord]:
+    """One record per release: a retro's items may be spread over several agenda items of a meeting."""
+    merged: dict[str, RetroRecord] = {}
+    for retro in retros:
+        into = merged.get(retro.release)
+        if into is None:
+            merged[retro.release] = retro
+            continue
+        into.held = into.held or retro.held
+        into.source_url = into.source_url or retro.source_url
+        if retro.tracked is not None:
+            into.tracked, into.merged = retro.tracked, retro.merged
+        into.entries.extend(retro.entries)
+        known = {row.number: i for i, row in enumerate(into.keps)}
+        for row in retro.keps:
+            if row.number in known:
+                into.keps[known[row.number]] = row
+            else:
+                known[row.number] = len(into.keps)
+                into.keps.append(row)
+    return list(merged.values())
+
+
+def split_items(lines: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], list[_RawItem]]:
+    """A meeting's lines -> (lines before the first agenda item, one raw item per top-level bullet)."""
+    blocks = _BlockTracker()
+    bullet_indents = []
+    for no, line in lines:
+        if not blocks.feed(no, line) and _bullet(line):
+            bullet_indents.append(_indent(line))
+    top = min(bullet_indents, default=0)
+    preamble: list[tuple[int, str]] = []
+    items: list[_RawItem] = []
+    absorb = False
+    blocks = _BlockTracker()
+    for no, line in lines:
+        if blocks.feed(no, line):
+            (items[-1].lines if items else preamble).append((no, line))
+            continue
+        m = _bullet(line)
+        if m and _indent(line) <= top + 1:
+            content = (m.group("text") or "").strip()
+            current = items[-1] if items else None
+            if current and current.retro_release:
+                header = _section_header(content)
+                if (absorb and not split_presenters(content)[0]) or header:
+                    current.lines.append((no, line))
+                    absorb = absorb or bool(header)
+                    continue
+            items.append(_RawItem(no, [(no, line)], retro_release_of(clean_inline(split_presenters(content)[2]))))
+            absorb = False
+            continue
+        if not items:
+            preamble.append((no, line))
+            continue
+        items[-1].lines.append((no, line))
+        if items[-1].retro_release and not m and _section_header(line.strip()):
+            absorb = True
+    return preamble, items
+
+
+def _make_item(raw: _RawItem, order: int) -> AgendaItemRecord | None:
+    no, first = raw.lines[0]
+    m = _bullet(first)
+    content = (m.group("text") or "").strip() if m else first.strip()
+    presenters_text, presenters, rest = split_presenters(content)
+    body_lines = [line for _, line in raw.lines[1:]]
+    body = _dedent_body(body_lines)
+    title = clean_inline(rest)
+    if not title and body:
+        title = clean_inline(next(line for line in body.splitlines() if line.strip()).lstrip(" *+-"))
+    if not title and not presenters_text:
+        return None
+    title = title or presenters_text
+    if len(title) > TITLE_MAX:
+        title = title[: TITLE_MAX - 1] + "…"
+    everything = "\n".join([content, body])
+    releases = [raw.retro_release] if raw.retro_release else release_mentions(title)
+    return AgendaItemRecord(
+        order=order,
+        title=title,
+        presenters_text=presenters_text,
+        presenters=presenters,
+        body=body,
+        kep_numbers=tuple(kep_refs(everything)),
+        links=tuple(item_links(everything)),
+        releases=tuple(releases),
+        line=no,
+    )
+
+
+def _dedent_body(lines: list[str]) -> str:
+    """Nested notes as Markdown: dedented by the first nested bullet's indent, blank runs collapsed."""
+    nonblank = [line for line in lines if line.strip()]
+    if not nonblank:
+        return ""
+    shift = _indent(nonblank[0]) if _bullet(nonblank[0]) else 0
+    out: list[str] = []
+    for line in lines:
+        if not line.strip():
+            if out and out[-1] != "":
+                out.append("")
+            continue
+        out.append(line[min(shift, _indent(line)) :])
+    while out and out[-1] == "":
+        out.pop()
+    return "\n".join(out)
+
+
+# -- retrospectives ------------------------------------------------------------------------------------------
+
+_V = r"v?1\.\d{1,2}(?!\d|\.\d)"
+
+
+def _version(text: str) -> str:
+    m = re.search(r"1\.(\d{1,2})", text)
+    return f"1.{int(m.group(1))}"
+
+
+def retro_release_of(title: str) -> str | None:
+    """The release whose retro an agenda item holds, from its title ("1.24 retro", "retrospective for 1.22")."""
+    if not re.search(r"\bretro(?:spective)?s?\b", title, re.I):
+        return None
+    m = re.search(rf"({_V})(?:\s+[\w-]+){{0,2}}?\s+retro", title, re.I) or re.search(
+        rf"retro(?:spective)?s?\b(?:\s+[\w-]+){{0,2}}?\s+({_V})", title, re.I
+    )
+    if m:
+        return _version(m.group(1))
+    mentions = release_mentions(title)
+    return mentions[0] if mentions else None
+
+
+_SECTION_HEADERS = (
+    ("went_well", re.compile(r"^(?:things\s+that\s+|what\s+)?went\s+(?:well|right)|^(?:the\s+)?good|^positives?$")),
+    (
+        "to_improve",
+        re.compile(
+            r"^(?:things\s+that\s+|what\s+)?(?:can|could|should)(?:\s+have)?\s+(?:be(?:en)?|gone|go)\s+better"
+            r"|did\s*n[o'’]?t\s+(?:go|went)\s+(?:so\s+)?well|^(?:what\s+)?(?:to|could|can\s+we)\s+improve"
+            r"|^needs?\s+improvement|^not\s+so\s+good|^(?:the\s+)?bad|^challenges$"
+        ),
+    ),
+    ("action_item", re.compile(r"^(?:ais?|action\s+items?|actions|suggested\s+actions|next\s+steps)$")),
+)
+
+
+def _section_header(text: str) -> str | None:
+    """The retro list a header line opens ("Good:", "_Things that went well_", "_AIs_"), or None."""
+    m = _bullet(text)
+    if m:
+        text = m.group("text") or ""
+    cleaned = clean_inline(text).strip().rstrip(":").strip().lower()
+    if not cleaned or len(cleaned) > 60:
+        return None
+    for category, pattern in _SECTION_HEADERS:
+        if pattern.search(cleaned):
+            return category
+    return None
+
+
+_RETRO_CONTEXT = re.compile(rf"^({_V})\s+(?:release\s+)?retro(?:spective)?(?:\s+summary)?\s*:?$", re.I)
+_TALLIES = (
+    re.compile(
+        rf"(?P<rel>{_V})[^.;]*?\b(?P<tracked>\d+)\s+(?:keps?\s+|enhancements\s+)?tracked\b[^.;]*?"
+        rf"\b(?P<merged>\d+)\s+(?:keps?\s+)?(?:merged|implemented|done|shipped|completed)",
+        re.I,
+    ),
+    re.compile(
+        rf"(?P<rel>{_V})[^.;]*?\btracking\s+(?P<tracked>\d+)\b[^.;]*?"
+        rf"\b(?P<merged>\d+)\s+(?:keps?\s+)?(?:merged|implemented|done|shipped|completed)",
+        re.I,
+    ),
+    re.compile(
+        r"(?<![\d.])(?P<merged>\d+)\s+(?:out\s+)?of\s+(?P<tracked>\d+)\s+(?:keps?\s+)?(?:were\s+)?"
+        r"(?:merged|implemented|done|shipped|completed|graduated)",
+        re.I,
+    ),
+)
+_STATUS_HEADINGS = (
+    ("done", re.compile(r"^(?:done|completed|shipped|merged|implemented)$", re.I)),
+    ("removed_from_milestone", re.compile(r"^(?:removed(?:\s+from\s+(?:the\s+)?milestone)?|missed)$", re.I)),
+    ("deferred", re.compile(r"^deferred$", re.I)),
+)
+_TYPES = {
+    "graduating": "graduating",
+    "net new": "net_new",
+    "new": "net_new",
+    "major change": "major_change",
+    "deprecation": "deprecation",
+    "removal": "removal",
+}
+_STAGES = {
+    "alpha": "alpha",
+    "beta": "beta",
+    "stable": "stable",
+    "ga": "stable",
+    "deprecation": "deprecation",
+    "removal": "removal",
+}
+
+
+def action_status(text: str) -> str:
+    """An action item's follow-through as the notes state it; "open" unless they say otherwise."""
+    lower = text.lower()
+    if re.search(r"^\s*~~.*~~\s*$", text) or re.search(r"\((?:done|completed)\)|\bdone\s*[:!✅]|✅|\[x\]", lower):
+        return "done"
+    if re.search(r"\b(?:dropped|won'?t\s+do|wontfix|abandoned)\b", lower):
+        return "dropped"
+    if re.search(r"\bin[\s-]progress\b|\(wip\)|\[wip\]", lower):
+        return "in_progress"
+    return "open"
+
+
+def _status_heading(text: str) -> tuple[str, int | None] | None:
+    m = re.match(r"^(.*?)\s*(?:\(\s*(\d+)\s*\))?\s*:?$", clean_inline(text).strip())
+    if not m:
+        return None
+    for status, pattern in _STATUS_HEADINGS:
+        if pattern.match(m.group(1).strip()):
+            return status, int(m.group(2)) if m.group(2) else None
+    return None
+
+
+def _table_rows(lines: list[tuple[int, str]]) -> list[tuple[int, list[str], list[str]]]:
+    """(line, cell texts, cell hrefs) per row of an HTML table or a pipe table."""
+    rows = []
+    if lines and lines[0][1].lstrip().startswith("|"):
+        for no, line in lines:
+            cells = line.strip().strip("|").split("|")
+            if all(re.fullmatch(r"\s*:?-{2,}:?\s*", c) for c in cells):
+                continue
+            rows.append((no, [clean_inline(c) for c in cells], [" ".join(_URL.findall(c)) for c in cells]))
+        return rows
+    start = lines[0][0] if lines else 0
+    joined = "\n".join(line for _, line in lines)
+    for row in re.finditer(r"<tr\b[^>]*>(.*?)</tr\s*>", joined, re.S | re.I):
+        cells = re.findall(r"<t[dh]\b[^>]*>(.*?)</t[dh]\s*>", row.group(1), re.S | re.I)
+        texts = [clean_inline(re.sub(r"<(?:p|br)\b[^>]*>", " ", c, flags=re.I)) for c in cells]
+        hrefs = [" ".join(re.findall(r"href=\"([^\"]+)\"", c)) for c in cells]
+        rows.append((start + joined.count("\n", 0, row.start()), texts, hrefs))
+    return rows
+
+
+def _kep_table(lines, status, release, name, warnings) -> list[KepRowRecord]:
+    """Rows of a retro KEP table: number (cell or issue link), name, type ("Stage Status"), stage, assignee."""
+    rows = _table_rows(lines)
+    columns: dict[str, int] = {}
+    if rows and not any(re.fullmatch(r"#?\d+", c) for c in rows[0][1]):
+        for i, cell in enumerate(rows[0][1]):
+            label = cell.lower()
+            if "number" in label or "issue" in label or label in {"#", "kep", "kep #", "id"}:
+                columns.setdefault("number", i)
+            elif label in {"name", "title", "kep title", "enhancement", "kep name"}:
+                columns.setdefault("title", i)
+            elif label in {"stage status", "type", "kind"}:
+                columns.setdefault("type", i)
+            elif label in {"stage", "target stage", "target"}:
+                columns.setdefault("stage", i)
+            elif label in {"assignee", "owner", "contact", "author", "assigned"}:
+                columns.setdefault("assignee", i)
+        if columns:
+            rows = rows[1:]
+    records = []
+    for no, cells, hrefs in rows:
+
+        def cell(key, cells=cells):
+            i = columns.get(key)
+            return cells[i] if i is not None and i < len(cells) else ""
+
+        number = None
+        text = cell("number")
+        candidates = [text] if "number" in columns else cells
+        for i, value in enumerate(candidates):
+            m = re.fullmatch(r"#?(\d{1,9})", value.strip())
+            refs = kep_refs(hrefs[i] if "number" not in columns and i < len(hrefs) else "")
+            if m or refs:
+                number = int(m.group(1)) if m else refs[0]
+                break
+        if number is None or not 0 < number <= MAX_INT:
+            if any(cells):
+                warnings.append(f"{name}:{no}: {release} KEP table row without a KEP number skipped")
+            continue
+        title = cell("title") or next((c for c in cells if re.search(r"[A-Za-z]", c)), "")
+        kind = _TYPES.get(cell("type").lower().strip(" +*"), "")
+        stage = _STAGES.get(cell("stage").lower().strip(" +*"), "")
+        assignee = cell("assignee").strip().lstrip("@")
+        records.append(
+            KepRowRecord(
+                number=number,
+                title=title[:300],
+                status=status,
+                type=kind,
+                target_stage=stage,
+                assignee=assignee if _HANDLE.match(assignee) else "",
+                line=no,
+            )
+        )
+    return records
+
+
+class _RetroReader:
+    """Reads one retrospective agenda item: tallies, went-well/to-improve/action lists and KEP tables."""
+
+    def __init__(self, raw: _RawItem, name: str, warnings: list[str]):
+        self.raw = raw
+        self.name = name
+        self.warnings = warnings
+        self.records: dict[str, RetroRecord] = {}
+
+    def record(self, release: str, line: int, *, held: bool = False) -> RetroRecord:
+        record = self.records.get(release)
+        if record is None:
+            record = self.records[release] = RetroRecord(release=release, held=held, line=line)
+        record.held = record.held or held
+        return record
+
+    def read(self) -> list[RetroRecord]:
+        own = self.raw.retro_release
+        release = own
+        seen: set[str] = set()
+        self.record(own, self.raw.line, held=True)
+        section: str | None = None
+        header_indent = entry_indent = None
+        header_is_bullet = False
+        ancestors: list[tuple[int, str]] = []
+        pending: tuple[str, int | None, int] | None = None
+        lines = self.raw.lines
+        i = 0
+        while i < len(lines):
+            no, line = lines[i]
+            i += 1
+            if not line.strip():
+                continue
+            if line.lstrip().lower().startswith("<table") or (pending and line.lstrip().startswith("|")):
+                block = self._take_table(lines, i - 1)
+                i += len(block) - 1
+                if pending:
+                    status, declared, at = pending
+                    rows = _kep_table(block, status, release, self.name, self.warnings)
+                    if declared is not None and declared != len(rows):
+                        self.warnings.append(
+                            f"{self.name}:{at}: heading announces {declared} KEPs, the table lists {len(rows)}"
+                        )
+                    self.record(release, at).keps.extend(rows)
+                    pending = None
+                continue
+            bullet = _bullet(line)
+            indent = _indent(line)
+            content = (bullet.group("text") or "") if bullet else line.strip()
+            cleaned = clean_inline(content)
+            while ancestors and ancestors[-1][0] >= indent:
+                ancestors.pop()
+            ancestors.append((indent, cleaned))
+            if no == self.raw.line:
+                self._source_url(self.record(own, no), line)
+                continue
+            context = _RETRO_CONTEXT.match(cleaned)
+            if context:
+                release, section, seen = _version(context.group(1)), None, set()
+                self.record(release, no, held=release == own)
+                continue
+            status = _status_heading(content) if not bullet else None
+            if status:
+                pending = (status[0], status[1], no)
+                continue
+            pending = None
+            if self._tally(cleaned, ancestors, release, no):
+                continue
+            header = _section_header(content)
+            if header:
+                if header in seen and release != own:
+                    # A list heading repeats: the quoted other release's summary is over.
+                    release, seen = own, set()
+                seen.add(header)
+                section, header_indent, header_is_bullet, entry_indent = header, indent, bool(bullet), None
+                continue
+            if section and bullet:
+                if entry_indent is None:
+                    if header_is_bullet and indent < header_indent:
+                        section = None
+                    else:
+                        entry_indent = indent
+                elif indent < entry_indent - 1:
+                    section = None
+                if section:
+                    record = self.record(release, no)
+                    if indent > entry_indent + 1 and record.entries:
+                        last = record.entries[-1]
+                        last.text = f"{last.text}\n- {clean_inline(content)}"
+                    else:
+                        record.entries.append(self._entry(section, content, no))
+                    continue
+            self._source_url(self.record(own, self.raw.line), line)
+        return [r for r in self.records.values() if r.held or r.tracked is not None or r.entries or r.keps]
+
+    def _take_table(self, lines, start):
+        if lines[start][1].lstrip().startswith("|"):
+            end = start
+            while end < len(lines) and lines[end][1].lstrip().startswith("|"):
+                end += 1
+            return lines[start:end]
+        tracker = _BlockTracker()
+        end = start
+        while end < len(lines):
+            tracker.feed(*lines[end])
+            end += 1
+            if not tracker.table_depth:
+                break
+        return lines[start:end]
+
+    def _tally(self, cleaned, ancestors, release, no) -> bool:
+        for pattern in _TALLIES:
+            m = pattern.search(cleaned)
+            if not m:
+                continue
+            tracked, merged = int(m.group("tracked")), int(m.group("merged"))
+            named = m.groupdict().get("rel")
+            if named:
+                target = _version(named)
+            else:
+                mentioned = [release_mentions(text) for _, text in reversed(ancestors)]
+                target = next((found[0] for found in mentioned if found), release)
+            if merged > tracked or tracked > MAX_INT:
+                self.warnings.append(f"{self.name}:{no}: tally for {target} has more merged than tracked; ignored")
+                return True
+            record = self.record(target, no, held=False)
+            record.tracked, record.merged = tracked, merged
+            return True
+        return False
+
+    def _source_url(self, record: RetroRecord, line: str) -> None:
+        if record.source_url or not re.search(r"retro", line, re.I):
+            return
+        for url in _URL.findall(line):
+            url = url.rstrip(".,;:!?*_")
+            if len(url) <= 200 and "github.com" not in url:
+                record.source_url = url
+                return
+
+    @staticmethod
+    def _entry(section: str, content: str, no: int) -> RetroEntryRecord:
+        """One list entry; "Suggested action: ..." / "AI(owner): ..." is an action item in any list."""
+        text = clean_inline(content)
+        category = section
+        owner = None
+        prefix = _ACTION_PREFIX.match(text)
+        if prefix:
+            category = "action_item"
+            text = text[prefix.end() :].strip() or text
+            if prefix.group(1):
+                owner = owner_of(f"[{prefix.group(1)}]")
+        if category != "action_item":
+            return RetroEntryRecord(category=category, text=text, owner=None, status="", line=no)
+        return RetroEntryRecord(
+            category=category, text=text, owner=owner or owner_of(content), status=action_status(content), line=no
+        )
+
+
+_ACTION_PREFIX = re.compile(r"^(?:suggested\s+action|action(?:\s+item)?|ai)\s*(?:\(\s*([^)]*?)\s*\))?\s*:\s*", re.I)
