@@ -14,7 +14,7 @@ from .models import (
     Retrospective,
     TrackedEnhancement,
 )
-from .services import tracked_enhancement_bulk_set_status, tracked_enhancement_set_status
+from .services import release_stats_compute, tracked_enhancement_bulk_set_status, tracked_enhancement_set_status
 
 
 class MilestoneInline(admin.TabularInline):
@@ -66,6 +66,14 @@ class ReleaseAdmin(admin.ModelAdmin):
     @admin.display(ordering="done_count", description="Done")
     def done(self, obj):
         return obj.done_count
+
+    actions = ["recompute_stats"]
+
+    @admin.action(description="Recompute stats of the selected releases")
+    def recompute_stats(self, request, queryset):
+        rows = release_stats_compute(release_ids=list(queryset.values_list("pk", flat=True)))
+        releases = len({row.release_id for row in rows})
+        self.message_user(request, f"Stats recomputed for {releases} release(s) ({len(rows)} rows).")
 
 
 @admin.register(Milestone)

@@ -7,6 +7,17 @@
 - `retro`: retrospectives and their items.
 """
 
+from .reminders import freeze_reminders_send, reminder_deliver, reminder_deliveries_claim, reminder_deliveries_plan
+from .stats import release_stats_compute, release_stats_request
 from .tracking import tracked_enhancement_bulk_set_status, tracked_enhancement_set_status
 
-__all__ = ["tracked_enhancement_bulk_set_status", "tracked_enhancement_set_status"]
+__all__ = [
+    "freeze_reminders_send",
+    "release_stats_compute",
+    "release_stats_request",
+    "reminder_deliver",
+    "reminder_deliveries_claim",
+    "reminder_deliveries_plan",
+    "tracked_enhancement_bulk_set_status",
+    "tracked_enhancement_set_status",
+]

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from releases.choices import EnhancementStatus
 from releases.models import EnhancementStatusChange, TrackedEnhancement
+from releases.services.stats import release_stats_request
 
 
 @transaction.atomic
@@ -39,6 +40,7 @@ def tracked_enhancement_set_status(
             author=author or (user.get_username() if getattr(user, "pk", None) else ""),
             note=note,
         )
+        release_stats_request(release_ids=[tracked_enhancement.release_id])
     return tracked_enhancement
 
 
@@ -75,4 +77,5 @@ def tracked_enhancement_bulk_set_status(
     changed = [change.tracked_enhancement for change in changes]
     TrackedEnhancement.objects.bulk_update(changed, ["status", "updated_at"])
     EnhancementStatusChange.objects.bulk_create(changes)
+    release_stats_request(release_ids={row.release_id for row in changed})
     return len(changes)

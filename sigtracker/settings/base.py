@@ -160,6 +160,15 @@ CELERY_BEAT_SCHEDULE = {
 
 # Reminder offsets before each freeze, in hours; a SIG may override them (Sig.reminder_offsets).
 SIGTRACKER_REMINDER_OFFSETS_HOURS = [14 * 24, 7 * 24, 2 * 24, 24, 0]
+# Hours before the exception window after a freeze closes at which a last reminder goes out.
+SIGTRACKER_REMINDER_EXCEPTION_OFFSETS_HOURS = [24]
+# A reminder is sent by the first beat within this many minutes after it falls due (covers a missed beat).
+SIGTRACKER_REMINDER_GRACE_MINUTES = int(os.environ.get("SIGTRACKER_REMINDER_GRACE_MINUTES", "60"))
+# A sender's claim on a delivery older than this is taken to be from a dead worker and handed out again;
+# it must exceed the longest an SMTP send can take (twice EMAIL_TIMEOUT).
+SIGTRACKER_REMINDER_LEASE_SECONDS = int(os.environ.get("SIGTRACKER_REMINDER_LEASE_SECONDS", "600"))
+# Stats recomputes queued after edits wait this long, so a burst of edits makes one job per release.
+SIGTRACKER_STATS_DEBOUNCE_SECONDS = int(os.environ.get("SIGTRACKER_STATS_DEBOUNCE_SECONDS", "5"))
 # Where the public site lives, for links in emails.
 SIGTRACKER_BASE_URL = os.environ.get("SIGTRACKER_BASE_URL", "http://127.0.0.1:8000")
 

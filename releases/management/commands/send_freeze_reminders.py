@@ -1,0 +1,61 @@
+"""`manage.py send_freeze_reminders [--dry-run] [--now ISO]`: send the freeze reminders due at an instant.
+
+Synchronous, through the configured email backend, with the same exactly-once delivery records as the
+beat task: running it twice (or beside beat) sends nothing twice. `--now` replays a past instant as it
+was then (the board as its status history stood), e.g. against a test SMTP server.
+"""
+
+import datetime
+
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from releases.services.reminders import freeze_reminders_send
+
+
+class Command(BaseCommand):
+    help = "Send the freeze reminder emails due now (or at --now), exactly once per recipient."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--dry-run", action="store_true", help="Print what would be sent; record and send nothing.")
+        parser.add_argument(
+            "--now",
+            metavar="ISO-DATETIME",
+            help="Behave as at this instant, e.g. 2022-11-07T18:00:00-08:00 (no offset: UTC). Default: now.",
+        )
+
+    def handle(self, *args, dry_run, now, verbosity, **options):
+        instant = timezone.now()
+        if now:
+            instant = parse_datetime(now)
+            if instant is None:
+                raise CommandError(f"--now: not an ISO date-time: {now!r}")
+            if timezone.is_naive(instant):
+                instant = timezone.make_aware(instant, datetime.UTC)
+        report = freeze_reminders_send(now=instant, dry_run=dry_run)
+        verb = "would send" if dry_run else "planned"
+        if verbosity >= 1:
+            at = f"{instant.astimezone(datetime.UTC):%Y-%m-%d %H:%M} UTC"
+            self.stdout.write(f"At {at}: {verb} {len(report.planned)} reminder email(s).")
+        if verbosity >= 2 or (dry_run and verbosity >= 1):
+            for item in report.planned:
+                due = item.due
+                state = f"skip ({item.skip_reason})" if item.skip_reason else "send"
+                keps = f" KEPs {', '.join(map(str, item.keps))}" if item.keps else ""
+                self.stdout.write(
+                    f"  {state}: {item.kind} to {item.recipient} — v{due.milestone.release.version} "
+                    f"{due.milestone.get_kind_display()} {due.anchor} −{due.offset_hours}h{keps}"
+                )
+        if not dry_run and verbosity >= 1:
+            self.stdout.write(
+                f"Sent {report.sent}, skipped {report.skipped}, already handled elsewhere {report.elsewhere}, "
+                f"failed {len(report.failed)}."
+            )
+        for failure in report.failed:
+            self.stderr.write(f"failed: {failure}")
+        if report.failed:
+            raise CommandError(
+                f"{len(report.failed)} deliveries failed; those that failed for a transient reason are retried by the "
+                "next run within the grace period"
+            )

@@ -1,0 +1,633 @@
+"""Freeze reminder emails, delivered exactly once.
+
+What is due at an instant T: for each freeze milestone that sends reminders, each SIG on the release's
+board at T reminds at its offsets (`Sig.reminder_offsets`, else `SIGTRACKER_REMINDER_OFFSETS_HOURS`)
+before the freeze, and at `SIGTRACKER_REMINDER_EXCEPTION_OFFSETS_HOURS` before the exception window after
+it closes. A reminder is due when its instant (anchor minus offset, computed in UTC, so "1 day before" is
+24 hours before whatever the clocks in California do) lies within the last `SIGTRACKER_REMINDER_GRACE_MINUTES`.
+
+Two kinds of email go out for each due reminder: a digest to each SIG mailing list, and a personal note to
+each author, assignee or enhancements contact of a KEP not ready for that freeze. Everything is read "as of"
+T from the status history, so replaying a past instant sends what would have been sent then.
+
+Exactly once: every (milestone, anchor, offset, kind, recipient) gets one `ReminderDelivery` row, created
+before anything is sent (the unique constraint decides between racing beats). A sender takes a lease on
+the row (`claimed_at`, a compare-and-swap UPDATE), sends outside any transaction, and marks it sent. A lease
+older than `SIGTRACKER_REMINDER_LEASE_SECONDS` belongs to a sender that died: the next planning run hands
+the row out again. The one window left is between the SMTP server's "250 OK" for the message and the
+commit that marks the row sent (microseconds); the Message-ID is fixed per row, so a copy resent across
+that window is recognisably the same message.
+"""
+
+import datetime
+import logging
+import smtplib
+import zoneinfo
+from collections import defaultdict
+from dataclasses import dataclass, field
+from urllib.parse import urlparse
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives, get_connection
+from django.db import connection, transaction
+from django.db.models import F, Q
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+
+from keps.models import Person, Sig
+from releases.choices import (
+    AT_RISK_STATUSES,
+    FREEZE_KINDS,
+    ActionStatus,
+    DeliveryState,
+    EnhancementStatus,
+    MilestoneKind,
+    ReminderKind,
+    RetroCategory,
+)
+from releases.models import Milestone, ReminderDelivery, RetroItem, TrackedEnhancement
+from releases.services.stats import OUT_OF_PLAY, status_at_expression
+
+logger = logging.getLogger(__name__)
+
+PACIFIC = zoneinfo.ZoneInfo("America/Los_Angeles")
+#: Anywhere on Earth: a deadline "AoE" has passed only once it has passed in the last time zone, UTC−12.
+AOE = datetime.timezone(datetime.timedelta(hours=-12), "AoE")
+Anchor = ReminderDelivery.Anchor
+
+# How far along the board a freeze is: a KEP is ready for a freeze when it is tracked for it or a later one.
+_LEVEL = {"prr": 1, "enhancements": 2, "code": 3, "docs": 4}
+_STATUS_LEVEL = {
+    EnhancementStatus.AT_RISK_PRR: 1,
+    EnhancementStatus.TRACKED_PRR: 1,
+    EnhancementStatus.AT_RISK_ENHANCEMENTS: 2,
+    EnhancementStatus.TRACKED_ENHANCEMENTS: 2,
+    EnhancementStatus.AT_RISK_CODE: 3,
+    EnhancementStatus.TRACKED_CODE: 3,
+    EnhancementStatus.AT_RISK_DOCS: 4,
+    EnhancementStatus.TRACKED_DOCS: 4,
+}
+#: Which stage of the board each kind of freeze checks, and what it requires (the enhancements handbook).
+FREEZE_LEVEL = {
+    MilestoneKind.PRR_FREEZE: "prr",
+    MilestoneKind.ENHANCEMENTS_FREEZE: "enhancements",
+    MilestoneKind.FEATURE_BLOG_FREEZE: "enhancements",
+    MilestoneKind.SIG_SOFT_FREEZE: "code",
+    MilestoneKind.CODE_FREEZE: "code",
+    MilestoneKind.TEST_FREEZE: "code",
+    MilestoneKind.DOCS_FREEZE: "docs",
+}
+REQUIREMENTS = {
+    "prr": "the production readiness questionnaire answered and a PRR approver named in "
+    "keps/prod-readiness/<sig>/<number>.yaml",
+    "enhancements": "the KEP merged as implementable, with stage and latest-milestone set in kep.yaml, "
+    "a test plan, graduation criteria and PRR approval",
+    "code": "every code PR merged into kubernetes/kubernetes (or an exception requested)",
+    "docs": "the documentation PR reviewed and merged into kubernetes/website",
+}
+ROLE_LABELS = {"author": "author", "assignee": "assignee", "contact": "enhancements contact"}
+
+
+class DeliveryError(Exception):
+    """A delivery that cannot be sent for a lasting reason (a 5xx answer from the SMTP server)."""
+
+
+def is_transient(exc: BaseException) -> bool:
+    """True for SMTP/network failures worth retrying: connection problems, timeouts and 4xx answers."""
+    if isinstance(exc, smtplib.SMTPResponseException):
+        return 400 <= exc.smtp_code < 500
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        return all(400 <= code < 500 for code, _ in exc.recipients.values())
+    return isinstance(exc, smtplib.SMTPServerDisconnected | smtplib.SMTPConnectError | OSError)
+
+
+# --- what is due ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class DueReminder:
+    """One milestone/anchor/offset due at T, and the SIGs that remind at that offset."""
+
+    milestone: Milestone
+    anchor: str
+    offset_hours: int
+    due_at: datetime.datetime
+    sig_ids: list[int]
+
+    @property
+    def anchor_at(self) -> datetime.datetime:
+        return self.milestone.exception_deadline if self.anchor == Anchor.EXCEPTION_CLOSE else self.milestone.at
+
+
+@dataclass
+class PlannedDelivery:
+    due: DueReminder
+    kind: str
+    recipient: str
+    person_id: int | None = None
+    skip_reason: str = ""
+    sig_ids: list[int] = field(default_factory=list)
+    keps: list[int] = field(default_factory=list)
+
+
+def _offsets(sig: Sig) -> list[int]:
+    raw = sig.reminder_offsets or settings.SIGTRACKER_REMINDER_OFFSETS_HOURS
+    return sorted({int(hours) for hours in raw if int(hours) >= 0}, reverse=True)
+
+
+def _exception_offsets() -> list[int]:
+    return sorted({int(h) for h in getattr(settings, "SIGTRACKER_REMINDER_EXCEPTION_OFFSETS_HOURS", [24])})
+
+
+def _grace() -> datetime.timedelta:
+    return datetime.timedelta(minutes=getattr(settings, "SIGTRACKER_REMINDER_GRACE_MINUTES", 60))
+
+
+def board_at(*, release_id: int, as_of: datetime.datetime, sig_ids=None):
+    """Tracked enhancements of a release that were on the board at `as_of`, with `status_then` annotated."""
+    rows = TrackedEnhancement.objects.filter(release_id=release_id)
+    if sig_ids is not None:
+        rows = rows.filter(sig_id__in=sig_ids)
+    return rows.annotate(status_then=status_at_expression(as_of)).filter(status_then__isnull=False)
+
+
+def reminders_due(*, now: datetime.datetime) -> list[DueReminder]:
+    """Every reminder whose instant falls in (now − grace, now], with the SIGs that send it."""
+    sigs = list(Sig.objects.all())
+    offsets = {sig.pk: _offsets(sig) for sig in sigs}
+    longest = max([0, *settings.SIGTRACKER_REMINDER_OFFSETS_HOURS, *(max(o, default=0) for o in offsets.values())])
+    longest = max(longest, *_exception_offsets(), 0)
+    earliest, latest = now - _grace(), now + datetime.timedelta(hours=longest)
+    milestones = (
+        Milestone.objects.filter(kind__in=FREEZE_KINDS, sends_reminders=True)
+        .filter(Q(at__gt=earliest, at__lte=latest) | Q(exception_deadline__gt=earliest, exception_deadline__lte=latest))
+        .select_related("release", "sig")
+        .order_by("at", "pk")
+    )
+    due: list[DueReminder] = []
+    for milestone in milestones:
+        if milestone.sig_id:
+            on_board = {milestone.sig_id}
+        else:
+            on_board = set(board_at(release_id=milestone.release_id, as_of=now).values_list("sig_id", flat=True))
+        anchors = [(Anchor.FREEZE, milestone.at, None)]
+        if milestone.exception_deadline:
+            anchors.append((Anchor.EXCEPTION_CLOSE, milestone.exception_deadline, _exception_offsets()))
+        for anchor, anchor_at, fixed in anchors:
+            by_offset: dict[int, list[int]] = defaultdict(list)
+            for sig_id in sorted(on_board):
+                for hours in fixed if fixed is not None else offsets.get(sig_id, []):
+                    by_offset[hours].append(sig_id)
+            for hours, sig_ids in sorted(by_offset.items(), reverse=True):
+                # Pure UTC arithmetic: a day is 24 hours, whatever daylight saving does to wall clocks.
+                at = anchor_at - datetime.timedelta(hours=hours)
+                if earliest < at <= now:
+                    due.append(DueReminder(milestone, anchor, hours, at, sig_ids))
+    return due
+
+
+def _ready(status: str, level: str, anchor: str) -> bool:
+    """Whether a row in `status` already meets the freeze at `level` (for the exception window: is done)."""
+    if status == EnhancementStatus.DONE:
+        return True
+    if status == EnhancementStatus.EXCEPTION_PENDING:
+        return False
+    if status == EnhancementStatus.EXCEPTION_APPROVED:
+        # An approved exception must land before the window closes.
+        return anchor == Anchor.FREEZE
+    stage = _STATUS_LEVEL.get(status)
+    if stage is None:
+        return True
+    if status in AT_RISK_STATUSES:
+        return stage > _LEVEL[level]
+    return stage >= _LEVEL[level]
+
+
+def _not_ready(rows, due: DueReminder) -> list:
+    level = FREEZE_LEVEL[due.milestone.kind]
+    return [
+        row for row in rows if row.status_then not in OUT_OF_PLAY and not _ready(row.status_then, level, due.anchor)
+    ]
+
+
+def _people_of(row) -> list[tuple[Person, str]]:
+    people = [(person, "author") for person in row.kep.authors.all()]
+    if row.assignee_id:
+        people.append((row.assignee, "assignee"))
+    if row.enhancements_contact_id:
+        people.append((row.enhancements_contact, "contact"))
+    return people
+
+
+def reminder_deliveries_plan(*, now: datetime.datetime) -> list[PlannedDelivery]:
+    """Who gets which reminder at `now`: a digest per SIG mailing list, a note per person with KEPs to fix."""
+    planned: list[PlannedDelivery] = []
+    for due in reminders_due(now=now):
+        sigs = Sig.objects.filter(pk__in=due.sig_ids).order_by("slug")
+        lists: dict[str, list[int]] = defaultdict(list)
+        for sig in sigs:
+            if sig.mailing_list:
+                lists[sig.mailing_list.lower()].append(sig.pk)
+        for address, sig_ids in sorted(lists.items()):
+            planned.append(PlannedDelivery(due, ReminderKind.DIGEST, address, sig_ids=sig_ids))
+        rows = (
+            board_at(release_id=due.milestone.release_id, as_of=now, sig_ids=due.sig_ids)
+            .select_related("kep", "assignee", "enhancements_contact")
+            .prefetch_related("kep__authors")
+        )
+        people: dict[str, dict] = {}
+        for row in _not_ready(rows, due):
+            for person, _role in _people_of(row):
+                if not person.email:
+                    continue
+                entry = people.setdefault(person.email.lower(), {"person": person, "keps": set(), "opted_out": True})
+                entry["keps"].add(row.kep.number)
+                # Two records sharing an address: send unless every one of them opted out.
+                entry["opted_out"] = entry["opted_out"] and person.reminders_opt_out
+                if not person.reminders_opt_out:
+                    entry["person"] = person
+        for address, entry in sorted(people.items()):
+            planned.append(
+                PlannedDelivery(
+                    due,
+                    ReminderKind.PERSONAL,
+                    address,
+                    person_id=entry["person"].pk,
+                    skip_reason="opted out of reminder emails" if entry["opted_out"] else "",
+                    keps=sorted(entry["keps"]),
+                )
+            )
+    return planned
+
+
+# --- claiming -------------------------------------------------------------------------------------------
+
+
+def _lease() -> datetime.timedelta:
+    return datetime.timedelta(seconds=getattr(settings, "SIGTRACKER_REMINDER_LEASE_SECONDS", 600))
+
+
+def reminder_deliveries_claim(*, now: datetime.datetime, planned: list[PlannedDelivery] | None = None) -> list[int]:
+    """Create the delivery rows for what is due at `now` (one per recipient, whoever else is planning the
+    same) and return the ids of those waiting for a sender: new ones, ones released after a failed attempt,
+    and ones whose sender's lease has expired (a killed worker)."""
+    planned = reminder_deliveries_plan(now=now) if planned is None else planned
+    if not planned:
+        return []
+    real_now = timezone.now()
+    rows = [
+        ReminderDelivery(
+            milestone=item.due.milestone,
+            anchor=item.due.anchor,
+            offset_hours=item.due.offset_hours,
+            kind=item.kind,
+            recipient=item.recipient,
+            person_id=item.person_id,
+            due_at=item.due.due_at,
+            state=DeliveryState.SKIPPED if item.skip_reason else DeliveryState.CLAIMED,
+            error=item.skip_reason,
+        )
+        for item in planned
+    ]
+    with transaction.atomic():
+        # The unique constraint decides: a row another beat or worker created first is left alone.
+        ReminderDelivery.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
+    keys = {
+        (item.due.milestone.pk, item.due.anchor, item.due.offset_hours, item.kind, item.recipient) for item in planned
+    }
+    milestones = {key[0] for key in keys}
+    waiting = []
+    for pk, *key, claimed_at in (
+        ReminderDelivery.objects.filter(milestone_id__in=milestones, state=DeliveryState.CLAIMED)
+        .values_list("pk", "milestone_id", "anchor", "offset_hours", "kind", "recipient", "claimed_at")
+        .order_by("kind", "recipient")
+    ):
+        if tuple(key) in keys and (claimed_at is None or claimed_at < real_now - _lease()):
+            waiting.append(pk)
+    return waiting
+
+
+def _take_lease(delivery_id: int) -> datetime.datetime | None:
+    """Compare-and-swap the row's lease to us; None when it is sent, skipped or someone holds it."""
+    stamp = timezone.now()
+    free = Q(claimed_at__isnull=True) | Q(claimed_at__lt=stamp - _lease())
+    taken = ReminderDelivery.objects.filter(free, pk=delivery_id, state=DeliveryState.CLAIMED).update(
+        claimed_at=stamp, attempts=F("attempts") + 1
+    )
+    return stamp if taken else None
+
+
+# --- content --------------------------------------------------------------------------------------------
+
+
+def _when(at: datetime.datetime, milestone: Milestone) -> dict:
+    """The instant as the release team quotes it: UTC, US Pacific (PST or PDT as the date has it), AoE."""
+    utc = at.astimezone(datetime.UTC)
+    pacific = at.astimezone(PACIFIC)
+    offset = pacific.utcoffset().total_seconds() / 3600
+    when = {
+        "utc": utc.strftime("%a %Y-%m-%d %H:%M UTC"),
+        "pacific": pacific.strftime("%a %Y-%m-%d %H:%M ") + f"{pacific.tzname()} (UTC{offset:+.0f})".replace("-", "−"),
+        "aoe": "",
+        "all_day": milestone.all_day,
+    }
+    if (milestone.quoted_timezone or "").upper() == "AOE":
+        when["aoe"] = at.astimezone(AOE).strftime("%a %Y-%m-%d %H:%M AoE")
+    return when
+
+
+def _lead(due: DueReminder) -> str:
+    hours = due.offset_hours
+    if due.anchor == Anchor.EXCEPTION_CLOSE:
+        return "closes now" if hours == 0 else f"closes in {_span(hours)}"
+    return "is now in effect" if hours == 0 else f"is in {_span(hours)}"
+
+
+def _span(hours: int) -> str:
+    if hours % 24 == 0:
+        days = hours // 24
+        return "1 day" if days == 1 else f"{days} days"
+    return "1 hour" if hours == 1 else f"{hours} hours"
+
+
+def _needs(status: str, level: str, due: DueReminder, milestone: Milestone) -> str:
+    requirement = REQUIREMENTS[level]
+    if status == EnhancementStatus.EXCEPTION_PENDING:
+        return (
+            "its exception request awaits the release team's decision; if granted, the remaining work must "
+            "merge before the exception window closes"
+        )
+    if status == EnhancementStatus.EXCEPTION_APPROVED:
+        return "its approved exception: the remaining work must merge before the exception window closes"
+    if due.anchor == Anchor.FREEZE and due.offset_hours == 0:
+        deadline = milestone.exception_deadline
+        tail = (
+            f"; request an exception before {deadline.astimezone(datetime.UTC):%Y-%m-%d %H:%M} UTC" if deadline else ""
+        )
+        return f"missed: {requirement}{tail}, or it is removed from the milestone"
+    return requirement
+
+
+def _base_url() -> str:
+    return settings.SIGTRACKER_BASE_URL.rstrip("/")
+
+
+def _row_context(row, level: str, due: DueReminder, roles=None) -> dict:
+    status = row.status_then
+    return {
+        "number": row.kep.number,
+        "title": row.kep.title,
+        "sig": row.sig.slug if hasattr(row, "sig") else "",
+        "status": EnhancementStatus(status).label,
+        "at_risk": status in AT_RISK_STATUSES or status == EnhancementStatus.EXCEPTION_PENDING,
+        "out": status in OUT_OF_PLAY,
+        "done": status == EnhancementStatus.DONE,
+        "ready": _ready(status, level, due.anchor),
+        "needs": "" if _ready(status, level, due.anchor) else _needs(status, level, due, due.milestone),
+        "roles": ", ".join(ROLE_LABELS[r] for r in roles) if roles else "",
+        "url": _base_url() + reverse("keps:kep_detail", kwargs={"number": row.kep.number}),
+        "stage": row.get_target_stage_display(),
+    }
+
+
+def _sort_key(entry: dict):
+    # At risk first, then everything else still in play, then what is done, then what left the release.
+    return (0 if entry["at_risk"] else 3 if entry["out"] else 2 if entry["done"] else 1, entry["number"])
+
+
+def _common_context(due: DueReminder) -> dict:
+    milestone = due.milestone
+    release = milestone.release
+    level = FREEZE_LEVEL[milestone.kind]
+    return {
+        "release": release,
+        "milestone": milestone,
+        "freeze": milestone.label or milestone.get_kind_display(),
+        "lead": _lead(due),
+        "anchor": due.anchor,
+        "exception_close": due.anchor == Anchor.EXCEPTION_CLOSE,
+        "in_effect": due.anchor == Anchor.FREEZE and due.offset_hours == 0,
+        "when": _when(due.anchor_at, milestone),
+        "freeze_when": _when(milestone.at, milestone),
+        "requirement": REQUIREMENTS[level],
+        "release_url": _base_url() + release.get_absolute_url(),
+        "base_url": _base_url(),
+    }
+
+
+@dataclass
+class Message:
+    subject: str
+    text: str
+    html: str
+
+
+def render_digest(*, due: DueReminder, sig_ids: list[int], recipient: str, as_of: datetime.datetime) -> Message:
+    """The SIG digest: the freeze and when, what it requires, every KEP of the SIG(s) at risk first,
+    and the retro action items due in this release that are still open."""
+    context = _common_context(due)
+    level = FREEZE_LEVEL[due.milestone.kind]
+    sigs = list(Sig.objects.filter(pk__in=sig_ids).order_by("slug"))
+    rows = board_at(release_id=due.milestone.release_id, as_of=as_of, sig_ids=sig_ids).select_related("kep", "sig")
+    keps = sorted((_row_context(row, level, due) for row in rows), key=_sort_key)
+    actions = (
+        RetroItem.objects.filter(
+            category=RetroCategory.ACTION_ITEM,
+            status__in=[ActionStatus.OPEN, ActionStatus.IN_PROGRESS],
+            due_release=due.milestone.release,
+            retrospective__sig__in=sig_ids,
+        )
+        .select_related("owner", "retrospective__release", "retrospective__sig")
+        .order_by("retrospective__release__major", "retrospective__release__minor", "order", "pk")
+    )
+    at_risk = sum(1 for k in keps if k["at_risk"])
+    not_ready = sum(1 for k in keps if not k["ready"] and not k["out"])
+    context.update(
+        sigs=sigs,
+        sig_names=", ".join(sig.slug for sig in sigs),
+        recipient=recipient,
+        keps=keps,
+        at_risk=at_risk,
+        not_ready=not_ready,
+        in_play=sum(1 for k in keps if not k["out"]),
+        actions=actions,
+    )
+    prefix = "[" + ", ".join(sig.slug for sig in sigs) + "] "
+    subject = f"{prefix}{context['freeze']} for v{due.milestone.release.version} {context['lead']}"
+    if due.anchor == Anchor.EXCEPTION_CLOSE:
+        subject = f"{prefix}Exception window after {context['freeze']} (v{due.milestone.release.version}) {_lead(due)}"
+    if not_ready:
+        subject += f" — {not_ready} KEP{'s' if not_ready != 1 else ''} not ready"
+    return Message(
+        subject=subject,
+        text=render_to_string("releases/email/digest.txt", context),
+        html=render_to_string("releases/email/digest.html", context),
+    )
+
+
+def render_personal(
+    *, due: DueReminder, person: Person | None, recipient: str, as_of: datetime.datetime
+) -> Message | None:
+    """The personal note: just this person's KEPs that are not ready, with what each still needs.
+    None when nothing is left to remind them of (the KEPs got ready since the reminder was planned)."""
+    context = _common_context(due)
+    level = FREEZE_LEVEL[due.milestone.kind]
+    rows = (
+        board_at(release_id=due.milestone.release_id, as_of=as_of, sig_ids=due.sig_ids)
+        .filter(
+            Q(kep__authors__email__iexact=recipient)
+            | Q(assignee__email__iexact=recipient)
+            | Q(enhancements_contact__email__iexact=recipient)
+        )
+        .distinct()
+        .select_related("kep", "sig", "assignee", "enhancements_contact")
+        .prefetch_related("kep__authors")
+    )
+    keps = []
+    for row in _not_ready(rows, due):
+        roles = sorted({role for p, role in _people_of(row) if p.email.lower() == recipient.lower()})
+        keps.append(_row_context(row, level, due, roles))
+    if not keps:
+        return None
+    keps.sort(key=_sort_key)
+    context.update(person=person, recipient=recipient, keps=keps)
+    n = len(keps)
+    subject = (
+        f"{context['freeze']} for v{due.milestone.release.version} {context['lead']}: "
+        f"{n} of your KEPs {'needs' if n == 1 else 'need'} attention"
+    )
+    if due.anchor == Anchor.EXCEPTION_CLOSE:
+        version = due.milestone.release.version
+        subject = f"Exception window after {context['freeze']} (v{version}) {_lead(due)}: {n} of your KEPs"
+    return Message(
+        subject=subject,
+        text=render_to_string("releases/email/personal.txt", context),
+        html=render_to_string("releases/email/personal.html", context),
+    )
+
+
+def _due_for(delivery: ReminderDelivery, as_of: datetime.datetime) -> DueReminder:
+    """Rebuild the due reminder of a delivery row (which SIGs send it) as of `as_of`."""
+    milestone = delivery.milestone
+    if milestone.sig_id:
+        sig_ids = [milestone.sig_id]
+    else:
+        sig_ids = sorted(set(board_at(release_id=milestone.release_id, as_of=as_of).values_list("sig_id", flat=True)))
+    if delivery.anchor == Anchor.FREEZE:
+        sig_ids = [sig.pk for sig in Sig.objects.filter(pk__in=sig_ids) if delivery.offset_hours in _offsets(sig)]
+    return DueReminder(milestone, delivery.anchor, delivery.offset_hours, delivery.due_at, sig_ids)
+
+
+def reminder_message(*, delivery: ReminderDelivery, as_of: datetime.datetime) -> EmailMultiAlternatives | None:
+    """The email for one delivery row, as of `as_of` (plain text with an HTML alternative)."""
+    due = _due_for(delivery, as_of)
+    if delivery.kind == ReminderKind.DIGEST:
+        sig_ids = [
+            sig.pk for sig in Sig.objects.filter(pk__in=due.sig_ids) if sig.mailing_list.lower() == delivery.recipient
+        ]
+        if not sig_ids:
+            return None
+        message = render_digest(due=due, sig_ids=sig_ids, recipient=delivery.recipient, as_of=as_of)
+    else:
+        message = render_personal(due=due, person=delivery.person, recipient=delivery.recipient, as_of=as_of)
+        if message is None:
+            return None
+    email = EmailMultiAlternatives(
+        subject=message.subject,
+        body=message.text,
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[delivery.recipient],
+        headers={
+            # Fixed per delivery row: a copy resent after a crash is recognisably the same message.
+            "Message-ID": f"<reminder-{delivery.pk}@{urlparse(_base_url()).hostname or 'sigtracker'}>",
+            "Auto-Submitted": "auto-generated",
+            "X-Sigtracker-Reminder": (
+                f"{delivery.milestone_id}/{delivery.anchor}/{delivery.offset_hours}/{delivery.kind}"
+            ),
+        },
+    )
+    email.attach_alternative(message.html, "text/html")
+    return email
+
+
+# --- sending --------------------------------------------------------------------------------------------
+
+
+def reminder_deliver(*, delivery_id: int, as_of: datetime.datetime, mail_connection=None) -> str:
+    """Send one delivery if nobody has: take the lease, send outside any transaction, mark it sent.
+
+    Returns "sent", "skipped" (nothing left to say), or "done elsewhere" (sent, skipped or leased by
+    another sender). A transient SMTP failure releases the lease and is raised for the caller to retry;
+    a lasting one marks the row failed and raises DeliveryError.
+    """
+    if connection.in_atomic_block:
+        # Sending inside a transaction would let a rollback forget an email that has gone out.
+        raise RuntimeError("reminder_deliver must not run inside a transaction")
+    stamp = _take_lease(delivery_id)
+    if stamp is None:
+        return "done elsewhere"
+    delivery = ReminderDelivery.objects.select_related("milestone__release", "milestone__sig", "person").get(
+        pk=delivery_id
+    )
+    mine = ReminderDelivery.objects.filter(pk=delivery_id, claimed_at=stamp, state=DeliveryState.CLAIMED)
+    email = reminder_message(delivery=delivery, as_of=as_of)
+    if email is None:
+        mine.update(state=DeliveryState.SKIPPED, error="nothing left to remind about when it was sent")
+        return "skipped"
+    try:
+        email.connection = mail_connection or get_connection()
+        email.send()
+    except Exception as exc:
+        if is_transient(exc):
+            mine.update(claimed_at=None, error=f"{type(exc).__name__}: {exc}"[:2000])
+            raise
+        mine.update(state=DeliveryState.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000])
+        raise DeliveryError(f"{delivery.recipient}: {exc}") from exc
+    mine.update(
+        state=DeliveryState.SENT, sent_at=timezone.now(), message_id=email.extra_headers["Message-ID"], error=""
+    )
+    return "sent"
+
+
+def reminder_delivery_give_up(*, delivery_id: int, error: str) -> None:
+    """Mark a delivery failed after its last retry (kept for the admin to see and resend)."""
+    ReminderDelivery.objects.filter(pk=delivery_id, state=DeliveryState.CLAIMED).update(
+        state=DeliveryState.FAILED, claimed_at=None, error=error[:2000]
+    )
+
+
+@dataclass
+class SendReport:
+    planned: list[PlannedDelivery]
+    sent: int = 0
+    skipped: int = 0
+    elsewhere: int = 0
+    failed: list[str] = field(default_factory=list)
+
+
+def freeze_reminders_send(*, now: datetime.datetime, dry_run: bool = False) -> SendReport:
+    """Send what is due at `now`, synchronously, with the same exactly-once records as the Celery path.
+
+    With `dry_run` nothing is recorded or sent: the report lists what would go out.
+    """
+    planned = reminder_deliveries_plan(now=now)
+    report = SendReport(planned=planned)
+    if dry_run:
+        return report
+    report.skipped = sum(1 for item in planned if item.skip_reason)
+    ids = reminder_deliveries_claim(now=now, planned=planned)
+    with get_connection() as mail_connection:
+        for delivery_id in ids:
+            try:
+                outcome = reminder_deliver(delivery_id=delivery_id, as_of=now, mail_connection=mail_connection)
+            except Exception as exc:  # noqa: BLE001 - one recipient's failure must not stop the others
+                report.failed.append(f"delivery {delivery_id}: {type(exc).__name__}: {exc}")
+                continue
+            if outcome == "sent":
+                report.sent += 1
+            elif outcome == "skipped":
+                report.skipped += 1
+            else:
+                report.elsewhere += 1
+    return report

@@ -1,0 +1,343 @@
+"""Merge-rate, funnel and slip statistics per release, for each SIG and for all SIGs together.
+
+`release_stats_compute` is the only writer of `ReleaseStats`. It aggregates in the database: one grouped
+query gives the counts and, through the status history, the funnel for every release asked for; the
+rest (retro tallies, slips, the previous release's figures) are one query each, whatever the number of
+releases. `release_stats_request` is what other writers call after changing tracked enhancements: it
+queues one debounced recompute per release once their transaction commits.
+"""
+
+import datetime
+import logging
+import threading
+from collections import defaultdict
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import Case, Count, Exists, F, Min, OuterRef, Subquery, Value, When
+from django.db.models.fields import CharField
+from django.utils import timezone
+
+from releases.choices import EnhancementStatus, MilestoneKind, StatsSource
+from releases.models import EnhancementStatusChange, Milestone, Release, ReleaseStats, Retrospective, TrackedEnhancement
+
+logger = logging.getLogger(__name__)
+
+#: Statuses of a row that has left the release: the SIG deferred it, or it missed a requirement.
+OUT_OF_PLAY = (EnhancementStatus.DEFERRED, EnhancementStatus.REMOVED)
+
+#: The funnel's steps: (key, label, milestone kind giving its instant).
+FUNNEL_STEPS = (
+    ("opted_in", "Opted in", None),
+    ("prr_freeze", "Still in at PRR freeze", MilestoneKind.PRR_FREEZE),
+    ("enhancements_freeze", "Still in at enhancements freeze", MilestoneKind.ENHANCEMENTS_FREEZE),
+    ("code_freeze", "Still in at code freeze", MilestoneKind.CODE_FREEZE),
+    ("shipped", "Shipped", MilestoneKind.RELEASE),
+)
+_FREEZE_STEPS = [(key, kind) for key, _, kind in FUNNEL_STEPS if key not in ("opted_in", "shipped")]
+
+
+def status_at_expression(instant):
+    """SQL for the status a tracked enhancement had at `instant`: an aware datetime, or the name of an
+    annotation of the outer query holding one.
+
+    The status at T is the `to_status` of the row's latest history entry with `changed_at <= T`; before its
+    first entry the row was not on the board (NULL). A row with no history at all (written before history
+    was kept, or by hand) is taken as it stands now from its `created_at` on, rather than dropped.
+    """
+    inner, outer = (OuterRef(instant), F(instant)) if isinstance(instant, str) else (instant, instant)
+    history = EnhancementStatusChange.objects.filter(tracked_enhancement=OuterRef("pk"))
+    latest = history.filter(changed_at__lte=inner).order_by("-changed_at", "-pk").values("to_status")[:1]
+    return Case(
+        When(Exists(history), then=Subquery(latest)),
+        When(created_at__lte=outer, then=F("status")),
+        default=Value(None),
+        output_field=CharField(),
+    )
+
+
+def _freeze_instant(kind: str):
+    return Subquery(
+        Milestone.objects.filter(release=OuterRef("release_id"), kind=kind, sig__isnull=True)
+        .order_by("at")
+        .values("at")[:1]
+    )
+
+
+def _empty_figures() -> dict:
+    return {
+        "tracked": 0,
+        "done": 0,
+        "deferred": 0,
+        "removed": 0,
+        "status": defaultdict(int),
+        "type": defaultdict(int),
+        "stage": defaultdict(int),
+        "steps": defaultdict(int),
+    }
+
+
+def _rate(done: int, tracked: int) -> float | None:
+    return done / tracked if tracked else None
+
+
+@transaction.atomic
+def release_stats_compute(*, release_ids: Iterable[int] | None = None) -> list[ReleaseStats]:
+    """Recompute `ReleaseStats` for the given releases (every release when None) and return the new rows.
+
+    Per release: one row for all SIGs together and one per SIG that tracked KEPs in it or recorded a tally
+    at its retro. A release (or a SIG in it) with no tracked rows but a recorded retro tally gets
+    `source="recorded_tally"` with the tally and no counts or funnel; no rows are ever made up. The
+    following release's `merge_rate_change` is refreshed too, since it is measured against these.
+    """
+    ordered = list(Release.objects.order_by("major", "minor").values_list("pk", flat=True))
+    wanted = set(ordered) if release_ids is None else {int(pk) for pk in release_ids} & set(ordered)
+    if not wanted:
+        return []
+    # Serialise concurrent recomputes of the same release: both delete then insert, and the unique
+    # constraints on (release, sig) would otherwise make the second one fail.
+    list(Release.objects.filter(pk__in=wanted).order_by("pk").select_for_update().values_list("pk", flat=True))
+    position = {pk: i for i, pk in enumerate(ordered)}
+    previous = {pk: ordered[position[pk] - 1] if position[pk] else None for pk in wanted}
+
+    figures: dict[tuple[int, int | None], dict] = defaultdict(_empty_figures)
+    instants = {f"{key}_at": _freeze_instant(kind) for key, kind in _FREEZE_STEPS}
+    at_freeze = {f"s_{key}": status_at_expression(f"{key}_at") for key, _ in _FREEZE_STEPS}
+    grouped = (
+        TrackedEnhancement.objects.filter(release_id__in=wanted)
+        .annotate(**instants)
+        .annotate(**at_freeze)
+        .values("release_id", "sig_id", "status", "type", "target_stage", *at_freeze)
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    for group in grouped:
+        n = group["n"]
+        for key in ((group["release_id"], group["sig_id"]), (group["release_id"], None)):
+            fig = figures[key]
+            fig["tracked"] += n
+            fig["status"][group["status"]] += n
+            if group["type"]:
+                fig["type"][group["type"]] += n
+            if group["target_stage"]:
+                fig["stage"][group["target_stage"]] += n
+            if group["status"] == EnhancementStatus.DONE:
+                fig["done"] += n
+            elif group["status"] == EnhancementStatus.DEFERRED:
+                fig["deferred"] += n
+            elif group["status"] == EnhancementStatus.REMOVED:
+                fig["removed"] += n
+            for name in at_freeze:
+                status = group[name]
+                if status is not None and status not in OUT_OF_PLAY:
+                    fig["steps"][name[2:]] += n
+
+    milestone_at = {
+        (row["release_id"], row["kind"]): row["first"]
+        for row in Milestone.objects.filter(
+            release_id__in=wanted, sig__isnull=True, kind__in=[kind for _, _, kind in FUNNEL_STEPS if kind]
+        )
+        .values("release_id", "kind")
+        .annotate(first=Min("at"))
+        .order_by()
+    }
+
+    tallies: dict[tuple[int, int | None], list[int]] = {}
+    for retro in Retrospective.objects.filter(release_id__in=wanted, recorded_tracked__isnull=False).values(
+        "release_id", "sig_id", "recorded_tracked", "recorded_merged"
+    ):
+        tallies[(retro["release_id"], retro["sig_id"])] = [retro["recorded_tracked"], retro["recorded_merged"]]
+
+    slips = _slips(wanted)
+
+    now = timezone.now()
+    new_rows: list[ReleaseStats] = []
+    for release_id in wanted:
+        computed_sigs = {sig for (rel, sig) in figures if rel == release_id and sig is not None}
+        tally_sigs = {sig for (rel, sig) in tallies if rel == release_id} - computed_sigs
+        for sig_id in sorted(computed_sigs):
+            new_rows.append(_stats_from_rows(release_id, sig_id, figures[(release_id, sig_id)], milestone_at, slips))
+        for sig_id in sorted(tally_sigs):
+            tracked, merged = tallies[(release_id, sig_id)]
+            new_rows.append(_stats_from_tally(release_id, sig_id, tracked, merged))
+        if computed_sigs:
+            new_rows.append(_stats_from_rows(release_id, None, figures[(release_id, None)], milestone_at, slips))
+        elif tally_sigs:
+            tracked = sum(tallies[(release_id, sig)][0] for sig in tally_sigs)
+            merged = sum(tallies[(release_id, sig)][1] for sig in tally_sigs)
+            new_rows.append(_stats_from_tally(release_id, None, tracked, merged))
+        else:
+            new_rows.append(_stats_from_rows(release_id, None, _empty_figures(), milestone_at, slips))
+    for row in new_rows:
+        row.computed_at = now
+
+    # Change against the previous release: its new figures if recomputed now, else its stored ones.
+    rates = {(row.release_id, row.sig_id): row.merge_rate for row in new_rows}
+    stored_previous = set(previous.values()) - wanted - {None}
+    for row in ReleaseStats.objects.filter(release_id__in=stored_previous).values("release_id", "sig_id", "merge_rate"):
+        rates[(row["release_id"], row["sig_id"])] = row["merge_rate"]
+    for row in new_rows:
+        before = rates.get((previous[row.release_id], row.sig_id))
+        row.merge_rate_change = row.merge_rate - before if row.merge_rate is not None and before is not None else None
+
+    ReleaseStats.objects.filter(release_id__in=wanted).delete()
+    ReleaseStats.objects.bulk_create(new_rows)
+
+    # The release after each recomputed one measures its change against the new figures.
+    following = {ordered[position[pk] + 1]: pk for pk in wanted if position[pk] + 1 < len(ordered)}
+    following = {nxt: pk for nxt, pk in following.items() if nxt not in wanted}
+    if following:
+        later = list(ReleaseStats.objects.filter(release_id__in=following))
+        for row in later:
+            before = rates.get((following[row.release_id], row.sig_id))
+            row.merge_rate_change = (
+                row.merge_rate - before if row.merge_rate is not None and before is not None else None
+            )
+        ReleaseStats.objects.bulk_update(later, ["merge_rate_change"])
+    return new_rows
+
+
+def _stats_from_rows(release_id, sig_id, fig, milestone_at, slips) -> ReleaseStats:
+    funnel = []
+    for key, label, kind in FUNNEL_STEPS:
+        at = milestone_at.get((release_id, kind)) if kind else None
+        if key == "opted_in":
+            count = fig["tracked"]
+        elif key == "shipped":
+            count = fig["done"]
+        else:
+            count = fig["steps"][key]
+        funnel.append({"step": key, "label": label, "count": count, "at": _iso(at)})
+    return ReleaseStats(
+        release_id=release_id,
+        sig_id=sig_id,
+        source=StatsSource.TRACKED_ROWS,
+        tracked=fig["tracked"],
+        done=fig["done"],
+        deferred=fig["deferred"],
+        removed=fig["removed"],
+        merge_rate=_rate(fig["done"], fig["tracked"]),
+        counts={
+            "status": dict(sorted(fig["status"].items())),
+            "type": dict(sorted(fig["type"].items())),
+            "stage": dict(sorted(fig["stage"].items())),
+        },
+        funnel=funnel if fig["tracked"] else [],
+        slips=[_public(slip) for slip in slips.get(release_id, []) if sig_id is None or slip["_sig"] == sig_id],
+    )
+
+
+def _public(slip: dict) -> dict:
+    return {key: value for key, value in slip.items() if not key.startswith("_")}
+
+
+def _stats_from_tally(release_id, sig_id, tracked: int, merged: int) -> ReleaseStats:
+    return ReleaseStats(
+        release_id=release_id,
+        sig_id=sig_id,
+        source=StatsSource.RECORDED_TALLY,
+        tracked=tracked,
+        done=merged,
+        merge_rate=_rate(merged, tracked),
+        counts={},
+        funnel=[],
+        slips=[],
+    )
+
+
+def _iso(at) -> str | None:
+    return at.astimezone(datetime.UTC).isoformat() if at else None
+
+
+def _slips(release_ids: set[int]) -> dict[int, list[dict]]:
+    """Per release, the KEPs removed or deferred in it, with the earlier releases that tracked them and
+    how many times each has slipped up to and including that release."""
+    slipped_keps = TrackedEnhancement.objects.filter(release_id__in=release_ids, status__in=OUT_OF_PLAY).values(
+        "kep_id"
+    )
+    history = defaultdict(list)
+    for row in (
+        TrackedEnhancement.objects.filter(kep_id__in=Subquery(slipped_keps))
+        .values("kep_id", "kep__number", "kep__title", "release_id", "release__version", "status", "sig_id")
+        .order_by("kep__number", "release__major", "release__minor")
+    ):
+        history[row["kep_id"]].append(row)
+    result: dict[int, list[dict]] = defaultdict(list)
+    for rows in history.values():
+        for index, row in enumerate(rows):
+            if row["release_id"] not in release_ids or row["status"] not in OUT_OF_PLAY:
+                continue
+            upto = rows[: index + 1]
+            result[row["release_id"]].append(
+                {
+                    "kep": row["kep__number"],
+                    "title": row["kep__title"],
+                    "status": row["status"],
+                    "earlier_releases": [earlier["release__version"] for earlier in rows[:index]],
+                    "times": sum(1 for earlier in upto if earlier["status"] in OUT_OF_PLAY),
+                    "_sig": row["sig_id"],
+                }
+            )
+    return result
+
+
+# --- debounced recompute after writes -------------------------------------------------------------------
+
+_local = threading.local()
+
+
+class _Batch:
+    """Release ids touched inside one transaction, enqueued once when it commits."""
+
+    def __init__(self):
+        self.ids: set[int] = set()
+        self.flushed = False
+        self.callback = self.flush
+
+    def flush(self) -> None:
+        self.flushed = True
+        _enqueue(self.ids)
+
+
+def release_stats_request(*, release_ids: Iterable[int], using: str | None = None) -> None:
+    """Ask for the stats of these releases to be recomputed once the current transaction commits.
+
+    Calls within one transaction collapse into one job per release (a bulk import of 500 rows queues
+    one job, not 500). Across transactions, a job already queued and not yet started absorbs later
+    requests (a cache key per release, with a short countdown), so a burst of single-row edits does too.
+    """
+    ids = {int(pk) for pk in release_ids if pk is not None}
+    if not ids:
+        return
+    connection = transaction.get_connection(using)
+    if not connection.in_atomic_block:
+        _enqueue(ids)
+        return
+    batch = getattr(_local, "batch", None)
+    registered = (
+        batch is not None
+        and not batch.flushed
+        and any(entry[1] is batch.callback for entry in connection.run_on_commit)
+    )
+    if not registered:
+        batch = _Batch()
+        _local.batch = batch
+        transaction.on_commit(batch.callback, using=using)
+    batch.ids |= ids
+
+
+def pending_key(release_id: int) -> str:
+    return f"sigtracker:stats-pending:{release_id}"
+
+
+def _enqueue(release_ids: Iterable[int]) -> None:
+    from releases.tasks import compute_release_stats
+
+    delay = getattr(settings, "SIGTRACKER_STATS_DEBOUNCE_SECONDS", 5)
+    for release_id in sorted(release_ids):
+        # A job for this release is queued and has not started: it will see these changes too.
+        if not cache.add(pending_key(release_id), 1, timeout=delay + 300):
+            continue
+        compute_release_stats.apply_async(args=[release_id], countdown=delay)

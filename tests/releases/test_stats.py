@@ -1,0 +1,269 @@
+"""Release stats: counts, merge rate, funnel from the status history, slips, tallies, debounced requests."""
+
+import datetime
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from releases.choices import EnhancementStatus as S
+from releases.choices import MilestoneKind, StatsSource
+from releases.models import EnhancementStatusChange, ReleaseStats
+from releases.services import stats as stats_service
+from releases.services.stats import release_stats_compute, release_stats_request
+from releases.services.tracking import tracked_enhancement_bulk_set_status, tracked_enhancement_set_status
+from tests.factories import (
+    KepFactory,
+    MilestoneFactory,
+    ReleaseFactory,
+    RetrospectiveFactory,
+    SigFactory,
+    TrackedEnhancementFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+UTC = datetime.UTC
+
+
+def at(day: int, hour: int = 0) -> datetime.datetime:
+    return datetime.datetime(2022, 2, day, hour, tzinfo=UTC)
+
+
+def tracked(release, kep, history, **extra):
+    """A tracked row whose status history is `history` [(instant, status), ...]; its status is the last one."""
+    row = TrackedEnhancementFactory(release=release, kep=kep, status=history[-1][1], **extra)
+    previous = ""
+    for instant, status in history:
+        EnhancementStatusChange.objects.create(
+            tracked_enhancement=row, from_status=previous, to_status=status, changed_at=instant
+        )
+        previous = status
+    return row
+
+
+def stats_of(release, sig=None):
+    return ReleaseStats.objects.get(release=release, sig=sig)
+
+
+@pytest.fixture
+def release():
+    rel = ReleaseFactory(version="1.24")
+    MilestoneFactory(release=rel, kind=MilestoneKind.PRR_FREEZE, at=at(3))
+    MilestoneFactory(release=rel, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=at(10))
+    MilestoneFactory(release=rel, kind=MilestoneKind.CODE_FREEZE, at=at(20))
+    MilestoneFactory(release=rel, kind=MilestoneKind.RELEASE, at=at(27))
+    return rel
+
+
+def test_counts_merge_rate_and_deferred_apart_from_removed(release):
+    node, storage = SigFactory(slug="sig-node"), SigFactory(slug="sig-storage")
+    tracked(release, KepFactory(owning_sig=node), [(at(1), S.AT_RISK_ENHANCEMENTS), (at(25), S.DONE)])
+    tracked(release, KepFactory(owning_sig=node), [(at(1), S.TRACKED_CODE), (at(25), S.DONE)], type="graduating")
+    tracked(release, KepFactory(owning_sig=node), [(at(1), S.AT_RISK_ENHANCEMENTS), (at(11), S.REMOVED)])
+    tracked(release, KepFactory(owning_sig=storage), [(at(1), S.TRACKED_ENHANCEMENTS), (at(15), S.DEFERRED)])
+
+    release_stats_compute(release_ids=[release.pk])
+
+    everything = stats_of(release)
+    assert (everything.tracked, everything.done, everything.deferred, everything.removed) == (4, 2, 1, 1)
+    assert everything.merge_rate == 0.5
+    assert everything.source == StatsSource.TRACKED_ROWS
+    assert everything.counts["status"] == {"deferred": 1, "done": 2, "removed_from_milestone": 1}
+    assert everything.counts["type"] == {"graduating": 1, "net_new": 3}
+    assert everything.counts["stage"] == {"alpha": 4}
+    node_stats = stats_of(release, node)
+    assert (node_stats.tracked, node_stats.done, node_stats.removed, node_stats.deferred) == (3, 2, 1, 0)
+    assert node_stats.merge_rate == pytest.approx(2 / 3)
+    assert stats_of(release, storage).merge_rate == 0
+    assert ReleaseStats.objects.filter(release=release).count() == 3
+
+
+def test_funnel_reads_the_board_as_it_stood_at_each_freeze(release):
+    node = SigFactory(slug="sig-node")
+    # Opted in before PRR freeze, removed after enhancements freeze.
+    tracked(release, KepFactory(owning_sig=node), [(at(1), S.AT_RISK_PRR), (at(11), S.REMOVED)])
+    # Opted in after PRR freeze: not on the board at PRR freeze; shipped.
+    tracked(release, KepFactory(owning_sig=node), [(at(5), S.TRACKED_ENHANCEMENTS), (at(26), S.DONE)])
+    # Deferred by the SIG before code freeze.
+    tracked(release, KepFactory(owning_sig=node), [(at(1), S.TRACKED_PRR), (at(15), S.DEFERRED)])
+    # Removed exactly at the freeze instant: counts as out at that freeze (changed_at <= T).
+    tracked(release, KepFactory(owning_sig=node), [(at(1), S.TRACKED_PRR), (at(3), S.REMOVED)])
+
+    release_stats_compute(release_ids=[release.pk])
+
+    funnel = stats_of(release).funnel
+    steps = ["opted_in", "prr_freeze", "enhancements_freeze", "code_freeze", "shipped"]
+    assert [step["step"] for step in funnel] == steps
+    assert [step["count"] for step in funnel] == [4, 2, 3, 1, 1]
+    assert funnel[1]["at"] == "2022-02-03T00:00:00+00:00"
+    assert funnel[4]["at"] == "2022-02-27T00:00:00+00:00"
+    assert funnel[0]["at"] is None
+    assert stats_of(release, node).funnel == funnel
+
+
+def test_funnel_step_without_milestone_has_no_instant():
+    rel = ReleaseFactory(version="1.25")
+    MilestoneFactory(release=rel, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=at(10))
+    tracked(rel, KepFactory(), [(at(1), S.TRACKED_ENHANCEMENTS)])
+    release_stats_compute(release_ids=[rel.pk])
+    funnel = {step["step"]: step for step in stats_of(rel).funnel}
+    assert funnel["prr_freeze"]["at"] is None and funnel["prr_freeze"]["count"] == 0
+    assert funnel["enhancements_freeze"]["count"] == 1
+
+
+def test_slips_list_earlier_releases_and_times():
+    v22, v23, v24 = (ReleaseFactory(version=v) for v in ("1.22", "1.23", "1.24"))
+    kep = KepFactory(number=2727, title="gRPC probes")
+    other = KepFactory(number=3000)
+    TrackedEnhancementFactory(release=v22, kep=kep, status=S.REMOVED)
+    TrackedEnhancementFactory(release=v23, kep=kep, status=S.DONE)
+    TrackedEnhancementFactory(release=v24, kep=kep, status=S.DEFERRED)
+    TrackedEnhancementFactory(release=v24, kep=other, status=S.REMOVED)
+
+    release_stats_compute(release_ids=None)
+
+    assert stats_of(v24).slips == [
+        {"kep": 2727, "title": "gRPC probes", "status": "deferred", "earlier_releases": ["1.22", "1.23"], "times": 2},
+        {"kep": 3000, "title": other.title, "status": "removed_from_milestone", "earlier_releases": [], "times": 1},
+    ]
+    assert stats_of(v22).slips[0]["times"] == 1
+    assert stats_of(v23).slips == []
+
+
+def test_recorded_tally_is_used_and_labelled_never_invented():
+    rel = ReleaseFactory(version="1.22")
+    node = SigFactory(slug="sig-node")
+    RetrospectiveFactory(release=rel, sig=node, recorded_tracked=20, recorded_merged=15)
+
+    release_stats_compute(release_ids=[rel.pk])
+
+    for row in (stats_of(rel), stats_of(rel, node)):
+        assert row.source == StatsSource.RECORDED_TALLY
+        assert (row.tracked, row.done, row.merge_rate) == (20, 15, 0.75)
+        assert row.counts == {} and row.funnel == [] and row.slips == []
+    assert not rel.tracked_enhancements.exists()
+
+
+def test_change_against_previous_release_and_following_release_refreshed():
+    v22, v23 = ReleaseFactory(version="1.22"), ReleaseFactory(version="1.23")
+    node = SigFactory(slug="sig-node")
+    RetrospectiveFactory(release=v22, sig=node, recorded_tracked=10, recorded_merged=5)
+    TrackedEnhancementFactory(release=v23, kep=KepFactory(owning_sig=node), status=S.DONE)
+    release_stats_compute(release_ids=None)
+    assert stats_of(v23).merge_rate_change == pytest.approx(0.5)
+    assert stats_of(v22).merge_rate_change is None
+
+    # Editing the earlier release's tally moves the later release's change too.
+    v22.retrospectives.update(recorded_merged=10)
+    release_stats_compute(release_ids=[v22.pk])
+    assert stats_of(v23).merge_rate_change == pytest.approx(0.0)
+
+
+def test_recompute_replaces_stale_rows():
+    rel = ReleaseFactory(version="1.26")
+    storage = SigFactory(slug="sig-storage")
+    row = TrackedEnhancementFactory(release=rel, kep=KepFactory(owning_sig=storage))
+    release_stats_compute(release_ids=[rel.pk])
+    assert ReleaseStats.objects.filter(release=rel, sig=storage).exists()
+    row.delete()
+    release_stats_compute(release_ids=[rel.pk])
+    assert not ReleaseStats.objects.filter(release=rel, sig=storage).exists()
+    assert stats_of(rel).tracked == 0 and stats_of(rel).merge_rate is None
+
+
+def test_query_count_does_not_grow_with_releases():
+    def build(n):
+        for _ in range(n):
+            rel = ReleaseFactory()
+            MilestoneFactory(release=rel, kind=MilestoneKind.CODE_FREEZE, at=at(20))
+            for _row in range(3):
+                tracked(rel, KepFactory(), [(at(1), S.TRACKED_CODE), (at(25), S.DONE)])
+
+    build(2)
+    with CaptureQueriesContext(connection) as few:
+        release_stats_compute(release_ids=None)
+    build(6)
+    with CaptureQueriesContext(connection) as many:
+        release_stats_compute(release_ids=None)
+    assert len(many) == len(few)
+
+
+def test_request_in_one_transaction_queues_one_job_per_release(django_capture_on_commit_callbacks, monkeypatch):
+    queued = []
+    monkeypatch.setattr(stats_service, "_enqueue", lambda ids: queued.append(sorted(ids)))
+    a, b = ReleaseFactory(), ReleaseFactory()
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        for _ in range(50):
+            release_stats_request(release_ids=[a.pk])
+        release_stats_request(release_ids=[b.pk, a.pk])
+    assert len(callbacks) == 1
+    assert queued == [sorted([a.pk, b.pk])]
+
+
+def test_status_change_service_recomputes_stats_on_commit(django_capture_on_commit_callbacks):
+    rel = ReleaseFactory(version="1.27")
+    rows = [TrackedEnhancementFactory(release=rel) for _ in range(3)]
+    with django_capture_on_commit_callbacks(execute=True):
+        tracked_enhancement_set_status(tracked_enhancement=rows[0], status=S.DONE)
+    assert stats_of(rel).done == 1
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        tracked_enhancement_bulk_set_status(
+            tracked_enhancements=rel.tracked_enhancements.exclude(pk=rows[0].pk), status=S.DONE
+        )
+    assert len(callbacks) == 1
+    assert stats_of(rel).done == 3 and stats_of(rel).merge_rate == 1
+
+
+def test_debounce_skips_a_release_with_a_job_already_queued(monkeypatch, django_capture_on_commit_callbacks):
+    from django.core.cache import cache
+
+    from releases import tasks
+
+    sent = []
+    monkeypatch.setattr(tasks.compute_release_stats, "apply_async", lambda args, countdown: sent.append(args))
+    rel = ReleaseFactory()
+    cache.delete(stats_service.pending_key(rel.pk))
+    # Two separate transactions: the second finds the first one's job still queued.
+    for _ in range(2):
+        with django_capture_on_commit_callbacks(execute=True):
+            release_stats_request(release_ids=[rel.pk])
+    assert sent == [[rel.pk]]
+    # Once the job starts it clears the key, so edits made meanwhile queue another.
+    tasks.compute_release_stats(rel.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        release_stats_request(release_ids=[rel.pk])
+    assert sent == [[rel.pk], [rel.pk]]
+    cache.delete(stats_service.pending_key(rel.pk))
+
+
+def test_compute_stats_command(capsys):
+    v1, v2 = ReleaseFactory(version="1.24"), ReleaseFactory(version="1.25")
+    TrackedEnhancementFactory(release=v1, status=S.DONE)
+    call_command("compute_stats", "v1.24", verbosity=2)
+    assert "v1.24: 1/1 done (100%)" in capsys.readouterr().out
+    assert ReleaseStats.objects.filter(release=v1).exists()
+    assert not ReleaseStats.objects.filter(release=v2).exists()
+    call_command("compute_stats", verbosity=0)
+    assert ReleaseStats.objects.filter(release=v2).exists()
+
+
+def test_compute_stats_command_rejects_unknown_versions_and_changes_nothing():
+    ReleaseFactory(version="1.24")
+    with pytest.raises(CommandError, match="no such release: 1.99"):
+        call_command("compute_stats", "1.24", "1.99", verbosity=0)
+    with pytest.raises(CommandError, match="VERSION 'one'"):
+        call_command("compute_stats", "one", verbosity=0)
+    assert not ReleaseStats.objects.exists()
+
+
+def test_admin_action_recomputes(admin_client):
+    rel = ReleaseFactory(version="1.24")
+    TrackedEnhancementFactory(release=rel, status=S.DONE)
+    response = admin_client.post(
+        "/admin/releases/release/", {"action": "recompute_stats", "_selected_action": [rel.pk]}, follow=True
+    )
+    assert response.status_code == 200
+    assert "Stats recomputed for 1 release(s)" in response.content.decode()
+    assert stats_of(rel).done == 1
