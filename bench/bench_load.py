@@ -1,0 +1,166 @@
+"""Load: the production stack under 50 concurrent clients for 60 s while an import and a stats recompute run.
+
+gunicorn (2 workers, gthread) serves the bench settings (DEBUG off, WhiteNoise) from a scratch PostgreSQL database
+holding `generate_synthetic --scale 10`; a plain Python client (threads, keep-alive connections, loopback only)
+walks the release, enhancement, KEP and meeting pages with a short think time between requests, as people do.
+Meanwhile `import_keps` (on the shared samples, when present) and `compute_stats` run against the same database.
+Bounded in time and count; it stops by itself. LOAD_SECONDS and LOAD_CLIENTS shorten it for a quick look.
+"""
+
+import os
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from http.client import HTTPConnection
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+
+from bench.core import Figure, scratch_database
+
+ROOT = Path(__file__).resolve().parent.parent
+UPSTREAM_KEPS = ROOT.parent / "shared" / "data" / "upstream" / "enhancements"
+DURATION = float(os.environ.get("LOAD_SECONDS", "60"))
+CLIENTS = int(os.environ.get("LOAD_CLIENTS", "50"))
+#: Seconds a simulated reader waits between pages (uniform); a closed loop with no pause measures queueing only.
+THINK = (0.5, 1.5)
+MAX_REQUESTS = 200_000
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _database_url() -> str:
+    db = settings.DATABASES["default"]
+    return (
+        f"postgres://{db['USER'] or 'postgres'}:{db.get('PASSWORD') or ''}@{db.get('HOST') or '127.0.0.1'}:"
+        f"{db.get('PORT') or 5432}/{db['NAME']}"
+    )
+
+
+def _urls() -> list[str]:
+    """A realistic mix over the pages the issue names, from the data actually present."""
+    from keps.models import Kep
+    from meetings.models import Meeting
+    from releases.models import Release
+
+    versions = list(Release.objects.values_list("version", flat=True))
+    numbers = list(Kep.objects.order_by("?").values_list("number", flat=True)[:50])
+    meetings = list(Meeting.objects.select_related("sig").order_by("?")[:30])
+    urls = ["/", "/releases/", "/keps/", "/keps/perma-beta/", "/meetings/", "/meetings/?q=perma+beta"]
+    urls += [f"/releases/{v}/" for v in versions] + [f"/releases/{v}/enhancements/" for v in versions]
+    urls += [f"/releases/{v}/enhancements/?status=done" for v in versions[-4:]]
+    urls += [f"/keps/{n}/" for n in numbers] + [m.get_absolute_url() for m in meetings]
+    return urls
+
+
+class _Client(threading.Thread):
+    def __init__(self, port: int, urls: list[str], stop_at: float, results: list, seed: int):
+        super().__init__(daemon=True)
+        self.port, self.urls, self.stop_at, self.results = port, urls, stop_at, results
+        self.random = random.Random(seed)
+
+    def run(self):
+        conn = HTTPConnection("127.0.0.1", self.port, timeout=30)
+        while time.monotonic() < self.stop_at and len(self.results) < MAX_REQUESTS:
+            url = self.random.choice(self.urls)
+            start = time.perf_counter()
+            try:
+                conn.request("GET", url, headers={"Host": "127.0.0.1"})
+                response = conn.getresponse()
+                response.read()
+                status = response.status
+            except OSError as exc:
+                status = f"error: {exc.__class__.__name__}"
+                conn.close()
+                conn = HTTPConnection("127.0.0.1", self.port, timeout=30)
+            self.results.append((url, status, time.perf_counter() - start))
+            time.sleep(self.random.uniform(*THINK))
+        conn.close()
+
+
+def _wait_for(port: int, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("gunicorn did not start")
+
+
+def run() -> list[Figure]:
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        print("  load: skipped (needs DATABASE_URL pointing at PostgreSQL)")
+        return []
+    with scratch_database():
+        call_command("generate_synthetic", "--scale", "10", "--seed", "1", verbosity=0)
+        urls = _urls()
+        port = _free_port()
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "sigtracker.settings.bench",
+            "DATABASE_URL": _database_url(),
+            "CONN_MAX_AGE": "60",
+        }
+        env.pop("CELERY_BROKER_URL", None)
+        gunicorn = shutil.which("gunicorn", path=str(Path(sys.executable).parent)) or "gunicorn"
+        server = subprocess.Popen(
+            [gunicorn, "sigtracker.wsgi", "--workers", "2", "--worker-class", "gthread", "--threads", "4",
+             "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
+            cwd=ROOT, env=env, start_new_session=True,
+        )  # fmt: skip
+        background = []
+        try:
+            _wait_for(port)
+            # Warm both workers before the clock starts.
+            for url in urls[:20]:
+                conn = HTTPConnection("127.0.0.1", port, timeout=30)
+                conn.request("GET", url, headers={"Host": "127.0.0.1"})
+                conn.getresponse().read()
+                conn.close()
+            manage = [sys.executable, "manage.py"]
+            background.append(subprocess.Popen([*manage, "compute_stats"], cwd=ROOT, env=env,
+                                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))  # fmt: skip
+            if UPSTREAM_KEPS.is_dir():
+                background.append(subprocess.Popen([*manage, "import_keps", str(UPSTREAM_KEPS)], cwd=ROOT, env=env,
+                                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))  # fmt: skip
+            results: list = []
+            stop_at = time.monotonic() + DURATION
+            clients = [_Client(port, urls, stop_at, results, seed) for seed in range(CLIENTS)]
+            started = time.perf_counter()
+            for client in clients:
+                client.start()
+            for client in clients:
+                client.join(DURATION + 60)
+            elapsed = time.perf_counter() - started
+            background_status = [p.wait(timeout=300) for p in background]
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=30)
+            for proc in background:
+                if proc.poll() is None:
+                    proc.kill()
+    times = sorted(t for _, status, t in results if status == 200)
+    errors = [(u, s) for u, s, _ in results if s != 200]
+    if errors:
+        print("  load errors (first 5):", errors[:5])
+    p95 = times[int(len(times) * 0.95) - 1] if times else float("inf")
+    note = f"{len(results)} requests, {CLIENTS} clients, {DURATION:.0f} s, import+stats exit {background_status}"
+    return [
+        Figure("load: p95 response time, 50 clients (gunicorn 2 workers)", p95, "s", budget=0.3, note=note),
+        Figure("load: median response time", statistics.median(times) if times else float("inf"), "s"),
+        Figure("load: errors", float(len(errors)), "count", budget=0.0),
+        Figure("load: throughput", len(results) / elapsed, "req/s"),
+    ]
