@@ -33,8 +33,10 @@ _H1 = re.compile(r"^#\s+(?P<title>\S.*?)\s*#*\s*$")
 _FRONT_TITLE = re.compile(r"^title:\s*[\"']?(?P<title>.*?)[\"']?\s*$")
 _NAMED = re.compile(r"\bis named\s+[*_]+(?P<name>[^*_\n]{1,80})[*_]+", re.IGNORECASE)
 _THIS_DOCUMENT = re.compile(r"\[This document\]\((?P<url>https?://[^)\s]+)\)", re.IGNORECASE)
-# A summary bullet: "- **<when>**: <what>" or "- **<when>** / **<when>** : <what>".
-_BULLET = re.compile(r"^\s*[-*+]\s+(?P<when>\*\*.+?\*\*(?:\s*/\s*\*\*.+?\*\*)*)\s*:\s*(?P<what>.+?)\s*$")
+# A summary bullet: "- **<when>**: <what>", "- **<when>** / **<when>** : <what>" or "- **<when>** — <what>".
+_BULLET = re.compile(
+    r"^\s*[-*+]\s+(?P<when>\*\*.+?\*\*(?:\s*/\s*\*\*.+?\*\*)*)\s*(?::|\s[-\u2013\u2014]\s)\s*(?P<what>.+?)\s*$"
+)
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _WEEK_PREFIX = re.compile(r"^(?:week\s*\d+|tbc|tbd)\s*(?:[-:,]\s*)?", re.IGNORECASE)
 _PARENTHESES = re.compile(r"\s*\([^()]*\)")
@@ -261,9 +263,13 @@ def _table_rows(lines: list[str]):
             index += 1
             continue
         header = [st.clean_markdown(cell).lower() for cell in _split_row(line)]
-        what_col = next((i for i, cell in enumerate(header) if "what" in cell), 0)
         when_col = next((i for i, cell in enumerate(header) if "when" in cell or cell == "date"), None)
         month_cols = {i: cell for i, cell in enumerate(header) if _MONTH_HEADER.match(cell)}
+        # The "What" column, else the first column that is not a date column.
+        what_col = next(
+            (i for i, cell in enumerate(header) if re.search(r"\b(what|event|milestone)\b", cell)),
+            next((i for i in range(len(header)) if i != when_col and i not in month_cols), 0),
+        )
         index += 2
         while index < len(lines) and lines[index].lstrip().startswith("|"):
             cells = _split_row(lines[index])

@@ -2,7 +2,8 @@
 
 Milestones are matched by `releases.importers.schedule.milestone_key` — ``(release, kind, slot)`` — so a
 re-import updates rows instead of adding new ones, and unchanged rows are not written at all. Milestones
-the schedule does not mention (curated by hand, or SIG freezes) are left alone.
+the schedule does not mention (curated by hand, or SIG freezes) are left alone. When milestones of a
+release with tracked enhancements change, its stats are queued for recomputation (on commit).
 """
 
 import datetime
@@ -13,6 +14,7 @@ from django.db import transaction
 from releases.choices import ReleaseState
 from releases.importers.schedule import Schedule, milestone_key
 from releases.models import Milestone, Release
+from releases.services.stats import release_stats_request
 
 #: Milestone fields the schedule owns; `sends_reminders` and `sig` stay as curated.
 MILESTONE_FIELDS = ("label", "at", "all_day", "quoted_timezone", "source_text", "exception_deadline")
@@ -103,4 +105,7 @@ def release_schedule_import(*, schedule: Schedule, now: datetime.datetime) -> Sc
     if to_update:
         Milestone.objects.bulk_update(to_update, sorted(fields_changed))
         outcome.updated += len(to_update)
+    # The funnel of a release's stats is cut at its freeze instants: recompute when they move.
+    if (to_create or to_update) and release.tracked_enhancements.exists():
+        release_stats_request(release_ids=[release.pk])
     return outcome

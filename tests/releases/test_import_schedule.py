@@ -12,7 +12,7 @@ from django.db import connection
 from releases.choices import MilestoneKind, ReleaseState
 from releases.models import Milestone, Release
 from releases.services.schedule import release_state_at
-from tests.factories import MilestoneFactory, ReleaseFactory, SigFactory
+from tests.factories import MilestoneFactory, ReleaseFactory, SigFactory, TrackedEnhancementFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -211,3 +211,28 @@ def test_concurrent_imports_create_no_duplicates(postgres_only, releases_dir):
     assert Milestone.objects.count() == single
     keys = list(Milestone.objects.values_list("release__version", "kind", "label"))
     assert len(keys) == len(set(keys))
+
+
+def test_oversized_file_is_skipped(tmp_path):
+    (tmp_path / "release-1.40").mkdir()
+    (tmp_path / "release-1.40" / "README.md").write_bytes(b"# Kubernetes 1.40\n" + b"x" * (6 * 1024 * 1024))
+    status, _, err = run(tmp_path)
+    assert status == 1
+    assert "release-1.40/README.md: file too large" in err
+    assert not Release.objects.exists()
+
+
+def test_moved_milestones_queue_a_stats_recompute(releases_dir, monkeypatch):
+    requested = []
+    monkeypatch.setattr("releases.services.schedule.release_stats_request", lambda **kw: requested.append(kw))
+    run(releases_dir / "release-1.24" / "README.md")
+    assert requested == []  # a brand-new release has no tracked enhancements to recompute
+    release = Release.objects.get(version="1.24")
+    TrackedEnhancementFactory(release=release)
+    Milestone.objects.filter(release=release, kind=MilestoneKind.CODE_FREEZE).update(
+        at=datetime.datetime(2022, 3, 1, tzinfo=UTC)
+    )
+    run(releases_dir / "release-1.24" / "README.md")
+    assert requested == [{"release_ids": [release.pk]}]
+    run(releases_dir / "release-1.24" / "README.md")
+    assert len(requested) == 1  # nothing changed, nothing queued

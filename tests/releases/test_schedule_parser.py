@@ -445,3 +445,20 @@ def test_mutated_real_schedules_give_a_schedule_or_import_failure(data):
         else:
             text = text[:position] + text[position : position + 80] + text[position:]
     _parse_or_fail(text)
+
+
+def test_summary_bullet_with_a_dash_instead_of_a_colon_and_a_date_column_table():
+    text = (
+        "# Kubernetes 1.32\n\n"
+        "- **Monday 9th September 2024** — Week 1 — Release cycle begins\n"
+        "- **02:00 UTC Friday 11th October 2024 / 19:00 PDT Thursday 10th October 2024** - [Enhancements Freeze]\n\n"
+        "| **Date** | **Event** |\n|---|---|\n"
+        "| Wednesday 11th December 2024 | **v1.32.0 released** |\n"
+    )
+    schedule = parse_schedule(text)
+    at = {m.kind: m.at for m in schedule.milestones}
+    assert at == {
+        MilestoneKind.CYCLE_START: utc(2024, 9, 9),
+        MilestoneKind.ENHANCEMENTS_FREEZE: utc(2024, 10, 11, 2, 0),
+        MilestoneKind.RELEASE: utc(2024, 12, 11),
+    }
