@@ -192,3 +192,55 @@ class BaseImportCommand(BaseCommand):
     def execute(self, *args, **options):
         self.verbosity = options.get("verbosity", 1)
         return super().execute(*args, **options)
+
+
+class BatchImportCommand(BaseImportCommand):
+    """Import shell that parses every file first, then writes all valid records at once.
+
+    For sources whose rows refer to each other across files (a PRR file names a KEP from another file) and
+    which are large enough that one write per file would be slow. Parsing never touches the database, so
+    a file that fails to parse is skipped alone and writes nothing; the records of the others are written
+    in bulk in one transaction holding `import_lock(lock_name)` (rolled back in a dry run). Only parsed
+    records are kept in memory, never the files' text.
+    """
+
+    def parse_file(self, path: Path, report: ImportReport, options):
+        """A record for one file (its warnings added to `report`); raise ImportFailure to skip the file."""
+        raise NotImplementedError
+
+    def write_records(self, records: list, report: ImportReport, options) -> None:
+        """Write every parsed record, counting outcomes into `report`; runs inside the locked transaction."""
+        raise NotImplementedError
+
+    def handle(self, *args, **options):
+        from django.db import DatabaseError
+
+        dry_run = options["dry_run"]
+        files = self.collect_files(options)
+        if not files:
+            raise CommandError(f"no {self.unit}s found to import", returncode=2)
+        report = ImportReport()
+        self.before_import(files, report, options)
+        records = []
+        for path in self.progress(files):
+            warnings_before = len(report.warnings)
+            try:
+                records.append(self.parse_file(path, report, options))
+            except ImportFailure as failure:
+                del report.warnings[warnings_before:]
+                report.skip(failure.located(str(path)))
+            report.files_read += 1
+        try:
+            with transaction.atomic():
+                with import_lock(self.lock_name):
+                    self.write_records(records, report, options)
+                if dry_run:
+                    transaction.set_rollback(True)
+        except DatabaseError as exc:
+            # Records are validated while parsing, so this is unexpected; still one line, and nothing written.
+            reason = " ".join(str(exc).split())
+            raise CommandError(f"the database refused the import, nothing was written: {reason}", returncode=1) from exc
+        self.finish(report, dry_run=dry_run)
+        self.print_report(report, dry_run=dry_run)
+        if report.skipped:
+            raise CommandError(f"{len(report.skipped)} {self.unit}(s) skipped", returncode=1)

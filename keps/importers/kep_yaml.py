@@ -14,9 +14,10 @@ each way they stray is handled by exactly one rule in this module:
   the parser and `latest-milestone: 1.30` does not turn into the float 1.3; both are read as text here.
 * KEP number (`_kep_number`): `kep-number` as an int or a digit string; missing, 0 or not a number falls back to
   the directory's number prefix with a warning; no usable number at all skips the file.
-* Enumerations (`normalise_choice`): status, stage and PRR stage are lower-cased and unquoted, a parenthesised
-  remark is dropped (`alpha (deprecated)` -> `alpha`, with a warning), a near-miss typo within 0.8 similarity is
-  corrected (`imlpemented` -> `implemented`, with a warning); anything else leaves the field empty, with a warning.
+* Enumerations (`normalise_choice`): status, stage and PRR stage are lower-cased and unquoted; a parenthesised
+  remark is dropped (`alpha (deprecated)` -> `alpha`, with a warning); a synonym (`GA` -> `stable`, PRR
+  `deprecated` -> `deprecation`) is read silently; a near-miss typo within 0.8 similarity is corrected
+  (`imlpemented` -> `implemented`, with a warning); anything else leaves the field empty, with a warning.
 * Versions (`normalise_version`): `v1.27`, `1.27`, `1.27.0` -> `1.27`; placeholders (`TBD`, `never`, `x.y`,
   `0.0`, empty) -> empty silently; anything else -> empty with a warning.
 * Dates (`parse_date`): `YYYY-MM-DD` (a time part is ignored); an impossible date such as `2025-30-01` or another
@@ -61,7 +62,7 @@ __all__ = [
 KEP_STATUSES = ("provisional", "implementable", "implemented", "deferred", "rejected", "withdrawn", "replaced")
 KEP_STAGES = ("alpha", "beta", "stable", "deprecated", "removed")
 PRR_STAGES = ("alpha", "beta", "stable", "deprecation")
-#: Words that mean the same as a vocabulary value but are too far from it for the typo rule.
+#: Synonyms of a vocabulary value that are too far from it for the typo rule (read silently).
 ALIASES = {
     "ga": "stable",
     "general availability": "stable",
@@ -248,8 +249,8 @@ def normalise_choice(raw: str, vocabulary: Sequence[str]) -> tuple[str, str | No
     note = f" (remark '({remark.rstrip()}' dropped)" if remark else ""
     if text in vocabulary:
         return text, (f"{raw!r} read as {text!r}{note}" if note else None)
-    if ALIASES.get(text) in vocabulary:
-        return ALIASES[text], f"{raw!r} read as {ALIASES[text]!r}"
+    if ALIASES.get(text) in vocabulary:  # a synonym, not a mistake: no warning
+        return ALIASES[text], (f"{raw!r} read as {ALIASES[text]!r}{note}" if note else None)
     close = difflib.get_close_matches(text, vocabulary, n=1, cutoff=TYPO_CUTOFF) if text else []
     if close:
         return close[0], f"{raw!r} read as {close[0]!r} (typo){note}"

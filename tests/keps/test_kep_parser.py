@@ -244,7 +244,7 @@ def test_status_rule(raw, value, warns):
         ("alpha", "alpha", False),
         ("Beta", "beta", False),
         ("alpha (deprecated)", "alpha", True),
-        ("GA", "stable", True),
+        ("GA", "stable", False),
         ("stabel", "stable", True),
         ("disabled", "", True),
     ],
