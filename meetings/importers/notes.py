@@ -66,6 +66,7 @@ __all__ = [
     "clean_inline",
     "is_cancellation",
     "item_links",
+    "item_releases",
     "kep_refs",
     "match_date",
     "parse_heading",
@@ -455,6 +456,12 @@ def release_mentions(text: str) -> list[str]:
     return list(found)
 
 
+def item_releases(title: str) -> list[str]:
+    """Releases an agenda item is about: the one whose retro it holds, else those its title names."""
+    retro = retro_release_of(title)
+    return [retro] if retro else release_mentions(title)
+
+
 # -- PR flow -------------------------------------------------------------------------------------------------
 
 _FLOW_LABELS = {
@@ -770,7 +777,7 @@ def _make_item(raw: _RawItem, order: int) -> AgendaItemRecord | None:
     if len(title) > TITLE_MAX:
         title = title[: TITLE_MAX - 1] + "…"
     everything = "\n".join([content, body])
-    releases = [raw.retro_release] if raw.retro_release else release_mentions(title)
+    releases = item_releases(title)
     return AgendaItemRecord(
         order=order,
         title=title,

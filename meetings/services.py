@@ -1,0 +1,297 @@
+"""Writes for the meetings domain: importing parsed meeting notes, and linking agenda items to KEPs."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models import Q, TextField
+from django.db.models.functions import Cast, Lower
+
+from keps.models import Kep, Person, Sig
+from meetings.importers.notes import MeetingRecord, NotesRecord, item_releases, kep_refs
+from releases.models import Release
+from releases.services.retro import retro_notes_import
+
+from .models import AgendaItem, Meeting
+
+__all__ = ["NotesImportResult", "agenda_items_link_keps", "agenda_items_link_releases", "meeting_notes_import"]
+
+_MEETING_FIELDS = (
+    "title",
+    "cancelled",
+    "recording_url",
+    "open_prs",
+    "prs_created",
+    "prs_updated",
+    "prs_closed",
+    "prs_merged",
+    "source",
+)
+_ITEM_FIELDS = ("title", "presenters_text", "body", "links", "related_release_id")
+
+
+@dataclass
+class NotesImportResult:
+    """Rows created / updated / unchanged (meetings, retrospectives, tracked KEPs, new KEPs and releases)."""
+
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def add(self, counts: Counter) -> None:
+        self.created += counts["created"]
+        self.updated += counts["updated"]
+        self.unchanged += counts["unchanged"]
+
+
+def _sig(sig: Sig | str) -> Sig:
+    if isinstance(sig, Sig):
+        return sig
+    found, _ = Sig.objects.get_or_create(slug=sig)
+    return found
+
+
+def _people(notes: NotesRecord) -> dict[str, int]:
+    """Person ids by lower-cased handle for the notes' presenters and action-item owners.
+
+    An `@handle` is a GitHub handle for sure: created when missing. A bare word ("mrunal") may be a first
+    name, so it is linked only to a Person that already exists (import_keps brings in authors and approvers).
+    """
+    refs = [ref for m in notes.meetings for item in m.items for ref in item.presenters]
+    refs += [e.owner for m in notes.meetings for r in m.retros for e in r.entries if e.owner]
+    handles = {ref.handle.lower() for ref in refs}
+    if not handles:
+        return {}
+
+    def lookup():
+        rows = Person.objects.annotate(handle=Lower("github")).filter(handle__in=handles).values_list("handle", "id")
+        return dict(rows)
+
+    found = lookup()
+    explicit = {ref.handle.lower(): ref.handle for ref in refs if ref.explicit and ref.handle.lower() not in found}
+    if explicit:
+        # ignore_conflicts: the KEP importer may create the same person at the same time.
+        Person.objects.bulk_create([Person(github=h) for h in explicit.values()], ignore_conflicts=True)
+        found = lookup()
+    return found
+
+
+def _release_for(versions: tuple[str, ...], releases: dict[str, Release]) -> int | None:
+    """The newest release an item names among those that exist ("1.24 planning, move from 1.24 to 1.25")."""
+    known = [releases[v] for v in versions if v in releases]
+    return max(known, key=lambda r: (r.major, r.minor)).pk if known else None
+
+
+@transaction.atomic
+def meeting_notes_import(*, notes: NotesRecord, sig: Sig | str) -> NotesImportResult:
+    """Write one parsed notes file for `sig` (a Sig or a slug, created if missing), updating in place.
+
+    Meetings are matched by (sig, date) and agenda items by their order in the meeting; rows that would not
+    change are not written, items beyond the new count are deleted. Retro content goes through
+    `releases.services.retro.retro_notes_import`. A constant number of queries per file, whatever its size.
+    """
+    sig = _sig(sig)
+    result = NotesImportResult()
+    people = _people(notes)
+    # Retros first: they create the releases that agenda items may name.
+    retros = [(m.date, r) for m in notes.meetings for r in m.retros]
+    new_keps: list[int] = []
+    new_releases: list[str] = []
+    counts = retro_notes_import(
+        retros=retros,
+        sig=sig,
+        source=notes.source,
+        people=people,
+        warnings=result.warnings,
+        new_keps=new_keps,
+        new_releases=new_releases,
+    )
+    result.add(counts)
+    # Meetings imported earlier (another year's file) may name the KEPs and releases a retro just created.
+    if new_keps:
+        agenda_items_link_keps(kep_numbers=new_keps)
+    if new_releases:
+        agenda_items_link_releases(versions=new_releases)
+
+    numbers = {n for m in notes.meetings for item in m.items for n in item.kep_numbers}
+    keps = dict(Kep.objects.filter(number__in=numbers).values_list("number", "id")) if numbers else {}
+    versions = {v for m in notes.meetings for item in m.items for v in item.releases}
+    releases = {r.version: r for r in Release.objects.filter(version__in=versions)} if versions else {}
+
+    existing = {m.date: m for m in Meeting.objects.filter(sig=sig, date__in=[m.date for m in notes.meetings])}
+    new_meetings, changed_meetings = [], []
+    rows: list[tuple[Meeting, MeetingRecord]] = []
+    for record in notes.meetings:
+        values = {
+            "title": record.title,
+            "cancelled": record.cancelled,
+            "recording_url": record.recording_url,
+            "open_prs": record.open_prs,
+            "prs_created": record.prs_created,
+            "prs_updated": record.prs_updated,
+            "prs_closed": record.prs_closed,
+            "prs_merged": record.prs_merged,
+            "source": f"{notes.source}:{record.line}"[:300],
+        }
+        meeting = existing.get(record.date)
+        if meeting is None:
+            meeting = Meeting(sig=sig, date=record.date, **values)
+            new_meetings.append(meeting)
+        elif any(getattr(meeting, k) != v for k, v in values.items()):
+            for k, v in values.items():
+                setattr(meeting, k, v)
+            changed_meetings.append(meeting)
+        rows.append((meeting, record))
+    Meeting.objects.bulk_create(new_meetings)
+    if changed_meetings:
+        Meeting.objects.bulk_update(changed_meetings, _MEETING_FIELDS)
+
+    items_changed = _write_items(rows, people, keps, releases)
+    new_ids = {m.pk for m in new_meetings}
+    changed_ids = {m.pk for m in changed_meetings} | items_changed
+    result.created += len(new_ids)
+    result.updated += len(changed_ids - new_ids)
+    result.unchanged += len(rows) - len(new_ids) - len(changed_ids - new_ids)
+    return result
+
+
+def _write_items(rows, people, keps, releases) -> set[int]:
+    """Sync agenda items (and their presenter and KEP links) with the records; returns ids of meetings touched."""
+    meeting_ids = [m.pk for m, _ in rows]
+    current = {
+        (item.meeting_id, item.order): item
+        for item in AgendaItem.objects.filter(meeting_id__in=meeting_ids).only(
+            "id", "meeting_id", "order", *[f for f in _ITEM_FIELDS if f != "related_release_id"], "related_release"
+        )
+    }
+    presenters_through = AgendaItem.presenters.through
+    keps_through = AgendaItem.keps.through
+    current_presenters: dict[int, set[int]] = {}
+    current_keps: dict[int, set[int]] = {}
+    if current:
+        for item_id, person_id in presenters_through.objects.filter(agendaitem__meeting_id__in=meeting_ids).values_list(
+            "agendaitem_id", "person_id"
+        ):
+            current_presenters.setdefault(item_id, set()).add(person_id)
+        for item_id, kep_id in keps_through.objects.filter(agendaitem__meeting_id__in=meeting_ids).values_list(
+            "agendaitem_id", "kep_id"
+        ):
+            current_keps.setdefault(item_id, set()).add(kep_id)
+
+    touched: set[int] = set()
+    create, update, wanted_links = [], [], []
+    seen: set[tuple[int, int]] = set()
+    for meeting, record in rows:
+        for item in record.items:
+            key = (meeting.pk, item.order)
+            seen.add(key)
+            values = {
+                "title": item.title,
+                "presenters_text": item.presenters_text,
+                "body": item.body,
+                "links": list(item.links),
+                "related_release_id": _release_for(item.releases, releases),
+            }
+            presenter_ids = {people[r.handle.lower()] for r in item.presenters if r.handle.lower() in people}
+            kep_ids = {keps[n] for n in item.kep_numbers if n in keps}
+            row = current.get(key)
+            if row is None:
+                row = AgendaItem(meeting_id=meeting.pk, order=item.order, **values)
+                create.append(row)
+                touched.add(meeting.pk)
+            elif any(getattr(row, k) != v for k, v in values.items()):
+                for k, v in values.items():
+                    setattr(row, k, v)
+                update.append(row)
+                touched.add(meeting.pk)
+            wanted_links.append((row, meeting.pk, presenter_ids, kep_ids))
+    stale = [row.pk for key, row in current.items() if key not in seen]
+    if stale:
+        touched |= {key[0] for key, row in current.items() if key not in seen}
+        AgendaItem.objects.filter(pk__in=stale).delete()
+    AgendaItem.objects.bulk_create(create)
+    if update:
+        AgendaItem.objects.bulk_update(update, _ITEM_FIELDS)
+
+    add_presenters, add_keps, drop_presenters, drop_keps = [], [], Q(), Q()
+    for row, meeting_id, presenter_ids, kep_ids in wanted_links:
+        have_p = current_presenters.get(row.pk, set())
+        have_k = current_keps.get(row.pk, set())
+        if presenter_ids != have_p or kep_ids != have_k:
+            touched.add(meeting_id)
+        add_presenters += [presenters_through(agendaitem_id=row.pk, person_id=p) for p in presenter_ids - have_p]
+        add_keps += [keps_through(agendaitem_id=row.pk, kep_id=k) for k in kep_ids - have_k]
+        if have_p - presenter_ids:
+            drop_presenters |= Q(agendaitem_id=row.pk, person_id__in=have_p - presenter_ids)
+        if have_k - kep_ids:
+            drop_keps |= Q(agendaitem_id=row.pk, kep_id__in=have_k - kep_ids)
+    if drop_presenters:
+        presenters_through.objects.filter(drop_presenters).delete()
+    if drop_keps:
+        keps_through.objects.filter(drop_keps).delete()
+    presenters_through.objects.bulk_create(add_presenters)
+    keps_through.objects.bulk_create(add_keps)
+    return touched
+
+
+@transaction.atomic
+def agenda_items_link_keps(*, kep_numbers=None) -> int:
+    """(Re)link agenda items to the KEPs they mention that now exist; returns how many links were added.
+
+    Reads each item's stored links, title and body with the same rule the importer uses
+    (`meetings.importers.notes.kep_refs`), so items imported before `import_keps` get their KEPs afterwards.
+    `kep_numbers` limits the work to those KEPs (e.g. the ones an import just created).
+    """
+    keps = Kep.objects.all()
+    if kep_numbers is not None:
+        kep_numbers = {int(n) for n in kep_numbers}
+        keps = keps.filter(number__in=kep_numbers)
+    known = dict(keps.values_list("number", "id"))
+    if not known:
+        return 0
+    items = AgendaItem.objects.annotate(links_text=Cast("links", TextField()))
+    if kep_numbers is not None and len(kep_numbers) <= 50:
+        mentions = Q()
+        for number in known:
+            mentions |= Q(title__contains=str(number)) | Q(body__contains=str(number))
+            mentions |= Q(links_text__contains=str(number))
+        items = items.filter(mentions)
+    through = AgendaItem.keps.through
+    have = set(through.objects.filter(kep_id__in=known.values()).values_list("agendaitem_id", "kep_id"))
+    add = []
+    for item_id, title, body, links in items.values_list("id", "title", "body", "links_text").iterator(2000):
+        for number in kep_refs("\n".join([title, body, links or ""])):
+            kep_id = known.get(number)
+            if kep_id is not None and (item_id, kep_id) not in have:
+                have.add((item_id, kep_id))
+                add.append(through(agendaitem_id=item_id, kep_id=kep_id))
+    through.objects.bulk_create(add, ignore_conflicts=True)
+    return len(add)
+
+
+@transaction.atomic
+def agenda_items_link_releases(*, versions) -> int:
+    """Point agenda items that name these (newly created) releases at them; returns how many items changed.
+
+    Uses the importer's own rule (`item_releases` on the stored title), so the result equals a fresh import.
+    """
+    versions = set(versions)
+    if not versions:
+        return 0
+    mentions = Q()
+    for version in versions:
+        mentions |= Q(title__contains=version)
+    items = list(AgendaItem.objects.filter(mentions).only("id", "title", "related_release"))
+    wanted = {item.pk: item_releases(item.title) for item in items}
+    releases = {r.version: r for r in Release.objects.filter(version__in={v for vs in wanted.values() for v in vs})}
+    changed = []
+    for item in items:
+        release_id = _release_for(tuple(wanted[item.pk]), releases)
+        if release_id != item.related_release_id:
+            item.related_release_id = release_id
+            changed.append(item)
+    AgendaItem.objects.bulk_update(changed, ["related_release"])
+    return len(changed)

@@ -1,0 +1,298 @@
+"""Writes for release retrospectives as SIG meeting notes record them.
+
+Called by the meeting-notes import (`meetings.services.meeting_notes_import`) with what the parser
+(`meetings.importers.notes`) read from a meeting that held or quoted a retro:
+
+* the release (created, version only, when missing) and the SIG's `Retrospective` for it: the date of the
+  meeting that held it, the retro document's link, and a quoted tally ("24 KEPs tracked and 13 merged") as
+  `recorded_tracked` / `recorded_merged`, kept apart from figures computed from tracked rows;
+* `RetroItem`s, identified by (retro, category, text) so that two meetings quoting the same retro add each line
+  once and a curator's own items are never touched; an existing action item's status only moves away from "open"
+  when the notes say so (a curator's "done" is not reset by a weekly re-import);
+* `TrackedEnhancement` rows from the retro's KEP tables ("Done (6)", "Removed from Milestone (17)"), each
+  with one `EnhancementStatusChange` dated at the meeting; a KEP the database does not know yet is created with
+  its number, the table's title and the notes' SIG (import_keps later completes it in place).
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from django.db import transaction
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+from keps.models import Kep, Person, Sig
+from releases.choices import ActionStatus, RetroCategory
+from releases.models import (
+    EnhancementStatusChange,
+    Release,
+    RetroItem,
+    Retrospective,
+    TrackedEnhancement,
+    parse_version,
+)
+
+from .stats import release_stats_request
+
+if TYPE_CHECKING:
+    from meetings.importers.notes import RetroRecord
+
+__all__ = ["release_ensure_versions", "retro_notes_import"]
+
+
+def release_ensure_versions(*, versions: Iterable[str]) -> tuple[dict[str, Release], list[str]]:
+    """The releases with these versions ("1.24"), creating missing ones (version only); also the new versions."""
+    wanted = {}
+    for version in versions:
+        major, minor = parse_version(version)
+        wanted[f"{major}.{minor}"] = (major, minor)
+    if not wanted:
+        return {}, []
+    found = {r.version: r for r in Release.objects.filter(version__in=wanted)}
+    missing = [Release(version=v, major=major, minor=minor) for v, (major, minor) in wanted.items() if v not in found]
+    if missing:
+        # ignore_conflicts: another importer (schedules) may create the same release concurrently.
+        Release.objects.bulk_create(missing, ignore_conflicts=True)
+        found = {r.version: r for r in Release.objects.filter(version__in=wanted)}
+    return found, [r.version for r in missing]
+
+
+def _people(handles: Iterable[str]) -> dict[str, int]:
+    """Existing people by lower-cased handle (a bare word in notes may be a first name: no one is invented)."""
+    lowered = {h.lower() for h in handles if h}
+    if not lowered:
+        return {}
+    rows = Person.objects.annotate(handle=Lower("github")).filter(handle__in=lowered).values_list("handle", "id")
+    return dict(rows)
+
+
+@transaction.atomic
+def retro_notes_import(
+    *,
+    retros: Sequence[tuple[datetime.date, RetroRecord]],
+    sig: Sig,
+    source: str,
+    people: dict[str, int] | None = None,
+    warnings: list[str] | None = None,
+    new_keps: list[int] | None = None,
+    new_releases: list[str] | None = None,
+) -> Counter:
+    """Record what meetings say about release retros; returns counts of created / updated / unchanged rows.
+
+    `retros` pairs each parsed record with the date of the meeting it comes from; `source` is the notes file's
+    name (for the history's author); `people` maps lower-cased handles to Person ids the caller already
+    resolved (action-item owners and KEP assignees are linked only to people that exist or were `@`-named).
+    The numbers of KEPs and the versions of releases created here are appended to `new_keps` / `new_releases`.
+    """
+    counts: Counter = Counter()
+    warnings = warnings if warnings is not None else []
+    if not retros:
+        return counts
+    releases, created_releases = release_ensure_versions(versions=[r.release for _, r in retros])
+    counts["created"] += len(created_releases)
+    if new_releases is not None:
+        new_releases.extend(created_releases)
+    owners = [e.owner.handle for _, r in retros for e in r.entries if e.owner]
+    assignees = [row.assignee for _, r in retros for row in r.keps if row.assignee]
+    people = {**_people([*owners, *assignees]), **(people or {})}
+
+    # One Retrospective per release: merge what several meetings of this file say about it.
+    by_release: dict[str, dict] = {}
+    for date, record in retros:
+        entry = by_release.setdefault(
+            record.release, {"date": None, "url": "", "tally": None, "entries": [], "keps": {}, "line": record.line}
+        )
+        if record.held and (entry["date"] is None or date < entry["date"]):
+            entry["date"] = date
+        entry["url"] = entry["url"] or record.source_url
+        if record.tracked is not None:
+            entry["tally"] = (record.tracked, record.merged)
+        entry["entries"].extend(record.entries)
+        for row in record.keps:
+            entry["keps"][row.number] = (date, row)
+
+    existing = {
+        r.release_id: r for r in Retrospective.objects.filter(sig=sig, release__in=[releases[v] for v in by_release])
+    }
+    stats_releases: set[int] = set()
+    for version, entry in by_release.items():
+        release = releases[version]
+        retro = existing.get(release.pk)
+        created = retro is None
+        if created:
+            retro = Retrospective(release=release, sig=sig)
+        before = (retro.date, retro.source_url, retro.recorded_tracked, retro.recorded_merged)
+        if entry["date"] is not None:
+            retro.date = entry["date"]
+        if entry["url"] and len(entry["url"]) <= 200:
+            retro.source_url = entry["url"]
+        if entry["tally"] is not None:
+            if retro.recorded_tracked is not None and (retro.recorded_tracked, retro.recorded_merged) != entry["tally"]:
+                warnings.append(
+                    f"{source}:{entry['line']}: {version} tally {entry['tally'][0]}/{entry['tally'][1]} replaces "
+                    f"{retro.recorded_tracked}/{retro.recorded_merged}"
+                )
+            retro.recorded_tracked, retro.recorded_merged = entry["tally"]
+        changed = (retro.date, retro.source_url, retro.recorded_tracked, retro.recorded_merged) != before
+        if created or changed:
+            retro.save()
+            stats_releases.add(release.pk)
+        items_changed = _retro_items(retro, entry["entries"], people)
+        counts["created" if created else "updated" if changed or items_changed else "unchanged"] += 1
+
+    rows = {number: pair for entry in by_release.values() for number, pair in entry["keps"].items()}
+    keps_by_release: dict[int, list] = {}
+    for version, entry in by_release.items():
+        for _number, (date, row) in entry["keps"].items():
+            keps_by_release.setdefault(releases[version].pk, []).append((date, row))
+    if rows:
+        kep_ids, created_keps = _keps({n: row for n, (_, row) in rows.items()}, sig)
+        counts["created"] += len(created_keps)
+        if new_keps is not None:
+            new_keps.extend(created_keps)
+        for release_id, pairs in keps_by_release.items():
+            changed = _tracked_rows(release_id, pairs, kep_ids, sig, people, source, counts, warnings)
+            if changed:
+                stats_releases.add(release_id)
+    release_stats_request(release_ids=stats_releases)
+    return counts
+
+
+def _retro_items(retro: Retrospective, entries, people: dict[str, int]) -> bool:
+    """Add the entries a retro does not have yet; returns whether anything was written."""
+    if not entries:
+        return False
+    known = {(item.category, " ".join(item.text.split())): item for item in retro.items.all()}
+    next_order = Counter()
+    for item in known.values():
+        next_order[item.category] = max(next_order[item.category], item.order + 1)
+    create, update = [], []
+    for entry in entries:
+        text = entry.text.strip()
+        if not text or entry.category not in RetroCategory.values:
+            continue
+        owner_id = people.get(entry.owner.handle.lower()) if entry.owner else None
+        status = entry.status if entry.category == RetroCategory.ACTION_ITEM else ""
+        if status and status not in ActionStatus.values:
+            status = ActionStatus.OPEN
+        key = (entry.category, " ".join(text.split()))
+        item = known.get(key)
+        if item is None:
+            item = RetroItem(
+                retrospective=retro,
+                category=entry.category,
+                order=next_order[entry.category],
+                text=text,
+                owner_id=owner_id,
+                status=status,
+            )
+            next_order[entry.category] += 1
+            known[key] = item
+            create.append(item)
+            continue
+        dirty = False
+        if owner_id and item.owner_id is None:
+            item.owner_id, dirty = owner_id, True
+        if status and status != ActionStatus.OPEN and item.status != status:
+            item.status, dirty = status, True
+        if dirty and item.pk and item not in update:
+            update.append(item)
+    RetroItem.objects.bulk_create(create)
+    if update:
+        RetroItem.objects.bulk_update(update, ["owner", "status"])
+    return bool(create or update)
+
+
+def _keps(rows: dict, sig: Sig) -> tuple[dict[int, int], list[int]]:
+    """KEP ids by number, creating the ones not known yet (number, title from the table, the notes' SIG)."""
+    found = dict(Kep.objects.filter(number__in=rows).values_list("number", "id"))
+    missing = [
+        Kep(number=n, title=(row.title or f"KEP-{n}")[:300], owning_sig=sig)
+        for n, row in rows.items()
+        if n not in found
+    ]
+    if missing:
+        Kep.objects.bulk_create(missing, ignore_conflicts=True)  # import_keps may be creating them right now
+        found = dict(Kep.objects.filter(number__in=rows).values_list("number", "id"))
+    return found, [kep.number for kep in missing]
+
+
+def _tracked_rows(release_id, pairs, kep_ids, sig, people, source, counts, warnings) -> bool:
+    """Create or update one release's TrackedEnhancement rows from retro tables, with dated history."""
+    existing = {
+        te.kep_id: te for te in TrackedEnhancement.objects.filter(release_id=release_id, kep_id__in=kep_ids.values())
+    }
+    latest = {}
+    if existing:
+        for te_id, at in (
+            EnhancementStatusChange.objects.filter(tracked_enhancement__in=existing.values())
+            .order_by("tracked_enhancement_id", "changed_at")
+            .values_list("tracked_enhancement_id", "changed_at")
+        ):
+            latest[te_id] = at
+    create, update, history = [], [], []
+    for date, row in pairs:
+        kep_id = kep_ids.get(row.number)
+        if kep_id is None:
+            continue
+        at = datetime.datetime.combine(date, datetime.time(), tzinfo=datetime.UTC)
+        author = f"imported from meeting notes {source}:{row.line}"[:100]
+        assignee_id = people.get(row.assignee.lower()) if row.assignee else None
+        te = existing.get(kep_id)
+        if te is None:
+            te = TrackedEnhancement(
+                release_id=release_id,
+                kep_id=kep_id,
+                sig=sig,
+                type=row.type,
+                target_stage=row.target_stage,
+                status=row.status,
+                assignee_id=assignee_id,
+                created_at=at,
+            )
+            existing[kep_id] = te
+            create.append(te)
+            history.append((te, "", row.status, at, author))
+            continue
+        dirty = False
+        for name, value in (("type", row.type), ("target_stage", row.target_stage), ("assignee_id", assignee_id)):
+            if value and getattr(te, name) != value:
+                setattr(te, name, value)
+                dirty = True
+        if te.status != row.status:
+            if te.pk in latest and latest[te.pk] > at:
+                # The board's own history goes on after this meeting: it knows better than the retro summary.
+                warnings.append(
+                    f"{source}:{row.line}: KEP-{row.number} status {row.status} not applied; "
+                    f"its history has later changes"
+                )
+            else:
+                history.append((te, te.status, row.status, at, author))
+                te.status = row.status
+                dirty = True
+        if dirty and te.pk and te not in update:
+            te.updated_at = timezone.now()  # bulk_update skips auto_now
+            update.append(te)
+        elif te.pk and not dirty:
+            counts["unchanged"] += 1
+    TrackedEnhancement.objects.bulk_create(create)
+    if update:
+        TrackedEnhancement.objects.bulk_update(update, ["type", "target_stage", "assignee", "status", "updated_at"])
+    EnhancementStatusChange.objects.bulk_create(
+        EnhancementStatusChange(
+            tracked_enhancement=te,
+            from_status=old,
+            to_status=new,
+            changed_at=at,
+            author=author,
+            note="recorded in the release retro",
+        )
+        for te, old, new, at, author in history
+    )
+    counts["created"] += len(create)
+    counts["updated"] += len(update)
+    return bool(create or update)
