@@ -37,6 +37,7 @@ _THIS_DOCUMENT = re.compile(r"\[This document\]\((?P<url>https?://[^)\s]+)\)", r
 _BULLET = re.compile(
     r"^\s*[-*+]\s+(?P<when>\*\*.+?\*\*(?:\s*/\s*\*\*.+?\*\*)*)\s*(?::|\s[-\u2013\u2014]\s)\s*(?P<what>.+?)\s*$"
 )
+_BULLET_START = re.compile(r"^\s*[-*+]\s+\*\*")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _WEEK_PREFIX = re.compile(r"^(?:week\s*\d+|tbc|tbd)\s*(?:[-:,]\s*)?", re.IGNORECASE)
 _PARENTHESES = re.compile(r"\s*\([^()]*\)")
@@ -291,6 +292,13 @@ def _table_rows(lines: list[str]):
 def _bullets(lines: list[str]):
     """Yield (line number, when, what) for every summary bullet that starts with a bold date."""
     for number, line in enumerate(lines, 1):
+        if not _BULLET_START.match(line):
+            continue
+        # A bullet may wrap onto indented lines (release-1.34: "- **Thursday 12th June 2025**:\n  Week 4 — ...").
+        for follow in [] if _BULLET.match(line) else lines[number : number + 3]:
+            if not follow.strip() or not follow[:1].isspace() or _BULLET_START.match(follow):
+                break
+            line = f"{line.rstrip()} {follow.strip()}"
         if match := _BULLET.match(line):
             yield number, match.group("when"), match.group("what")
 

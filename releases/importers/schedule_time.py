@@ -19,6 +19,8 @@ The release team writes times many ways (kubernetes/sig-release `releases/releas
   comes from the release cycle (see `anchor_date` and `year_near`).
 - ``Tueday 11th April 2023`` or a weekday that disagrees with the date: **the date wins**, with a
   warning. Ordinal suffixes are optional and may be wrong (``28st``, ``21th``).
+- ``Friday 17th October 2025 at 12:00am anywhere on Earth time (12:00 UTC)`` — a parenthesised time is
+  one more half; "anywhere on Earth" is AoE.
 - A date without any time is an all-day milestone: midnight UTC of that date, ``all_day`` set.
 
 Nothing here touches the database. Errors are `ImportFailure` without a line; the caller adds it.
@@ -96,8 +98,11 @@ _TIME = re.compile(
     re.IGNORECASE,
 )
 _ZONE = re.compile(
-    r"(?<![A-Za-z])(?P<zone>UTC|GMT|PST|PDT|PT|Pacific|AoE|AOE|aoe|BST|CEST|CET|EST|EDT|ET|IST|Z)(?![A-Za-z])"
+    r"(?<![A-Za-z])(?P<zone>UTC|GMT|PST|PDT|PT|Pacific|AoE|AOE|aoe|[Aa]nywhere on [Ee]arth"
+    r"|BST|CEST|CET|EST|EDT|ET|IST|Z)(?![A-Za-z])"
 )
+# "(12:00 UTC)" after another time is a second half, like "... / 12:00 UTC".
+_TIME_IN_PARENTHESES = re.compile(r"\(([^()]*\d{1,2}:\d{2}[^()]*)\)")
 _EOD = re.compile(r"(?<![A-Za-z])(?:EOD|end of day)(?![A-Za-z])", re.IGNORECASE)
 _HALF_SPLIT = re.compile(r"\s+/\s*|\s*/\s+")
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])?")
@@ -178,7 +183,8 @@ class Instant:
 
 
 def _zone_key(word: str) -> str:
-    return word.upper()
+    word = word.upper()
+    return "AOE" if word.startswith("ANYWHERE") else word
 
 
 def parse_date(text: str) -> PartialDate | None:
@@ -249,7 +255,7 @@ def parse_when(text: str) -> When | None:
     """Split a schedule's time text into its halves and read each; None when it gives no date at all ("TBC")."""
     cleaned = clean_markdown(text)
     halves = []
-    for part in _HALF_SPLIT.split(cleaned):
+    for part in _HALF_SPLIT.split(_TIME_IN_PARENTHESES.sub(r" / \1", cleaned)):
         part = part.strip(" ,;:")
         if not part:
             continue

@@ -462,3 +462,30 @@ def test_summary_bullet_with_a_dash_instead_of_a_colon_and_a_date_column_table()
         MilestoneKind.ENHANCEMENTS_FREEZE: utc(2024, 10, 11, 2, 0),
         MilestoneKind.RELEASE: utc(2024, 12, 11),
     }
+
+
+def test_anywhere_on_earth_in_words_with_a_utc_note():
+    # release-1.35 (an earlier revision): the AoE time is spelled out and the UTC time follows in parentheses.
+    instant = when("Friday 17th October 2025 at 12:00am anywhere on Earth time (12:00 UTC)")
+    assert instant.at == utc(2025, 10, 17, 12, 0)
+    assert (instant.quoted_timezone, instant.warnings) == ("AoE", ())
+
+
+def test_summary_bullets_wrapped_onto_a_second_line():
+    # release-1.34 wraps long bullets; the description continues on an indented line.
+    text = (
+        "# Kubernetes v1.34\n\n"
+        "- **Monday 19th May 2025**: Week 1 — Release cycle begins\n"
+        "- **Thursday 12th June 2025**:\n"
+        "  Week 4 — [Production Readiness Freeze][Production Readiness Freeze]\n"
+        "- **[21:00 UTC Friday 20th June 2025 / 14:00 PST Friday 20th June 2025](https://everytimezone.com/s/a17d0bdd)**:\n"
+        "  Week 5 — [Enhancements Freeze][Enhancements Freeze]\n"
+        "- **Wednesday 27th August 2025**: Week 15 — Kubernetes v1.34.0 released\n"
+    )
+    schedule = parse_schedule(text)
+    by_kind = {m.kind: m for m in schedule.milestones}
+    assert by_kind[MilestoneKind.PRR_FREEZE].at == utc(2025, 6, 12)
+    assert by_kind[MilestoneKind.ENHANCEMENTS_FREEZE].at == utc(2025, 6, 20, 21, 0)
+    assert by_kind[MilestoneKind.ENHANCEMENTS_FREEZE].label == "Enhancements Freeze"
+    warnings = " ".join(str(w) for w in schedule.warnings)
+    assert "line 6:" in warnings and "PST quoted for 2025-06-20, when Pacific time is PDT" in warnings
