@@ -201,8 +201,7 @@ def kep_mentions(*, kep: Kep, limit: int = KEP_MENTIONS_SHOWN) -> tuple[list[Age
     """The newest `limit` agenda items that mention the KEP, and how many there are in all."""
     items = AgendaItem.objects.filter(keps=kep)
     shown = list(items.select_related("meeting__sig").order_by("-meeting__date", "order")[:limit])
-    total = len(shown) if len(shown) < limit else items.count()
-    return shown, total
+    return shown, items.count()
 
 
 # --- /keps/perma-beta/ ----------------------------------------------------------------------------------

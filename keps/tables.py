@@ -89,9 +89,13 @@ class FeatureGateTable(BaseTable):
         return "; ".join(value or [])
 
 
+def _kep_url(record) -> str:
+    return record.kep.get_absolute_url()
+
+
 class PermaBetaTable(BaseTable):
-    number = tables.Column(accessor="kep__number", verbose_name="KEP", linkify=lambda record: record.kep)
-    title = tables.Column(accessor="kep__title", verbose_name="Title", linkify=lambda record: record.kep)
+    number = tables.Column(accessor="kep__number", verbose_name="KEP", linkify=_kep_url)
+    title = tables.Column(accessor="kep__title", verbose_name="Title", linkify=_kep_url)
     owning_sig = tables.Column(
         accessor="kep__owning_sig__slug",
         verbose_name="Owning SIG",

@@ -114,7 +114,9 @@ class ApproverListView(ExportMixin, SingleTableMixin, FilterView):
     def selection(self) -> tuple[Release | None, object]:
         """(release, SIG or None) the request asks for; no release when the filters are invalid."""
         if not hasattr(self, "_selection"):
-            if self.filterset.is_valid():
+            if not self.filterset.is_bound:
+                self._selection = (Release.objects.current(), None)
+            elif self.filterset.is_valid():
                 data = self.filterset.form.cleaned_data
                 self._selection = (data.get("release") or Release.objects.current(), data.get("sig"))
             else:
