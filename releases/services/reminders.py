@@ -458,7 +458,7 @@ def render_digest(*, due: DueReminder, sig_ids: list[int], recipient: str, as_of
     if due.anchor == Anchor.EXCEPTION_CLOSE:
         subject = f"{prefix}Exception window after {context['freeze']} (v{due.milestone.release.version}) {_lead(due)}"
     if not_ready:
-        subject += f" — {not_ready} KEP{'s' if not_ready != 1 else ''} not ready"
+        subject += f": {not_ready} KEP{'s' if not_ready != 1 else ''} not ready"
     return Message(
         subject=subject,
         text=render_to_string("releases/email/digest.txt", context),
