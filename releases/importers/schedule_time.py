@@ -106,17 +106,20 @@ _TIME_IN_PARENTHESES = re.compile(r"\(([^()]*\d{1,2}:\d{2}[^()]*)\)")
 _EOD = re.compile(r"(?<![A-Za-z])(?:EOD|end of day)(?![A-Za-z])", re.IGNORECASE)
 _HALF_SPLIT = re.compile(r"\s+/\s*|\s*/\s+")
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])?")
+_HTML_TAG = re.compile(r"<[^>]+>")
+_EMPHASIS = re.compile(r"(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)")
+_DASHES = re.compile(r"[\u2012\u2013\u2014\u2015\u2212]")  # figure/en/em dashes, minus sign
+_SPACES = re.compile(r"\s+")  # includes no-break spaces
 
 
 def clean_markdown(text: str) -> str:
     """Schedule text without Markdown decoration: links become their text, emphasis and dashes are plain."""
     text = _MARKDOWN_LINK.sub(r"\1", text)
-    text = re.sub(r"<[^>]+>", " ", text)
+    text = _HTML_TAG.sub(" ", text)
     text = text.replace("**", "").replace("__", "").replace("`", "")
-    text = re.sub(r"(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)", "", text)
-    text = re.sub(r"[\u2012\u2013\u2014\u2015\u2212]", "-", text)  # figure/en/em dashes, minus sign
-    text = text.replace("\u00a0", " ")
-    return re.sub(r"\s+", " ", text).strip()
+    text = _EMPHASIS.sub("", text)
+    text = _DASHES.sub("-", text)
+    return _SPACES.sub(" ", text).strip()
 
 
 @dataclass(frozen=True)
