@@ -12,6 +12,11 @@ still updates the same milestone. Docs deadlines use ``placeholder`` / ``review`
 retrospectives ``part N`` (or empty), and `other` events their normalised label. The service looks
 milestones up by ``(release, kind, slot)``, the slot computed from the stored label with the same function.
 
+Rows of no milestone kind are imported as `other` only when they are events worth showing on the release
+page (`_OTHER_EVENTS`: calls for exceptions, burndown, thaw, cherry-pick deadline, KubeCon); alpha/beta/rc
+builds, branch creation and team chores are not. A row that names no date ("TBC") is not imported; for a
+freeze, a warning says so.
+
 Pure: text in, dataclasses out, `ImportFailure` for input that is not a schedule. Time rules live in
 `schedule_time`.
 """

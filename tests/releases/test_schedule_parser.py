@@ -489,3 +489,21 @@ def test_summary_bullets_wrapped_onto_a_second_line():
     assert by_kind[MilestoneKind.ENHANCEMENTS_FREEZE].label == "Enhancements Freeze"
     warnings = " ".join(str(w) for w in schedule.warnings)
     assert "line 6:" in warnings and "PST quoted for 2025-06-20, when Pacific time is PDT" in warnings
+
+
+@settings(max_examples=200, deadline=None)
+@given(hs.lists(hs.sampled_from(_VOCABULARY) | hs.text(max_size=6), max_size=20), hs.text(max_size=30))
+def test_time_rules_give_an_instant_or_import_failure(tokens, label):
+    try:
+        parsed = st.parse_when(" ".join(tokens))
+        if parsed is None:
+            return
+        hint_time, hint_zone, hint_eod = st.parse_hint(label)
+        instant = st.resolve(
+            parsed, anchor=datetime.date(2022, 1, 10), hint_time=hint_time, hint_zone=hint_zone, hint_eod=hint_eod
+        )
+    except ImportFailure as failure:
+        assert str(failure)
+        return
+    assert instant.at.utcoffset() == datetime.timedelta(0)
+    assert instant.all_day == (instant.at.time() == datetime.time(0) and instant.quoted_timezone == "")
