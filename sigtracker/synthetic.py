@@ -484,11 +484,13 @@ def _milestone_instants(index: int) -> dict:
     else:
         enh = _instant(enh_day, 2, 0, UTC)
         code = _instant(code_day, 1, 0, UTC)
+    soft_day = max(code_day - datetime.timedelta(days=26), enh_day + datetime.timedelta(days=7))
     return {
         MilestoneKind.CYCLE_START: _instant(start, 0, 0, UTC),
         MilestoneKind.PRR_FREEZE: _instant(enh_day - datetime.timedelta(days=8), 0, 0, UTC),
         MilestoneKind.ENHANCEMENTS_FREEZE: enh,
-        MilestoneKind.SIG_SOFT_FREEZE: _instant(code_day - datetime.timedelta(days=26), 0, 0, UTC),
+        # Four weeks before code freeze (1.24: Mar 4 for Mar 30), but never before the enhancements freeze.
+        MilestoneKind.SIG_SOFT_FREEZE: _instant(soft_day, 0, 0, UTC),
         MilestoneKind.FEATURE_BLOG_FREEZE: code - datetime.timedelta(days=14),
         MilestoneKind.CODE_FREEZE: code,
         MilestoneKind.TEST_FREEZE: code + datetime.timedelta(days=7),
@@ -801,7 +803,10 @@ class _Generator:
         on `target`) and deciding who ships, following MERGE_RATE."""
         releases = list(TRACKED_RELEASES)
         quotas = _spread(target, [rng.uniform(0.8, 1.2) for _ in releases])
+        shortfall = 0
         for release, quota in zip(releases, quotas, strict=True):
+            # Early releases may lack candidates; what they could not fill moves to the next release.
+            quota += shortfall
             due = [p for p in plans if self._eligible(p, release) and p.next_release <= release]
             rng.shuffle(due)
             chosen, postponed = due[:quota], due[quota:]
@@ -818,6 +823,7 @@ class _Generator:
                 ]
                 waiting.sort(key=lambda p: (p.next_release, p.number))
                 chosen += waiting[: quota - len(chosen)]
+            shortfall = quota - len(chosen)
             self._decide(chosen, release, rng)
 
     def _decide(self, chosen: list[_KepPlan], release: int, rng: random.Random) -> None:
