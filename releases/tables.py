@@ -79,6 +79,7 @@ class TrackedEnhancementTable(BaseTable):
         verbose_name="KEP",
         linkify=lambda record: record.kep.get_absolute_url(),
         order_by=("kep__number",),
+        attrs={"td": {"class": "nowrap"}},
     )
     title = tables.Column(
         accessor="kep__title",
@@ -86,7 +87,9 @@ class TrackedEnhancementTable(BaseTable):
         linkify=lambda record: record.kep.get_absolute_url(),
         order_by=("kep__title",),
     )
-    sig = tables.Column(accessor="sig__slug", verbose_name="SIG", order_by=("sig__slug",))
+    sig = tables.Column(
+        accessor="sig__slug", verbose_name="SIG", order_by=("sig__slug",), attrs={"td": {"class": "nowrap"}}
+    )
     target_stage = tables.Column(verbose_name="Stage")
     status = tables.Column(verbose_name="Status")
     enhancements_contact = tables.Column(
