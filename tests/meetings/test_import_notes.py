@@ -1,0 +1,233 @@
+"""import_meeting_notes end to end: the shared SIG Node archives, re-runs, newer input, dry run, bad files."""
+
+import datetime
+import re
+import shutil
+import threading
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import connection
+
+from keps.models import Kep, Person, Sig
+from meetings.models import AgendaItem, Meeting
+from meetings.services import agenda_items_link_keps
+from releases.models import EnhancementStatusChange, Release, RetroItem, Retrospective, TrackedEnhancement
+from tests.factories import KepFactory
+
+D = datetime.date
+MONTH_LINE = re.compile(r"^(?:#+\s*)?\**(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d", re.I)
+
+
+def run(*args, **options):
+    """call_command with captured output; returns (exit status, stdout, stderr)."""
+    from io import StringIO
+
+    out, err = StringIO(), StringIO()
+    try:
+        call_command("import_meeting_notes", *[str(a) for a in args], stdout=out, stderr=err, **options)
+        status = 0
+    except CommandError as exc:
+        status = exc.returncode
+        err.write(str(exc))
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def archive(upstream_dir):
+    return upstream_dir / "community" / "sig-node" / "archive"
+
+
+@pytest.fixture
+def imported(db, archive):
+    status, out, err = run(archive / "meeting-notes-2021.md", archive / "meeting-notes-2022.md")
+    assert status == 0, err
+    return out
+
+
+def dated_headings(path) -> set[D]:
+    """Dates of the headings, by a rule independent of the parser: a line starting with a month and a day."""
+    year = int(re.search(r"(\d{4})", path.name).group(1))
+    dates = set()
+    for line in path.read_text().splitlines():
+        if MONTH_LINE.match(line):
+            month, day = re.match(r"^(?:#+\s*)?\**([a-z]{3})[a-z]*\.?\s+(\d+)", line, re.I).groups()
+            dates.add(datetime.datetime.strptime(f"{year} {month} {day}", "%Y %b %d").date())
+    return dates
+
+
+def test_every_dated_heading_becomes_a_meeting(imported, archive):
+    expected = dated_headings(archive / "meeting-notes-2021.md") | dated_headings(archive / "meeting-notes-2022.md")
+    assert len(expected) == 104
+    assert set(Meeting.objects.filter(sig__slug="sig-node").values_list("date", flat=True)) == expected
+    assert "sig-node" in Sig.objects.values_list("slug", flat=True)
+
+
+def test_cancelled_meetings_are_flagged_not_dropped(imported):
+    cancelled = set(Meeting.objects.filter(cancelled=True).values_list("date", flat=True))
+    assert {D(2022, 12, 27), D(2022, 12, 20), D(2022, 2, 22), D(2022, 4, 19), D(2021, 12, 28), D(2021, 7, 6)} <= (
+        cancelled
+    )
+    assert D(2022, 12, 13) not in cancelled
+    assert Meeting.objects.get(date=D(2021, 12, 28)).agenda_items.count() == 0
+
+
+def test_pr_flow_and_recording_of_a_known_week(imported):
+    week = Meeting.objects.get(sig__slug="sig-node", date=D(2022, 12, 13))
+    assert (week.open_prs, week.prs_created, week.prs_updated, week.prs_closed, week.prs_merged) == (
+        196,
+        32,
+        161,
+        37,
+        22,
+    )
+    assert week.recording_url == "https://www.youtube.com/watch?v=iw_xZZPuXDI"
+    assert week.source == "meeting-notes-2022.md:8"
+
+
+def test_agenda_items_with_presenters_kep_links_and_releases(imported):
+    week = Meeting.objects.get(date=D(2022, 12, 13))
+    items = list(week.agenda_items.order_by("order"))
+    assert len(items) == 7
+    kep_item = items[1]
+    assert kep_item.title == "KEP-3169: Fine-grained SupplementalGroups control"
+    assert kep_item.presenters_text == "everpeace"
+    assert "https://github.com/kubernetes/enhancements/pull/3620" in kep_item.links
+    assert "https://github.com/kubernetes/kubernetes/issues/112879" in kep_item.links
+    assert items[0].related_release.version == "1.26"  # "1.26 retro/1.27 planning"
+    # Imported from the 2021 file before the 2022 retro table created KEP 2043: linked all the same.
+    podresources = AgendaItem.objects.get(meeting__date=D(2021, 12, 7), title__startswith="PodResource API Watch")
+    assert list(podresources.keps.values_list("number", flat=True)) == [2043]
+    assert list(podresources.presenters.values_list("github", flat=True)) == ["alukiano"]  # written "@alukiano"
+    assert podresources.presenters_text == "swsehgal/@alukiano"
+    assert not Person.objects.filter(github__iexact="swsehgal").exists()  # a bare word invents nobody
+
+
+def test_the_1_24_retro_and_recorded_tallies(imported):
+    release = Release.objects.get(version="1.24")
+    rows = TrackedEnhancement.objects.filter(release=release)
+    assert rows.filter(status="done").count() == 6
+    assert rows.filter(status="removed_from_milestone").count() == 17
+    assert set(rows.values_list("sig__slug", flat=True)) == {"sig-node"}
+    pod_overhead = rows.get(kep__number=688)
+    assert (pod_overhead.type, pod_overhead.target_stage, pod_overhead.kep.title) == (
+        "graduating",
+        "stable",
+        "PodOverhead",
+    )
+    (change,) = pod_overhead.history.all()
+    assert change.to_status == "done" and change.changed_at == datetime.datetime(2022, 4, 26, tzinfo=datetime.UTC)
+    assert re.fullmatch(r"imported from meeting notes meeting-notes-2022\.md:\d+", change.author)
+    assert EnhancementStatusChange.objects.count() == 23
+
+    retros = {r.release.version: r for r in Retrospective.objects.filter(sig__slug="sig-node")}
+    assert (retros["1.22"].recorded_tracked, retros["1.22"].recorded_merged) == (24, 13)
+    assert (retros["1.23"].recorded_tracked, retros["1.23"].recorded_merged) == (14, 8)
+    assert retros["1.24"].date == D(2022, 4, 26) and retros["1.22"].date == D(2021, 7, 20)
+    items = RetroItem.objects.filter(retrospective=retros["1.24"])
+    assert items.filter(category="went_well").count() == 4
+    assert items.filter(category="to_improve").count() == 7
+    actions = items.filter(category="action_item")
+    assert actions.count() == 4 and set(actions.values_list("status", flat=True)) == {"open"}
+    assert RetroItem.objects.filter(retrospective=retros["1.22"], category="action_item").count() == 3
+
+
+def test_rerun_changes_nothing_and_says_so(imported, archive, django_assert_max_num_queries):
+    before = (Meeting.objects.count(), AgendaItem.objects.count(), TrackedEnhancement.objects.count())
+    with django_assert_max_num_queries(60):
+        status, out, _ = run(archive / "meeting-notes-2021.md", archive / "meeting-notes-2022.md")
+    assert status == 0
+    assert "0 created, 0 updated" in out and "nothing to change" in out
+    assert (Meeting.objects.count(), AgendaItem.objects.count(), TrackedEnhancement.objects.count()) == before
+    assert EnhancementStatusChange.objects.count() == 23
+
+
+def test_newer_input_updates_in_place(imported, archive, tmp_path):
+    text = (archive / "meeting-notes-2022.md").read_text()
+    ids = dict(Meeting.objects.values_list("date", "id"))
+    newer = text.replace("Total: [196]", "Total: [197]", 1)
+    newer = newer.replace("* [swsehgal] Topology Manager GA graduation", "* [swsehgal] Topology Manager GA plan", 1)
+    newer = newer.replace("## Dec 27th [Canceled for holidays]", "## Jan 3, 2023\n\n* [@newcomer] Hello\n\n## Dec 27th")
+    newer = newer.replace("* [mweston & atanas] Quick update on issue", "", 1)  # the meeting's last item
+    path = tmp_path / "sig-node" / "meeting-notes-2022.md"
+    path.parent.mkdir()
+    path.write_text(newer)
+    status, out, _ = run(path)
+    assert status == 0 and "1 created" in out
+    week = Meeting.objects.get(date=D(2022, 12, 13))
+    assert week.pk == ids[D(2022, 12, 13)] and week.open_prs == 197
+    titles = list(week.agenda_items.order_by("order").values_list("title", flat=True))
+    assert titles[2].startswith("Topology Manager GA plan") and len(titles) == 6
+    new = Meeting.objects.get(date=D(2023, 1, 3))
+    assert list(new.agenda_items.values_list("presenters__github", flat=True)) == ["newcomer"]
+    assert not Meeting.objects.get(date=D(2022, 12, 27)).cancelled  # its heading lost the [Canceled] note
+    assert Meeting.objects.count() == 105 and Meeting.objects.filter(date=D(2022, 12, 13)).count() == 1
+
+
+def test_dry_run_writes_nothing(db, archive):
+    status, out, _ = run(archive / "meeting-notes-2022.md", dry_run=True)
+    assert status == 0 and "dry run: " in out and "would be created" in out
+    assert not Meeting.objects.exists() and not Release.objects.exists() and not Kep.objects.exists()
+    assert not Sig.objects.exists()
+
+
+def test_bad_file_among_good_is_skipped_with_exit_1(db, tmp_path):
+    folder = tmp_path / "sig-node"
+    folder.mkdir()
+    (folder / "meeting-notes-2019.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    (folder / "meeting-notes-2020.md").write_text("## Jan 7, 2020\n\n* [a] fine\n")
+    (folder / "meeting-notes-2021.md").write_text("## Jan 5, 2021\n\n* [b] kept?\n\n<table>\n<tr><td>Created:")
+    status, out, err = run(folder)
+    assert status == 1
+    assert "meeting-notes-2019.md: binary file" in err
+    assert "meeting-notes-2021.md:5: truncated" in err
+    assert "3 files read: 1 created" in out
+    assert list(Meeting.objects.values_list("date", flat=True)) == [D(2020, 1, 7)]
+
+
+def test_usage_errors_exit_2(db, tmp_path):
+    assert run(tmp_path / "missing.md")[0] == 2
+    notes = tmp_path / "notes-2020.md"
+    notes.write_text("## Jan 7, 2020\n* a\n")
+    status, _, err = run(notes)  # the path names no sig-* folder and --sig is missing
+    assert status == 2 and "--sig is required" in err
+    assert run(notes, sig="Not A Slug!")[0] == 2
+    assert run(notes, sig="sig-apps")[0] == 0
+    assert Meeting.objects.get().sig.slug == "sig-apps"
+
+
+def test_agenda_items_link_keps_after_keps_appear(db, tmp_path):
+    notes = tmp_path / "notes-2022.md"
+    notes.write_text("## Jan 4, 2022\n\n* [a] [Swap beta](https://github.com/kubernetes/enhancements/pull/3957)\n")
+    assert run(notes, sig="sig-node")[0] == 0
+    item = AgendaItem.objects.get()
+    assert not item.keps.exists()
+    KepFactory(number=3957)
+    KepFactory(number=9999)
+    assert agenda_items_link_keps(kep_numbers=[3957]) == 1
+    assert list(item.keps.values_list("number", flat=True)) == [3957]
+    assert agenda_items_link_keps() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_imports_create_no_duplicates(postgres_only, archive, tmp_path):
+    path = tmp_path / "sig-node" / "meeting-notes-2022.md"
+    path.parent.mkdir()
+    shutil.copy(archive / "meeting-notes-2022.md", path)
+    results = []
+
+    def worker():
+        try:
+            results.append(run(path)[0])
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [0, 0]
+    assert Meeting.objects.count() == 52
+    assert TrackedEnhancement.objects.count() == 23 and EnhancementStatusChange.objects.count() == 23
