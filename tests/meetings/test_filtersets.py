@@ -1,0 +1,104 @@
+"""One test per filter of the meetings list, and the agenda search on both databases."""
+
+import datetime
+
+import pytest
+from django.db import connection
+
+from meetings.filtersets import MeetingFilterSet, matching_agenda_items
+from meetings.models import Meeting
+from tests.factories import AgendaItemFactory, KepFactory, MeetingFactory, PersonFactory, SigFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def meetings():
+    node, sched = SigFactory(slug="sig-node"), SigFactory(slug="sig-scheduling")
+    mrunal = PersonFactory(github="mrunalp")
+    resize = KepFactory(number=1287)
+    m1 = MeetingFactory(sig=node, date=datetime.date(2021, 11, 2))
+    m2 = MeetingFactory(sig=node, date=datetime.date(2022, 3, 1))
+    m3 = MeetingFactory(sig=node, date=datetime.date(2022, 3, 8), cancelled=True)
+    m4 = MeetingFactory(sig=sched, date=datetime.date(2022, 3, 3))
+    a = AgendaItemFactory(meeting=m1, title="No more perma-beta features", body="Graduate or deprecate.")
+    a.presenters.add(mrunal)
+    AgendaItemFactory(meeting=m1, title="Pod resize beta plan", presenters_text="Vinay Kulkarni").keps.add(resize)
+    AgendaItemFactory(meeting=m2, title="Swap support", body="Beta blockers: metrics, evictions").keps.add(resize)
+    AgendaItemFactory(meeting=m4, title="Queueing hints", body="Beta in 1.28?")
+    return {"m1": m1, "m2": m2, "m3": m3, "m4": m4}
+
+
+def count(data):
+    return MeetingFilterSet(data, queryset=Meeting.objects.all()).qs.count()
+
+
+def test_no_filter(meetings):
+    assert count({}) == 4
+
+
+def test_sig(meetings):
+    assert count({"sig": "sig-node"}) == 3
+
+
+def test_year(meetings):
+    assert count({"year": "2022"}) == 3
+    assert count({"year": "2021"}) == 1
+
+
+def test_year_choices_come_from_the_meetings(meetings):
+    field = MeetingFilterSet({}, queryset=Meeting.objects.all()).form.fields["year"]
+    assert [value for value, _ in field.choices][1:] == [2022, 2021]
+
+
+def test_presenter_by_handle_or_as_written(meetings):
+    assert count({"presenter": "@MrunalP"}) == 1
+    assert count({"presenter": "kulkarni"}) == 1
+
+
+def test_kep(meetings):
+    assert count({"kep": "1287"}) == 2
+
+
+def test_cancelled(meetings):
+    assert count({"cancelled": "true"}) == 1
+    assert count({"cancelled": "false"}) == 3
+
+
+def test_search_needs_every_word_and_counts_meetings_once(meetings):
+    # Meeting m1 has two items containing "beta": it is still one meeting.
+    assert count({"q": "beta"}) == 3
+    assert count({"q": "perma beta"}) == 1
+    assert count({"q": "swap"}) == 1
+    assert count({"q": "no-such-word-anywhere"}) == 0
+
+
+def test_search_results_carry_their_matching_items(meetings):
+    (meeting,) = MeetingFilterSet({"q": "swap"}, queryset=Meeting.objects.all()).qs
+    assert [item.title for item in meeting.matches] == ["Swap support"]
+
+
+def test_search_combines_with_other_filters(meetings):
+    assert count({"q": "beta", "sig": "sig-scheduling"}) == 1
+    assert count({"q": "beta", "kep": "1287"}) == 2
+
+
+def test_full_text_search_on_postgresql(postgres_only, meetings):
+    """Stemming and the websearch syntax: "perma beta" finds "perma-beta", "graduating" finds "Graduate"."""
+    titles = {item.title for item in matching_agenda_items("perma beta")}
+    assert titles == {"No more perma-beta features"}
+    assert {i.title for i in matching_agenda_items("graduating")} == {"No more perma-beta features"}
+    assert {i.title for i in matching_agenda_items('"beta blockers"')} == {"Swap support"}
+    assert {i.title for i in matching_agenda_items("beta -swap -perma")} == {"Pod resize beta plan", "Queueing hints"}
+    ranked = list(matching_agenda_items("beta").order_by("-rank"))
+    assert ranked[0].rank >= ranked[-1].rank > 0
+
+
+def test_full_text_search_uses_the_gin_index(postgres_only, meetings):
+    items = matching_agenda_items("perma beta")
+    sql, params = items.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "agendaitem_search_idx" in plan, plan

@@ -1,0 +1,67 @@
+"""Meeting selectors: counts that joins cannot inflate, the PR-flow chart, one meeting with its agenda."""
+
+import datetime
+
+import pytest
+
+from meetings import selectors
+from meetings.models import Meeting
+from tests.factories import AgendaItemFactory, KepFactory, MeetingFactory, PersonFactory, SigFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_item_count_not_multiplied_by_filters():
+    meeting = MeetingFactory()
+    kep = KepFactory(number=2727)
+    for order in range(3):
+        item = AgendaItemFactory(meeting=meeting, order=order, title=f"probes {order}")
+        item.keps.add(kep)
+        item.presenters.add(PersonFactory(github=f"p{order}"), PersonFactory(github=f"q{order}"))
+    MeetingFactory()  # no agenda at all
+    counts = sorted(m.item_count for m in selectors.meeting_list())
+    assert counts == [0, 3]
+    (found,) = selectors.meeting_list(filters={"kep": "2727", "q": "probes", "presenter": "p1"})
+    assert found.item_count == 3
+
+
+def test_chart_has_open_prs_line_and_weekly_bars_oldest_first():
+    node, sched = SigFactory(slug="sig-node"), SigFactory(slug="sig-scheduling")
+    MeetingFactory(sig=node, date=datetime.date(2022, 1, 4), open_prs=210, prs_created=31, prs_merged=25)
+    MeetingFactory(sig=node, date=datetime.date(2022, 1, 11), open_prs=205, prs_created=28, prs_merged=30)
+    MeetingFactory(sig=sched, date=datetime.date(2022, 1, 11), open_prs=40, prs_created=5, prs_merged=2)
+    MeetingFactory(sig=node, date=datetime.date(2022, 1, 18))  # no figures: left out
+    svg = selectors.pr_flow_chart(meetings=Meeting.objects.all())
+    assert svg.startswith("<svg")
+    # Two dates; meetings of two SIGs on one date are added up.
+    assert "Open PRs: 2022-01-04 210, 2022-01-11 245" in svg
+    assert "PRs merged that week: 2022-01-04 25, 2022-01-11 32" in svg
+    assert "2022-01-18" not in svg
+
+
+def test_chart_keeps_the_latest_points():
+    for week in range(10):
+        MeetingFactory(date=datetime.date(2022, 1, 4) + datetime.timedelta(weeks=week), open_prs=week)
+    svg = selectors.pr_flow_chart(meetings=Meeting.objects.all(), points=3)
+    assert "Open PRs: 2022-02-22 7, 2022-03-01 8, 2022-03-08 9" in svg
+
+
+def test_no_figures_no_chart():
+    MeetingFactory()
+    assert selectors.pr_flow_chart(meetings=Meeting.objects.all()) == ""
+
+
+def test_meeting_detail_agenda_in_order_and_neighbours():
+    node = SigFactory(slug="sig-node")
+    earlier = MeetingFactory(sig=node, date=datetime.date(2022, 2, 22))
+    meeting = MeetingFactory(sig=node, date=datetime.date(2022, 3, 1), open_prs=200, prs_merged=12)
+    later = MeetingFactory(sig=node, date=datetime.date(2022, 3, 8))
+    MeetingFactory(sig=SigFactory(slug="sig-apps"), date=datetime.date(2022, 3, 2))
+    AgendaItemFactory(meeting=meeting, order=2, title="second")
+    AgendaItemFactory(meeting=meeting, order=1, title="first")
+    found = selectors.meeting_detail(sig="sig-node", date=datetime.date(2022, 3, 1))
+    assert [item.title for item in found.agenda_items.all()] == ["first", "second"]
+    assert selectors.meeting_neighbours(meeting=found) == (earlier, later)
+    assert dict(selectors.pr_flow_rows(found))["Open PRs at the meeting"] == 200
+    assert dict(selectors.pr_flow_rows(found))["PRs created that week"] is None
+    assert selectors.meeting_detail(sig="sig-apps", date=datetime.date(2022, 3, 1)) is None
