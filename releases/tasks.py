@@ -10,6 +10,7 @@ import logging
 import random
 
 from celery import shared_task
+from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -75,5 +76,10 @@ def deliver_reminder(self, delivery_id: int, as_of: str) -> str:
         if self.request.retries >= self.max_retries:
             reminders.reminder_delivery_give_up(delivery_id=delivery_id, error=f"{type(exc).__name__}: {exc}")
             return "failed"
-        countdown = min(DELIVERY_BACKOFF_MAX, 15 * 2**self.request.retries) + random.uniform(0, 5)
+        if self.request.is_eager:
+            # No broker to hold a delayed retry: the claim is released, and the next run of the beat task
+            # or of `send_freeze_reminders` within the grace period sends it.
+            return "deferred"
+        base = settings.SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS
+        countdown = min(DELIVERY_BACKOFF_MAX, base * 2**self.request.retries) * random.uniform(1, 1.25)
         raise self.retry(exc=exc, countdown=countdown) from exc

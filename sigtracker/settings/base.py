@@ -167,6 +167,8 @@ SIGTRACKER_REMINDER_GRACE_MINUTES = int(os.environ.get("SIGTRACKER_REMINDER_GRAC
 # A sender's claim on a delivery older than this is taken to be from a dead worker and handed out again;
 # it must exceed the longest an SMTP send can take (twice EMAIL_TIMEOUT).
 SIGTRACKER_REMINDER_LEASE_SECONDS = int(os.environ.get("SIGTRACKER_REMINDER_LEASE_SECONDS", "600"))
+# First retry of a reminder after a transient SMTP failure; each further retry waits twice as long (max 10 min).
+SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS = float(os.environ.get("SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS", "15"))
 # Stats recomputes queued after edits wait this long, so a burst of edits makes one job per release.
 SIGTRACKER_STATS_DEBOUNCE_SECONDS = int(os.environ.get("SIGTRACKER_STATS_DEBOUNCE_SECONDS", "5"))
 # Where the public site lives, for links in emails.

@@ -36,14 +36,15 @@ class Received:
 class Mailbox:
     """aiosmtpd handler keeping every accepted message.
 
-    `fail_next` answers that many DATA commands with a transient 451. `hold_after(n)` makes the SMTP
-    conversation of message n+1 stop at RCPT until `release()`: the test knows the sender is mid-message
-    and not yet past the point of delivery (used to kill a worker at a known moment).
+    `fail_next` answers that many DATA commands with `fail_reply` (by default a transient 451).
+    `hold_after(n)` makes the SMTP conversation of message n+1 stop at RCPT until `release()`: the test
+    knows the sender is mid-message and not yet past the point of delivery (to kill a worker then).
     """
 
     def __init__(self):
         self.messages: list[Received] = []
         self.fail_next = 0
+        self.fail_reply = "451 4.3.0 try again later"
         self._hold_after: int | None = None
         self.holding = threading.Event()
         self._released = threading.Event()
@@ -69,7 +70,7 @@ class Mailbox:
     async def handle_DATA(self, server, session, envelope):  # noqa: N802 - aiosmtpd API
         if self.fail_next:
             self.fail_next -= 1
-            return "451 4.3.0 try again later"
+            return self.fail_reply
         message = email.message_from_bytes(envelope.content, policy=policy.default)
         self.messages.append(Received(envelope.mail_from, list(envelope.rcpt_tos), message))
         return "250 Message accepted for delivery"
@@ -218,6 +219,6 @@ def celery_worker(redis_url, postgres_only, transactional_db, smtp_server):
         yield start
     finally:
         for worker in workers:
-            worker.stop()
+            worker.kill()  # idle by now; no need for a warm shutdown
         client.close()
         redis.Redis.from_url(redis_url).flushdb()

@@ -1,0 +1,99 @@
+"""End to end through real components: Celery worker subprocesses on the Redis broker, the test database
+on PostgreSQL, and an SMTP server on loopback. Includes killing a worker in the middle of a batch."""
+
+import time
+
+import pytest
+
+from releases.choices import DeliveryState
+from releases.models import ReleaseStats, ReminderDelivery
+from tests.factories import PersonFactory
+from tests.releases.test_reminders import FREEZE, HOUR, NODE_LIST, board  # noqa: F401 - fixture
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+
+WEEK_BEFORE = (FREEZE - 168 * HOUR).isoformat()
+
+
+def add_authors(board, count):  # noqa: F811
+    for n in range(count):
+        board.rows[0].kep.authors.add(PersonFactory(github=f"author{n}", email=f"author{n}@example.com"))
+    return 3 + count  # the digest, alice, carol and the new authors
+
+
+def drain(client, timeout=30):
+    """Wait until the worker has run every task queued so far: a stats recompute queued last is done."""
+    ReleaseStats.objects.all().delete()
+    client.send_task("releases.tasks.compute_all_release_stats")
+    deadline = time.monotonic() + timeout
+    while not ReleaseStats.objects.exists():
+        assert time.monotonic() < deadline, "the worker did not get through its queue"
+        time.sleep(0.05)
+
+
+def assert_exactly_once(mailbox, expected):
+    delivered = sorted(r for m in mailbox.messages for r in m.rcpt_tos)
+    assert len(delivered) == expected, f"{len(delivered)} messages for {expected} recipients"
+    assert len(set(delivered)) == expected, "a recipient got a duplicate"
+    assert ReminderDelivery.objects.filter(state=DeliveryState.SENT).count() == expected
+
+
+def test_worker_sends_each_reminder_once_across_three_beats(board, celery_worker, smtp_server):  # noqa: F811
+    mailbox, _ = smtp_server
+    expected = add_authors(board, 30)
+    celery_worker()
+    client = celery_worker.client
+    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    mailbox.wait_for(expected)
+    # Two more beats while (or after) the batch goes out: nothing is sent twice.
+    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    drain(client)
+    assert_exactly_once(mailbox, expected)
+    (digest,) = mailbox.to(NODE_LIST)
+    assert "KEP-2001" in digest.text and "KEP-2001" in digest.html
+    # The stats task queued as the sentinel ran in the worker too, from the same database.
+    assert ReleaseStats.objects.get(release=board.release, sig=None).tracked == 3
+
+
+def test_worker_killed_mid_batch_every_recipient_gets_exactly_one(board, celery_worker, smtp_server):  # noqa: F811
+    mailbox, _ = smtp_server
+    expected = add_authors(board, 40)
+    lease = 2
+    mailbox.hold_after(10)
+    first = celery_worker(SIGTRACKER_REMINDER_LEASE_SECONDS=str(lease))
+    client = celery_worker.client
+    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    assert mailbox.holding.wait(30), "the batch never reached the 11th message"
+    # The worker is mid-conversation with the SMTP server for the 11th message: kill it there.
+    first.kill()
+    killed_at = time.monotonic()
+    mailbox.release()
+    assert len(mailbox.messages) == 10
+    stuck = ReminderDelivery.objects.filter(state=DeliveryState.CLAIMED, claimed_at__isnull=False)
+    assert stuck.count() == 1, "the killed worker held exactly one delivery"
+    stuck_id = stuck.get().pk
+
+    celery_worker(SIGTRACKER_REMINDER_LEASE_SECONDS=str(lease))
+    # The restarted worker takes the rest of the queued batch; the killed worker's delivery stays leased
+    # to it until the lease runs out, then the next beat hands it out again.
+    mailbox.wait_for(expected - 1)
+    time.sleep(max(0.0, lease + 0.5 - (time.monotonic() - killed_at)))
+    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    mailbox.wait_for(expected)
+    drain(client)
+    assert_exactly_once(mailbox, expected)
+    assert ReminderDelivery.objects.get(pk=stuck_id).attempts == 2
+
+
+def test_worker_retries_a_transient_smtp_failure_with_backoff(board, celery_worker, smtp_server):  # noqa: F811
+    mailbox, _ = smtp_server
+    mailbox.fail_next = 2
+    celery_worker(SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS="0.2")
+    client = celery_worker.client
+    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    mailbox.wait_for(3)
+    drain(client)
+    assert_exactly_once(mailbox, 3)
+    # Two failed attempts, each retried after its backoff: five attempts for three messages.
+    assert sum(ReminderDelivery.objects.values_list("attempts", flat=True)) == 5

@@ -1,0 +1,107 @@
+"""The Celery tasks, run eagerly as they are without CELERY_BROKER_URL (the demo, and these tests)."""
+
+import datetime
+
+import pytest
+from django.conf import settings
+from django.core import mail
+
+from releases import tasks
+from releases.choices import DeliveryState
+from releases.choices import EnhancementStatus as S
+from releases.models import ReleaseStats, ReminderDelivery
+from releases.services import reminders
+from sigtracker.celery import app
+from tests.factories import ReleaseFactory, TrackedEnhancementFactory
+from tests.releases.test_reminders import DAY, FREEZE, HOUR, NODE_LIST, board  # noqa: F401 - fixture
+
+WEEK_BEFORE = FREEZE - 168 * HOUR
+
+
+def test_beat_schedule_names_registered_tasks():
+    app.loader.import_default_modules()
+    for entry in settings.CELERY_BEAT_SCHEDULE.values():
+        assert entry["task"] in app.tasks
+    assert {"releases.tasks.compute_release_stats", "releases.tasks.deliver_reminder"} <= set(app.tasks)
+
+
+def test_without_a_broker_tasks_run_eagerly():
+    assert settings.CELERY_BROKER_URL == ""
+    assert app.conf.task_always_eager is True
+
+
+def test_tasks_are_acks_late():
+    for task in (
+        tasks.compute_release_stats,
+        tasks.compute_all_release_stats,
+        tasks.send_due_freeze_reminders,
+        tasks.deliver_reminder,
+    ):
+        assert task.acks_late is True
+
+
+@pytest.mark.django_db
+def test_compute_tasks():
+    one, two = ReleaseFactory(), ReleaseFactory()
+    TrackedEnhancementFactory(release=one, status=S.DONE)
+    assert tasks.compute_release_stats.delay(one.pk).get() == 2
+    assert set(ReleaseStats.objects.values_list("release_id", flat=True)) == {one.pk}
+    tasks.compute_all_release_stats.delay().get()
+    assert set(ReleaseStats.objects.values_list("release_id", flat=True)) == {one.pk, two.pk}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_send_due_freeze_reminders_task_queues_and_delivers(board):  # noqa: F811
+    assert tasks.send_due_freeze_reminders.delay(WEEK_BEFORE.isoformat()).get() == 3
+    assert sorted(m.to[0] for m in mail.outbox) == sorted([NODE_LIST, "alice@example.com", "carol@example.com"])
+    # A second beat within the grace period finds everything sent.
+    assert (
+        tasks.send_due_freeze_reminders.delay((WEEK_BEFORE + 15 * 60 * datetime.timedelta(seconds=1)).isoformat()).get()
+        == 0
+    )
+    assert len(mail.outbox) == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_task_rejects_a_bad_instant():
+    with pytest.raises(ValueError, match="now: not an ISO date-time"):
+        tasks.send_due_freeze_reminders.delay("next tuesday").get()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_eager_transient_failure_is_left_for_the_next_run(board, smtp_mailbox):  # noqa: F811
+    """Without a broker there is nowhere to hold a delayed retry: the claim is released instead and the
+    next beat (or command) run within the grace period sends it."""
+    smtp_mailbox.fail_next = 1
+    assert tasks.send_due_freeze_reminders.delay(WEEK_BEFORE.isoformat()).get() == 3
+    assert len(smtp_mailbox.messages) == 2
+    waiting = ReminderDelivery.objects.get(state=DeliveryState.CLAIMED)
+    assert waiting.claimed_at is None
+    later = WEEK_BEFORE + datetime.timedelta(minutes=15)
+    assert tasks.send_due_freeze_reminders.delay(later.isoformat()).get() == 1
+    assert sorted(r for m in smtp_mailbox.messages for r in m.rcpt_tos) == sorted(
+        [NODE_LIST, "alice@example.com", "carol@example.com"]
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_deliver_gives_up_after_its_last_retry(board, smtp_mailbox):  # noqa: F811
+    smtp_mailbox.fail_next = 1
+    (delivery_id, *_) = reminders.reminder_deliveries_claim(now=WEEK_BEFORE)
+    result = tasks.deliver_reminder.apply(
+        args=[delivery_id, WEEK_BEFORE.isoformat()], retries=tasks.deliver_reminder.max_retries
+    )
+    assert result.get() == "failed"
+    delivery = ReminderDelivery.objects.get(pk=delivery_id)
+    assert delivery.state == DeliveryState.FAILED and "451" in delivery.error and smtp_mailbox.messages == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_deliver_does_not_retry_a_permanent_refusal(board, smtp_mailbox):  # noqa: F811
+    smtp_mailbox.fail_next = 10
+    smtp_mailbox.fail_reply = "554 5.7.1 rejected"
+    (delivery_id, *_) = reminders.reminder_deliveries_claim(now=WEEK_BEFORE)
+    assert tasks.deliver_reminder.delay(delivery_id, WEEK_BEFORE.isoformat()).get() == "failed"
+    delivery = ReminderDelivery.objects.get(pk=delivery_id)
+    assert delivery.state == DeliveryState.FAILED and delivery.attempts == 1 and "554" in delivery.error
+    assert smtp_mailbox.fail_next == 9
