@@ -50,6 +50,9 @@ class KepTable(BaseTable):
     def render_stage(self, record, value):
         return stage_badge(record.stage, value)
 
+    def value_stage(self, record):
+        return record.stage
+
     def value_design_groups(self, record):
         return "; ".join(group.name for group in record.design_groups.all())
 
@@ -81,6 +84,9 @@ class FeatureGateTable(BaseTable):
 
     def render_stage(self, record, value):
         return stage_badge(value, record.kep.get_stage_display())
+
+    def value_stage(self, record):
+        return record.kep.stage
 
     def render_components(self, value):
         return ", ".join(value) if value else "—"
@@ -121,6 +127,9 @@ class PermaBetaTable(BaseTable):
     def render_stage(self, value):
         return stage_badge(value)
 
+    def value_stage(self, value):
+        return value
+
     def render_since(self, record, value):
         if record.since_source == "kep.yaml":
             return value
@@ -137,6 +146,9 @@ class PermaBetaTable(BaseTable):
 
     def render_last_mention(self, record, value):
         return format_html('<a href="{}">{} ({})</a>', record.last_mention_url, value, record.kep.last_mention_sig)
+
+    def value_last_mention(self, value):
+        return value.isoformat() if value else ""
 
 
 class ApproverTable(BaseTable):
@@ -166,6 +178,9 @@ class ApproverTable(BaseTable):
     def render_person(self, record):
         name = f" ({record.person.name})" if record.person.name else ""
         return format_html("@{}{}", record.person.github, name)
+
+    def value_person(self, record):
+        return record.person.github
 
     def _keps(self, record, stages):
         keps = [kep for stage in stages for kep in record.by_stage.get(stage, ())]
@@ -202,6 +217,9 @@ class ApproverTable(BaseTable):
         url = kep_list_url(**{key: record.person.github, "release": self.release_version})
         return format_html('<a href="{}">{}</a>', url, value)
 
+    def value_total(self, value):
+        return value
+
 
 class DesignGroupTable(BaseTable):
     name = tables.Column(linkify=True)
@@ -220,9 +238,15 @@ class DesignGroupTable(BaseTable):
     def render_kep_count(self, record, value):
         return format_html('<a href="{}">{}</a>', kep_list_url(design_group=record.slug), value)
 
+    def value_kep_count(self, value):
+        return value
+
     def render_active_count(self, value):
         if value > DESIGN_GROUP_SPLIT_AT:
             return format_html('{} <span class="badge bad">over {} — split it</span>', value, DESIGN_GROUP_SPLIT_AT)
+        return value
+
+    def value_active_count(self, value):
         return value
 
     def value_sigs(self, record):

@@ -299,3 +299,13 @@ def test_query_counts_constant_from_10_to_1000_rows(client):
     large = {url: _queries(client, url) for url in SCALED_PAGES}
     assert large == small
     assert max(large.values()) <= MAX_QUERIES, large
+
+
+@pytest.mark.parametrize("url", [url for url in SCALED_PAGES if "_export=csv" in url])
+def test_csv_exports_hold_plain_values_not_html(client, url):
+    build_world(3)
+    response = client.get(url)
+    body = response.content.decode()
+    assert response["Content-Type"].startswith("text/csv")
+    assert len(body.splitlines()) >= 2
+    assert "<" not in body and "&amp;" not in body, body[:500]

@@ -144,3 +144,8 @@ def test_query_counts_constant_from_10_to_1000_rows(client):
     large = measure()
     assert large == small
     assert max(large.values()) <= MAX_QUERIES, large
+
+
+def test_csv_export_holds_plain_values_not_html(client, meeting):
+    body = client.get("/meetings/?q=perma+beta&_export=csv").content.decode()
+    assert "<" not in body and "&amp;" not in body
