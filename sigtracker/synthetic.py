@@ -15,6 +15,7 @@ fields that `save()` would fill (`Release.major`/`minor`) are set here.
 """
 
 import datetime
+import functools
 import math
 import random
 from collections import defaultdict
@@ -22,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
-from django.db import transaction
-from django.db.models import OuterRef, Subquery
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+from django.db.models import JSONField, OuterRef, Subquery
 
 from keps.choices import CoverageStatus, KepStage, KepStatus, PrrStage
 from keps.models import DesignGroup, FeatureGate, Kep, Person, PrrApproval, Sig
@@ -51,6 +52,8 @@ __all__ = ["SyntheticDataError", "reference_instant", "synthetic_data_generate"]
 UTC = datetime.UTC
 PT = ZoneInfo("America/Los_Angeles")
 BATCH = 1000
+#: From this many rows on, PostgreSQL gets the largest tables through COPY (see `_copy_values`).
+COPY_THRESHOLD = 2000
 MAX_SCALE = 20
 
 #: Sizes at scale 1 (SIG Node's history); each is multiplied by the scale.
@@ -437,8 +440,14 @@ def _kep_created(number: int) -> datetime.date:
     return datetime.date.fromordinal(round(_interpolate(KEP_NUMBER_DATES, number)))
 
 
+@functools.cache
+def _pr_base(day: datetime.date) -> int:
+    return round(_interpolate(PR_NUMBER_DATES, day))
+
+
 def _pr_number(day: datetime.date, rng: random.Random) -> int:
-    return max(1000, round(_interpolate(PR_NUMBER_DATES, day)) + rng.randint(-900, 200))
+    """A plausible kubernetes/kubernetes PR number for a PR discussed on `day`."""
+    return max(1000, _pr_base(day) + rng.randint(-900, 200))
 
 
 def _release_index_at(day: datetime.date) -> int | None:
@@ -577,6 +586,35 @@ AGENDA_CI_TOPICS = [
 ]  # fmt: skip
 
 
+def _copy_values(model, columns: list[str], values: list[tuple]) -> list[int]:
+    """PostgreSQL only: COPY plain rows into `model`'s table, primary keys drawn from its sequence first.
+
+    JSON columns are adapted as `bulk_create` would; other values (ints, strings, dates, aware
+    datetimes, None) go to psycopg as they are.
+    """
+    opts = model._meta
+    by_attname = {f.attname: f for f in opts.concrete_fields}
+    fields = [by_attname[name] for name in columns]
+    db = connections[DEFAULT_DB_ALIAS]
+    json_at = [i for i, f in enumerate(fields) if isinstance(f, JSONField)]
+    quote = db.ops.quote_name
+    with db.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [opts.db_table, opts.pk.column, len(values)],
+        )
+        ids = sorted(row[0] for row in cursor.fetchall())
+        names = ", ".join(quote(f.column) for f in [opts.pk, *fields])
+        with cursor.cursor.copy(f"COPY {quote(opts.db_table)} ({names}) FROM STDIN") as copy:
+            for pk, row in zip(ids, values, strict=True):
+                if json_at:
+                    row = list(row)
+                    for i in json_at:
+                        row[i] = fields[i].get_db_prep_save(row[i], db)
+                copy.write_row((pk, *row))
+    return ids
+
+
 class _Generator:
     """One run of the generator: holds the random streams, the plans and the created rows."""
 
@@ -593,10 +631,25 @@ class _Generator:
 
     # -- helpers ------------------------------------------------------------------------------------
     def _create(self, model, rows: list, label: str | None = None) -> list:
+        """Insert unsaved instances in batches; returns them with primary keys set."""
         created = model.objects.bulk_create(rows, batch_size=BATCH)
         name = label or model._meta.label
         self.counts[name] = self.counts.get(name, 0) + len(created)
         return created
+
+    def _insert(self, model, columns: list[str], values: list[tuple], label: str | None = None) -> list[int]:
+        """Insert plain rows (values for the `columns` attnames) without building model instances on
+        PostgreSQL; returns their primary keys in order. For the largest tables."""
+        if connection.vendor == "postgresql" and len(values) >= COPY_THRESHOLD:
+            ids = _copy_values(model, columns, values)
+        else:
+            created = model.objects.bulk_create(
+                [model(**dict(zip(columns, row, strict=True))) for row in values], batch_size=BATCH
+            )
+            ids = [obj.pk for obj in created]
+        name = label or model._meta.label
+        self.counts[name] = self.counts.get(name, 0) + len(ids)
+        return ids
 
     # -- phases -------------------------------------------------------------------------------------
     def run(self) -> dict:
@@ -881,7 +934,7 @@ class _Generator:
             leads, others = pool[:4], pool[4:]
             owner = self.sigs[plan.sig]
             for sig in rng.sample([s for s in self.sigs if s.pk != owner.pk], rng.choice([0, 0, 1, 1, 2])):
-                links["participating_sigs"].append(through["participating_sigs"](kep_id=kep.pk, sig_id=sig.pk))
+                links["participating_sigs"].append((kep.pk, sig.pk))
             authors = rng.sample(others, rng.randint(1, 3))
             self.kep_authors[kep.pk] = authors
             for field_name, people in (
@@ -890,7 +943,7 @@ class _Generator:
                 ("approvers", rng.sample(leads, rng.randint(1, 2))),
             ):
                 for person in people:
-                    links[field_name].append(through[field_name](kep_id=kep.pk, person_id=person.pk))
+                    links[field_name].append((kep.pk, person.pk))
             if plan.provisional:
                 continue
             for _ in range(0 if plan.kind == "removal" and rng.random() < 0.5 else rng.choice([1, 1, 1, 2])):
@@ -913,7 +966,8 @@ class _Generator:
                         PrrApproval(kep=kep, stage=PRR_STAGE_OF[stage], approver=rng.choice(self.prr_approvers))
                     )
         for field_name, rows in links.items():
-            self._create(through[field_name], rows, label=f"keps.Kep.{field_name}")
+            target = "sig_id" if field_name == "participating_sigs" else "person_id"
+            self._insert(through[field_name], ["kep_id", target], rows, label=f"keps.Kep.{field_name}")
         self._create(FeatureGate, gates)
         self._create(PrrApproval, approvals)
 
@@ -1094,18 +1148,18 @@ class _Generator:
         for row, (events, author) in zip(rows, histories, strict=True):
             previous = ""
             for status, at, note in events:
-                changes.append(
-                    EnhancementStatusChange(
-                        tracked_enhancement_id=row.pk,
-                        from_status=previous,
-                        to_status=status,
-                        changed_at=at,
-                        author=author,
-                        note=note,
-                    )
-                )
+                changes.append((row.pk, previous, status, at, None, author, note))
                 previous = status
-        self._create(EnhancementStatusChange, changes)
+        columns = [
+            "tracked_enhancement_id",
+            "from_status",
+            "to_status",
+            "changed_at",
+            "changed_by_id",
+            "author",
+            "note",
+        ]
+        self._insert(EnhancementStatusChange, columns, changes)
         # bulk_create stamps auto_now `updated_at` with the wall clock; make it the last change instead,
         # so the data does not depend on when it was generated (one UPDATE for all rows).
         last_change = EnhancementStatusChange.objects.filter(tracked_enhancement=OuterRef("pk")).order_by("-changed_at")
@@ -1189,31 +1243,25 @@ class _Generator:
             pool = self.sig_people[sig_index]
             for (meeting, _), count in zip(held, counts, strict=True):
                 release_index = _release_index_at(meeting.date)
-                tracked = self.tracked_by_release.get((sig_index, release_index), []) if release_index else []
+                tracked = self.tracked_by_release.get((sig_index, release_index), [])
                 known = [p for p in kep_plans_by_sig[sig_index] if p.created <= meeting.date]
                 for order in range(1, count + 1):
                     item, keps, people = self._agenda_item(meeting, order, release_index, tracked, known, pool, rng)
                     items.append(item)
                     item_keps.append(keps)
                     item_people.append(people)
-        items = self._create(AgendaItem, items)
-        kep_through, people_through = AgendaItem.keps.through, AgendaItem.presenters.through
-        self._create(
-            kep_through,
-            [
-                kep_through(agendaitem_id=item.pk, kep_id=kep.pk)
-                for item, keps in zip(items, item_keps, strict=True)
-                for kep in keps
-            ],
+        columns = ["meeting_id", "order", "title", "presenters_text", "body", "links", "related_release_id"]
+        ids = self._insert(AgendaItem, columns, items)
+        self._insert(
+            AgendaItem.keps.through,
+            ["agendaitem_id", "kep_id"],
+            [(pk, kep.pk) for pk, keps in zip(ids, item_keps, strict=True) for kep in keps],
             label="meetings.AgendaItem.keps",
         )
-        self._create(
-            people_through,
-            [
-                people_through(agendaitem_id=item.pk, person_id=person.pk)
-                for item, people in zip(items, item_people, strict=True)
-                for person in people
-            ],
+        self._insert(
+            AgendaItem.presenters.through,
+            ["agendaitem_id", "person_id"],
+            [(pk, person.pk) for pk, people in zip(ids, item_people, strict=True) for person in people],
             label="meetings.AgendaItem.presenters",
         )
 
@@ -1284,15 +1332,8 @@ class _Generator:
             title = "Triage: PRs and issues waiting on the SIG"
             body = f"{open_prs} open PRs this week. Oldest first:\n\n" + "".join(f"- {url}\n" for url in pr_urls)
             people = rng.sample(pool, 1)
-        item = AgendaItem(
-            meeting=meeting,
-            order=order,
-            title=title[:500],
-            presenters_text=", ".join(f"@{p.github}" for p in people),
-            body=body,
-            links=pr_urls,
-            related_release=related,
-        )
+        presenters = ", ".join(f"@{p.github}" for p in people)
+        item = (meeting.pk, order, title[:500], presenters, body, pr_urls, related.pk if related else None)
         return item, keps, people
 
     # -- retrospectives ------------------------------------------------------------------------------
