@@ -17,7 +17,7 @@ This module is also the URLconf used while measuring: the project's URLs plus on
 from django.db import connection
 from django.http import HttpResponse
 from django.test import Client
-from django.test.utils import CaptureQueriesContext, override_settings
+from django.test.utils import override_settings
 from django.urls import include, path
 
 from bench.core import Figure, median_time
@@ -57,7 +57,10 @@ def measure_page(url: str, *, client: Client | None = None, repeat: int = 15, wa
     """
     client = client or bench_client()
     with override_settings(ROOT_URLCONF=__name__, DEBUG=False):
-        with CaptureQueriesContext(connection) as queries:
+        # An execute wrapper, not CaptureQueriesContext: the request may close and reopen the connection
+        # (CONN_MAX_AGE=0), which clears the connection's query log.
+        queries = []
+        with connection.execute_wrapper(lambda execute, sql, *args: queries.append(sql) or execute(sql, *args)):
             response = client.get(url)
         if response.status_code != 200:
             raise RuntimeError(f"{url}: HTTP {response.status_code}, expected 200")

@@ -13,7 +13,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from keps.models import Sig
-from meetings.models import Meeting
+from meetings.models import AgendaItem, Meeting
 
 from .choices import (
     AT_RISK_STATUSES,
@@ -268,13 +268,20 @@ def retro_action_items(*, release: Release | None = None, open_only: bool = Fals
 # -- meetings ------------------------------------------------------------------------------------------------------
 
 
+def _agenda_item_count() -> Coalesce:
+    """Agenda items of each meeting, as a correlated subquery: computed for the returned rows only, where a
+    JOIN + GROUP BY would aggregate every meeting in the table before the LIMIT."""
+    items = AgendaItem.objects.filter(meeting=OuterRef("pk")).order_by().values("meeting").annotate(n=Count("pk"))
+    return Coalesce(Subquery(items.values("n"), output_field=IntegerField()), Value(0))
+
+
 def meetings_between(*, start: datetime.date | None, end: datetime.date | None, limit: int = 20):
     """Meetings held from `start` to `end` (inclusive), newest first: `(at most limit rows, total count)`."""
     if start is None or end is None:
         return [], 0
     queryset = Meeting.objects.filter(date__gte=start, date__lte=end)
     rows = list(
-        queryset.select_related("sig").annotate(item_count=Count("agenda_items")).order_by("-date", "sig__slug")[:limit]
+        queryset.select_related("sig").annotate(item_count=_agenda_item_count()).order_by("-date", "sig__slug")[:limit]
     )
     return rows, queryset.count()
 
@@ -284,7 +291,7 @@ def meeting_latest(*, on_or_before: datetime.date) -> Meeting | None:
     return (
         Meeting.objects.filter(date__lte=on_or_before, cancelled=False)
         .select_related("sig")
-        .annotate(item_count=Count("agenda_items"))
+        .annotate(item_count=_agenda_item_count())
         .order_by("-date", "sig__slug")
         .first()
     )

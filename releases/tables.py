@@ -1,5 +1,7 @@
 """Tables of the release pages. Only columns that need care are declared; the rest come from Meta.fields."""
 
+import datetime
+
 import django_tables2 as tables
 from django.urls import reverse
 from django.utils.html import format_html
@@ -23,15 +25,23 @@ def status_badge(status: str, label: str):
     return format_html('<span class="badge {}">{}</span>', STATUS_BADGE.get(status, ""), label)
 
 
+def day(value: datetime.date | datetime.datetime) -> str:
+    """A date, or the UTC date of an instant, as "4 Feb 2022"."""
+    if isinstance(value, datetime.datetime):
+        value = value.astimezone(datetime.UTC).date()
+    return f"{value.day} {value:%b %Y}"
+
+
 def percent(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.0f} %"
 
 
 class ReleaseTable(BaseTable):
     version = tables.Column(linkify=True, verbose_name="Version")
-    enhancements_freeze_at = tables.DateTimeColumn(verbose_name="Enhancements freeze", format="j M Y")
-    code_freeze_at = tables.DateTimeColumn(verbose_name="Code freeze", format="j M Y")
-    release_on = tables.DateColumn(verbose_name="Release date", format="j M Y")
+    # Plain columns with a render_ method: DateColumn/DateTimeColumn compile a template for every cell.
+    enhancements_freeze_at = tables.Column(verbose_name="Enhancements freeze")
+    code_freeze_at = tables.Column(verbose_name="Code freeze")
+    release_on = tables.Column(verbose_name="Release date")
     tracked = tables.Column(
         verbose_name="Tracked",
         linkify=lambda record: reverse("releases:enhancement_list", kwargs={"version": record.version}),
@@ -51,6 +61,15 @@ class ReleaseTable(BaseTable):
         fields = ("version", "name", "enhancements_freeze_at", "code_freeze_at", "release_on", "state")
         sequence = (*fields, "tracked", "done", "merge_rate")
         empty_text = "No releases yet — add one in the admin or import a sig-release schedule."
+
+    def render_enhancements_freeze_at(self, value):
+        return day(value)
+
+    def render_code_freeze_at(self, value):
+        return day(value)
+
+    def render_release_on(self, value):
+        return day(value)
 
     def render_version(self, record):
         return f"v{record.version}"

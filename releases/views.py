@@ -112,7 +112,8 @@ class ReleaseDetailView(TemplateView):
     """One release: schedule, funnel, tracked enhancements, retrospectives and the cycle's meetings."""
 
     template_name = "releases/release_detail.html"
-    enhancements_per_page = 25
+    #: The detail page shows the first rows as an overview; the enhancements page has them all, with filters.
+    enhancements_per_page = 15
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
@@ -177,7 +178,7 @@ class TrackedEnhancementListView(ExportMixin, SingleTableMixin, FilterView):
     table_class = TrackedEnhancementTable
     filterset_class = TrackedEnhancementFilterSet
     template_name = "releases/enhancement_list.html"
-    paginate_by = 50
+    paginate_by = 25
 
     def dispatch(self, request, *args, **kwargs):
         self.release = _release_or_404(kwargs["version"])
