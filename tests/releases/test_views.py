@@ -438,3 +438,24 @@ def test_query_count_is_constant(client, url):
     many = _queries(client, url)
     assert few == many, f"{url}: {few} queries with 10 rows, {many} with 1,000"
     assert many <= 15
+
+
+# -- the curated fixtures --------------------------------------------------------------------------------------------
+
+
+def test_fixtures_release_list_shows_merge_rate_falling_from_54_to_26_percent(client):
+    """With `make demo`'s data and stats computed as `compute_stats` does, 1.22 → 1.24 reads 54 % → 57 % → 26 %."""
+    from django.core.management import call_command
+
+    from releases.services.stats import release_stats_compute
+    from sigtracker.fixtures import FIXTURE_FILES
+
+    call_command("loaddata", *FIXTURE_FILES, verbosity=0)
+    release_stats_compute()
+    html = client.get("/releases/").content.decode()
+    desc = html.split('<desc id="chart-desc">')[1].split("</desc>")[0]
+    assert "Merge rate: v1.22 54%, v1.23 57%, v1.24 26%" in desc
+    detail = client.get("/releases/1.24/").content.decode()
+    assert "26 %" in detail and "Stargazer" in detail
+    enhancements = client.get("/releases/1.24/enhancements/?status=done")
+    assert enhancements.context["table"].paginator.count == 6
