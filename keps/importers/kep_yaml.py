@@ -10,8 +10,9 @@ each way they stray is handled by exactly one rule in this module:
 
 * Types (`_expect_list`, `_scalar`): a field of the wrong YAML type (authors as a string, a milestone as a list)
   skips the whole file, naming the field. Absent or null optional fields are empty.
-* YAML typing (`_Loader`): dates and dotted numbers are *not* resolved by YAML, so `2025-30-01` does not crash
-  the parser and `latest-milestone: 1.30` does not turn into the float 1.3; both are read as text here.
+* YAML typing (`_Loader`): every scalar is read as text and typed by the rule for its field, so
+  `creation-date: 2025-30-01` does not crash the YAML library and `latest-milestone: 1.30` does not become the
+  float 1.3; `~`, `null` and empty values are absent.
 * KEP number (`_kep_number`): `kep-number` as an int or a digit string; missing, 0 or not a number falls back to
   the directory's number prefix with a warning; no usable number at all skips the file.
 * Enumerations (`normalise_choice`): status, stage and PRR stage are lower-cased and unquoted; a parenthesised
@@ -160,27 +161,26 @@ class PrrRecord:
 
 # -- YAML ---------------------------------------------------------------------------------------------
 
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_TEXT_TAGS = ("tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:float")
+#: YAML's base loader: every scalar stays text (no implicit ints, floats, booleans, dates), which is both the
+#: fastest way to read the files and what the rules above need; `_nulls_to_none` restores YAML's null.
+_Loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 
 
-class _Loader(_BaseLoader):
-    """The C safe loader, but dates and floats stay text: the parser validates them itself (see module doc)."""
-
-    yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers if tag not in _TEXT_TAGS]
-        for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
-    }
-
-
-for _tag in _TEXT_TAGS:  # an explicit `!!timestamp 2025-30-01` must not crash either
-    _Loader.add_constructor(_tag, yaml.constructor.SafeConstructor.construct_yaml_str)
+def _nulls_to_none(value):
+    if isinstance(value, str):
+        return None if value in _NULLS else value
+    if isinstance(value, dict):
+        return {key: _nulls_to_none(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_nulls_to_none(item) for item in value]
+    return value
 
 
 def load_mapping(text: str, *, source: str) -> dict:
     """The top-level YAML mapping of `text`, or ImportFailure with the line of a syntax error."""
     try:
-        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+        data = _nulls_to_none(yaml.load(text, Loader=_Loader))  # noqa: S506 - builds plain str/list/dict only
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -291,6 +291,8 @@ def parse_people(entries: Iterable, *, source: str, name: str) -> tuple[tuple[Pe
     people: dict[str, PersonRef] = {}
     warnings = []
     for index, entry in enumerate(entries):
+        if entry is None:  # an empty list item
+            continue
         if isinstance(entry, bool) or not isinstance(entry, str | int):
             raise _type_error(source, f"{name}[{index}]", "a GitHub handle", entry)
         refs, warning = _parse_person(str(entry))
@@ -439,7 +441,8 @@ def parse_kep(text: str, *, source: str, directory: str, source_path: str = "") 
         disable_supported = disable_raw
     else:
         text_value = _scalar(disable_raw, source=source, name="disable-supported").lower()
-        disable_supported = {"true": True, "yes": True, "false": False, "no": False}.get(_unquote(text_value))
+        words = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+        disable_supported = words.get(_unquote(text_value))
         if disable_supported is None and _unquote(text_value) not in _PLACEHOLDERS:
             warn("disable-supported", f"not true/false: {disable_raw!r}; left empty")
 
