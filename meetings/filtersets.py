@@ -1,6 +1,7 @@
 """FilterSet of the meetings list; its `q` is a full-text search over agenda items."""
 
 import django_filters
+from django import forms
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connections
 from django.db.models import FloatField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
@@ -63,7 +64,10 @@ class MeetingFilterSet(django_filters.FilterSet):
     )
     presenter = django_filters.CharFilter(method="filter_presenter", label="Presenter (GitHub handle or name)")
     kep = django_filters.NumberFilter(method="filter_kep", label="KEP number", min_value=1)
-    cancelled = django_filters.BooleanFilter(label="Cancelled")
+    cancelled = django_filters.BooleanFilter(
+        label="Held or cancelled",
+        widget=forms.Select(choices=[("", "either"), ("false", "held"), ("true", "cancelled")]),
+    )
 
     class Meta:
         model = Meeting

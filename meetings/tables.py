@@ -14,6 +14,10 @@ class MeetingTable(BaseTable):
     sig = tables.Column(verbose_name="SIG", accessor="sig__slug")
     cancelled = tables.BooleanColumn(yesno="cancelled,—")
     item_count = tables.Column(verbose_name="Agenda items")
+    open_prs = tables.Column(verbose_name="Open PRs")
+    prs_created = tables.Column(verbose_name="PRs created")
+    prs_merged = tables.Column(verbose_name="PRs merged")
+    prs_closed = tables.Column(verbose_name="PRs closed")
     matches = tables.Column(accessor="pk", verbose_name="Matching agenda items", orderable=False, empty_values=())
 
     class Meta(BaseTable.Meta):

@@ -36,7 +36,7 @@ def line_bar_chart(
     """Bars and lines over shared x labels. Percent series (0..1) use their own right-hand axis."""
     if not labels:
         return mark_safe("")
-    left, right, top, bottom = 48, 48, 28, 48
+    left, right, top, bottom = 48, 48, 40, 48  # top leaves room for value labels under the legend
     plot_w, plot_h = width - left - right, height - top - bottom
     count = len(labels)
     step = plot_w / count

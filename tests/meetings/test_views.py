@@ -87,7 +87,7 @@ def test_csv_keeps_filters_and_search(client, meeting):
     MeetingFactory(sig=meeting.sig, date=datetime.date(2023, 1, 3))
     rows = list(csv.DictReader(io.StringIO(client.get("/meetings/?year=2022&_export=csv").content.decode())))
     assert [r["Date"] for r in rows] == ["2022-03-01"]
-    assert rows[0]["Agenda items"] == "2" and rows[0]["Open prs"] == "214"
+    assert rows[0]["Agenda items"] == "2" and rows[0]["Open PRs"] == "214"
     rows = list(csv.DictReader(io.StringIO(client.get("/meetings/?q=perma+beta&_export=csv").content.decode())))
     assert rows[0]["Matching agenda items"] == "Perma-beta review for 1.24"
 
