@@ -88,6 +88,7 @@ _VERSION_RE = re.compile(r"^v?(\d{1,4})\.(\d{1,4})(?:\.\d+)?$")
 _DATE_RE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(?:[Tt ].*)?$")
 _HANDLE = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})"
 _HANDLE_RE = re.compile(rf"^{_HANDLE}$")
+_SIMPLE_HANDLE_RE = re.compile(rf"^@?({_HANDLE})$")
 _AT_HANDLE_RE = re.compile(rf"(?<![\w.@])@({_HANDLE})(?![\w.@-])")
 _EMAIL_RE = re.compile(r"<?\b([\w.+-]+@[\w-]+(?:\.[\w-]+)+)\b>?")
 _SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -304,6 +305,9 @@ def parse_people(entries: Iterable, *, source: str, name: str) -> tuple[tuple[Pe
 
 
 def _parse_person(raw: str) -> tuple[list[PersonRef], str | None]:
+    simple = _SIMPLE_HANDLE_RE.match(raw)
+    if simple:  # the common case, "@handle", answered without the searches below
+        return [PersonRef(github=simple.group(1))], None
     text = _unquote(raw)
     if text.lower() in _PLACEHOLDERS:
         return [], None

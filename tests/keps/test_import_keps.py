@@ -186,6 +186,9 @@ def test_bad_file_among_good_ones_is_skipped_by_name_and_the_rest_imported(tree)
     binary = tree / "keps/sig-node/9997-binary/kep.yaml"
     binary.parent.mkdir()
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    huge = tree / "keps/prod-readiness/sig-node/9996.yaml"
+    with huge.open("wb") as handle:
+        handle.truncate(20 * 1024 * 1024)  # sparse: 20 MB without writing them
 
     error, out, err = run_failing(tree)
 
@@ -194,10 +197,29 @@ def test_bad_file_among_good_ones_is_skipped_by_name_and_the_rest_imported(tree)
     assert lines[0].startswith("skipped: keps/sig-node/9997-binary/kep.yaml: binary file")
     assert lines[1].startswith("skipped: keps/sig-node/9998-wrong-type/kep.yaml: authors: expected a list")
     assert lines[2].startswith("skipped: keps/sig-node/9999-broken/kep.yaml:5: YAML does not parse")
-    assert len(lines) == 3 and "Traceback" not in err
-    assert "11 files read: 8 created, 0 updated, 0 unchanged, 3 skipped" in out
+    assert lines[3].startswith("skipped: keps/prod-readiness/sig-node/9996.yaml: file too large")
+    assert len(lines) == 4 and "Traceback" not in err
+    assert "12 files read: 8 created, 0 updated, 0 unchanged, 4 skipped" in out
     assert sorted(Kep.objects.values_list("number", flat=True)) == [2625, 2727, 4960, 5075]
     assert not Person.objects.filter(github="a").exists()
+
+
+def test_database_refusal_is_one_line_and_writes_nothing(tree, monkeypatch):
+    from django.db import DataError
+
+    from keps.management.commands import import_keps
+
+    def refuse(**kwargs):
+        Sig.objects.create(slug="sig-half-written")
+        raise DataError("value too long for type character varying(20)")
+
+    monkeypatch.setattr(import_keps, "kep_import", refuse)
+    error, _, err = run_failing(tree)
+    assert error.returncode == 1
+    assert str(error) == (
+        "the database refused the import, nothing was written: value too long for type character varying(20)"
+    )
+    assert not Sig.objects.exists()
 
 
 def test_duplicate_number_prefers_the_live_kep(tree):

@@ -38,7 +38,7 @@ class Command(BatchImportCommand):
         kep_files = sorted(
             p
             for p in keps_dir.rglob("kep.yaml")
-            if prr_dir not in p.parents and not p.parent.name.upper().startswith("NNNN")
+            if p.relative_to(keps_dir).parts[0] != "prod-readiness" and not p.parent.name.upper().startswith("NNNN")
         )
         self.prr_files = set(sorted(prr_dir.rglob("*.yaml"))) if prr_dir.is_dir() else set()
         if not kep_files and not self.prr_files:
