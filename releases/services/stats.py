@@ -16,8 +16,9 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Case, Count, Exists, F, Min, OuterRef, Subquery, Value, When
-from django.db.models.fields import CharField
+from django.db.models import Case, Count, Exists, F, Min, OuterRef, Q, Subquery, Value, When
+from django.db.models.fields import CharField, DateTimeField
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from releases.choices import EnhancementStatus, MilestoneKind, StatsSource
@@ -50,20 +51,18 @@ def status_at_expression(instant):
     inner, outer = (OuterRef(instant), F(instant)) if isinstance(instant, str) else (instant, instant)
     history = EnhancementStatusChange.objects.filter(tracked_enhancement=OuterRef("pk"))
     latest = history.filter(changed_at__lte=inner).order_by("-changed_at", "-pk").values("to_status")[:1]
-    return Case(
-        When(Exists(history), then=Subquery(latest)),
-        When(created_at__lte=outer, then=F("status")),
-        default=Value(None),
+    # COALESCE evaluates the fallback (and its EXISTS) only for rows with no change up to T.
+    return Coalesce(
+        Subquery(latest),
+        Case(When(Q(created_at__lte=outer) & ~Exists(history), then=F("status")), default=Value(None)),
         output_field=CharField(),
     )
 
 
-def _freeze_instant(kind: str):
-    return Subquery(
-        Milestone.objects.filter(release=OuterRef("release_id"), kind=kind, sig__isnull=True)
-        .order_by("at")
-        .values("at")[:1]
-    )
+def _instant_by_release(kind: str, milestone_at: dict):
+    """The freeze instant of each release as a CASE on release_id (literal values: no per-row look-up)."""
+    whens = [When(release_id=rel, then=Value(at)) for (rel, k), at in milestone_at.items() if k == kind]
+    return Case(*whens, default=Value(None), output_field=DateTimeField()) if whens else Value(None, DateTimeField())
 
 
 def _empty_figures() -> dict:
@@ -102,8 +101,17 @@ def release_stats_compute(*, release_ids: Iterable[int] | None = None) -> list[R
     position = {pk: i for i, pk in enumerate(ordered)}
     previous = {pk: ordered[position[pk] - 1] if position[pk] else None for pk in wanted}
 
+    milestone_at = {
+        (row["release_id"], row["kind"]): row["first"]
+        for row in Milestone.objects.filter(
+            release_id__in=wanted, sig__isnull=True, kind__in=[kind for _, _, kind in FUNNEL_STEPS if kind]
+        )
+        .values("release_id", "kind")
+        .annotate(first=Min("at"))
+        .order_by()
+    }
     figures: dict[tuple[int, int | None], dict] = defaultdict(_empty_figures)
-    instants = {f"{key}_at": _freeze_instant(kind) for key, kind in _FREEZE_STEPS}
+    instants = {f"{key}_at": _instant_by_release(kind, milestone_at) for key, kind in _FREEZE_STEPS}
     at_freeze = {f"s_{key}": status_at_expression(f"{key}_at") for key, _ in _FREEZE_STEPS}
     grouped = (
         TrackedEnhancement.objects.filter(release_id__in=wanted)
@@ -133,16 +141,6 @@ def release_stats_compute(*, release_ids: Iterable[int] | None = None) -> list[R
                 status = group[name]
                 if status is not None and status not in OUT_OF_PLAY:
                     fig["steps"][name[2:]] += n
-
-    milestone_at = {
-        (row["release_id"], row["kind"]): row["first"]
-        for row in Milestone.objects.filter(
-            release_id__in=wanted, sig__isnull=True, kind__in=[kind for _, _, kind in FUNNEL_STEPS if kind]
-        )
-        .values("release_id", "kind")
-        .annotate(first=Min("at"))
-        .order_by()
-    }
 
     tallies: dict[tuple[int, int | None], list[int]] = {}
     for retro in Retrospective.objects.filter(release_id__in=wanted, recorded_tracked__isnull=False).values(
