@@ -33,6 +33,19 @@ def _release_or_404(version: str) -> Release:
         raise Http404(f"No release {version!r}.") from None
 
 
+class CsvExportMixin(ExportMixin):
+    """`?_export=csv` downloads the filtered table. CSV only: ExportMixin would accept any tablib format, and some
+    (xlsx, ods) need packages that are not installed; any other value just shows the page."""
+
+    export_formats = ("csv",)
+
+    def render_to_response(self, context, **kwargs):
+        export_format = self.request.GET.get(self.export_trigger_param)
+        if export_format in self.export_formats:
+            return self.create_export(export_format)
+        return super(ExportMixin, self).render_to_response(context, **kwargs)
+
+
 class DashboardView(TemplateView):
     """The current release, a countdown to its next freeze, what is at risk for it, open actions, latest meeting."""
 
@@ -70,7 +83,7 @@ class DashboardView(TemplateView):
         return context
 
 
-class ReleaseListView(ExportMixin, SingleTableMixin, FilterView):
+class ReleaseListView(CsvExportMixin, SingleTableMixin, FilterView):
     """Every release with its freezes and merge rate, and a chart of merge rate and tracked vs done."""
 
     table_class = ReleaseTable
@@ -172,7 +185,7 @@ def _parse_at(value: str | None) -> datetime.datetime | None:
         return None
 
 
-class TrackedEnhancementListView(ExportMixin, SingleTableMixin, FilterView):
+class TrackedEnhancementListView(CsvExportMixin, SingleTableMixin, FilterView):
     """The tracked enhancements of one release, filterable, sortable, paginated, exportable as CSV."""
 
     table_class = TrackedEnhancementTable

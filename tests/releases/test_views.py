@@ -312,6 +312,14 @@ def test_enhancement_list_slips_count_earlier_releases(client, release):
     assert row.slips == 2  # 1.22 deferred + 1.24 removed
 
 
+@pytest.mark.parametrize("export", ["xlsx", "json", "ods", "bogus"])
+def test_only_csv_is_exported_other_formats_show_the_page(client, release, export):
+    response = client.get(f"/releases/1.24/enhancements/?_export={export}")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/html")
+    assert client.get(f"/releases/?_export={export}")["Content-Type"].startswith("text/html")
+
+
 def test_enhancement_list_empty_state(client):
     ReleaseFactory(version="1.41")
     html = client.get("/releases/1.41/enhancements/").content.decode()
