@@ -274,8 +274,13 @@ _EMPHASIS = re.compile(r"(?<![\w*])[*_]([^*_\n]+)[*_](?![\w*])")
 _SPACES = re.compile(r"\s+")
 
 
+_MARKUP = frozenset("[<&*_~\\")
+
+
 def clean_inline(text: str) -> str:
     """One line of Markdown/HTML as plain text: links to their text, no emphasis, tags or escapes."""
+    if _MARKUP.isdisjoint(text):
+        return " ".join(text.split())
     text = _LINK.sub(lambda m: m.group(1).strip() or m.group(2), text)
     text = _TAG.sub(" ", text)
     text = html.unescape(text)
@@ -376,7 +381,19 @@ def kep_refs(text: str) -> list[int]:
     enhancements PR number can only match a KEP that took that number; the caller links existing KEPs only.
     """
     found: dict[int, None] = {}
-    for pattern in (_ENH_LINK, _ENH_DIR, _ENH_SHORT, _KEP_TEXT):
+    lower = text.lower()
+    # Cheap substring checks first: most lines mention no KEP, and case-insensitive scans are slow.
+    patterns = [
+        pattern
+        for pattern, words in (
+            (_ENH_LINK, ("enhancements/", "features.k8s.io")),
+            (_ENH_DIR, ("enhancements/",)),
+            (_ENH_SHORT, ("enhancements#",)),
+            (_KEP_TEXT, ("kep",)),
+        )
+        if any(word in lower for word in words)
+    ]
+    for pattern in patterns:
         for m in pattern.finditer(text):
             number = int(m.group(1))
             if 0 < number <= MAX_INT:
@@ -481,11 +498,17 @@ _FLOW["open_prs"] = re.compile(
 )
 
 
+_CELL_END = re.compile(r"</t[dh]\s*>", re.I)
+_ROW_END = re.compile(r"</tr\s*>", re.I)
+_LABEL = re.compile(r"(?<![\w-])([A-Za-z]{4,12})(\s*:)")
+_RECORDING = re.compile(r"\b(?:recording|video)\b", re.I)
+
+
 def _flatten(lines: list[str]) -> str:
     """Lines of Markdown/HTML as one plain string, table cells separated by " | "."""
     text = "\n".join(lines)
-    text = re.sub(r"</t[dh]\s*>", " | ", text, flags=re.I)
-    text = re.sub(r"</tr\s*>", " |\n", text, flags=re.I)
+    text = _CELL_END.sub(" | ", text)
+    text = _ROW_END.sub(" |\n", text)
     return "\n".join(clean_inline(line) for line in text.split("\n"))
 
 
@@ -503,7 +526,7 @@ def _fix_label(m: re.Match) -> str:
 
 def pr_flow(lines: list[str]) -> dict[str, int]:
     """The open-PR total and the week's created/updated/closed/merged figures found in these lines."""
-    text = re.sub(r"(?<![\w-])([A-Za-z]{4,12})(\s*:)", _fix_label, _flatten(lines))
+    text = _LABEL.sub(_fix_label, _flatten(lines))
     figures = {}
     for name, pattern in _FLOW.items():
         m = pattern.search(text)
@@ -516,7 +539,7 @@ def pr_flow(lines: list[str]) -> dict[str, int]:
 
 def _recording(lines: list[str]) -> str:
     for line in lines:
-        if re.search(r"\b(?:recording|video)\b", line, re.I):
+        if _RECORDING.search(line):
             for url in _URL.findall(line):
                 url = url.rstrip(".,;:!?*_")
                 if len(url) <= URL_MAX:
@@ -546,6 +569,7 @@ class _Section:
     line: int
     dates: list[datetime.date]
     lines: list[tuple[int, str]] = field(default_factory=list)
+    blocked: list[bool] = field(default_factory=list)
 
 
 @dataclass
@@ -569,15 +593,22 @@ class _BlockTracker:
 
     def feed(self, no: int, line: str) -> bool:
         """Track `line`; True when it is, or is inside, a table or code block."""
-        if not (self.table_depth or self.fence_line) and "<" not in line and "`" not in line and "~" not in line:
+        tag = "<" in line
+        fence = "`" in line or "~" in line
+        if not (tag or fence or self.table_depth or self.fence_line):
             return False  # the common case, kept cheap: ~20 000 lines a year of notes
         stripped = line.strip()
         was_inside = self.inside
-        if any(stripped.startswith(fence) and stripped.count(fence) % 2 == 1 for fence in ("```", "~~~")):
+        if fence and (
+            (stripped.startswith("```") and stripped.count("```") % 2 == 1)
+            or (stripped.startswith("~~~") and stripped.count("~~~") % 2 == 1)
+        ):
             self.fence_line = 0 if self.fence_line else no
             return True
         if self.fence_line:
             return True
+        if not tag:
+            return was_inside
         lower = stripped.lower()
         opened = lower.count("<table")
         closed = lower.count("</table")
@@ -606,9 +637,10 @@ def parse_meeting_notes(text: str, *, source: str = "", default_year: int | None
                 current = _Section(heading, no, dates)
                 sections.append(current)
                 continue
-        blocks.feed(no, line)
+        inside = blocks.feed(no, line)
         if current is not None:
             current.lines.append((no, line))
+            current.blocked.append(inside)
     if blocks.table_depth:
         raise ImportFailure("truncated: an HTML <table> is never closed", source=name, line=blocks.table_line)
     if blocks.fence_line:
@@ -666,7 +698,7 @@ def _merge(into: MeetingRecord, other: MeetingRecord) -> None:
 
 
 def _parse_section(section: _Section, name: str, warnings: list[str]) -> list[MeetingRecord]:
-    preamble, raw_items = split_items(section.lines)
+    preamble, raw_items = split_items(section.lines, section.blocked)
     preamble_text = [line for _, line in preamble]
     meeting = MeetingRecord(
         date=section.dates[0],
@@ -723,23 +755,25 @@ def _merge_retros(retros: list[RetroRecord]) -> list[RetroRecord]:
     return list(merged.values())
 
 
-def split_items(lines: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], list[_RawItem]]:
-    """A meeting's lines -> (lines before the first agenda item, one raw item per top-level bullet)."""
-    blocks = _BlockTracker()
-    bullet_indents = []
-    for no, line in lines:
-        if not blocks.feed(no, line) and _bullet(line):
-            bullet_indents.append(_indent(line))
-    top = min(bullet_indents, default=0)
+def split_items(
+    lines: list[tuple[int, str]], blocked: list[bool] | None = None
+) -> tuple[list[tuple[int, str]], list[_RawItem]]:
+    """A meeting's lines -> (lines before the first agenda item, one raw item per top-level bullet).
+
+    `blocked[i]` says whether line i is in a table or code block (computed here when not given).
+    """
+    if blocked is None:
+        blocks = _BlockTracker()
+        blocked = [blocks.feed(no, line) for no, line in lines]
+    bullets = [None if inside else _bullet(line) for (_, line), inside in zip(lines, blocked, strict=True)]
+    top = min((_indent(m.group(0)) for m in bullets if m), default=0)
     preamble: list[tuple[int, str]] = []
     items: list[_RawItem] = []
     absorb = False
-    blocks = _BlockTracker()
-    for no, line in lines:
-        if blocks.feed(no, line):
+    for (no, line), inside, m in zip(lines, blocked, bullets, strict=True):
+        if inside:
             (items[-1].lines if items else preamble).append((no, line))
             continue
-        m = _bullet(line)
         if m and _indent(line) <= top + 1:
             content = (m.group("text") or "").strip()
             current = items[-1] if items else None
@@ -819,13 +853,16 @@ def _version(text: str) -> str:
     return f"1.{int(m.group(1))}"
 
 
+_RETRO_WORD = re.compile(r"\bretro(?:spective)?s?\b", re.I)
+_VERSION_RETRO = re.compile(rf"({_V})(?:\s+[\w-]+){{0,2}}?\s+retro", re.I)
+_RETRO_VERSION = re.compile(rf"retro(?:spective)?s?\b(?:\s+[\w-]+){{0,2}}?\s+({_V})", re.I)
+
+
 def retro_release_of(title: str) -> str | None:
     """The release whose retro an agenda item holds, from its title ("1.24 retro", "retrospective for 1.22")."""
-    if not re.search(r"\bretro(?:spective)?s?\b", title, re.I):
+    if "retro" not in title.lower() or not _RETRO_WORD.search(title):
         return None
-    m = re.search(rf"({_V})(?:\s+[\w-]+){{0,2}}?\s+retro", title, re.I) or re.search(
-        rf"retro(?:spective)?s?\b(?:\s+[\w-]+){{0,2}}?\s+({_V})", title, re.I
-    )
+    m = _VERSION_RETRO.search(title) or _RETRO_VERSION.search(title)
     if m:
         return _version(m.group(1))
     mentions = release_mentions(title)
