@@ -60,11 +60,6 @@ def kep_import(*, records: Sequence[KepRecord], prr_records: Sequence[PrrRecord]
     conflict-tolerant inserts below keep even unserialised runs from creating duplicates.
     """
     result = KepImportResult()
-    if connection.vendor == "postgresql":
-        # Do not wait for the WAL flush at commit: a server crash right after could lose this import, which
-        # is idempotent and simply runs again; waiting costs a large share of a full-tree import.
-        with connection.cursor() as cursor:
-            cursor.execute("SET LOCAL synchronous_commit = off")
     chosen, dropped = choose_kep_records(records)
     for record, warning in dropped:
         result.outcomes[record.source_path] = "unchanged"

@@ -185,7 +185,7 @@ def load_mapping(text: str, *, source: str) -> dict:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
-        reason = (exc.problem or exc.context or "invalid YAML").strip()
+        reason = " ".join((exc.problem or exc.context or "invalid YAML").split())
         raise ImportFailure(f"YAML does not parse: {reason}", source=source, line=line) from None
     except yaml.reader.ReaderError as exc:
         line = text[: max(exc.position, 0)].count("\n") + 1
