@@ -17,12 +17,14 @@ from django.utils import timezone
 from django.utils.text import slugify
 from icalendar import Alarm, Calendar, Event
 
-from .choices import FREEZE_KINDS
+from .choices import FREEZE_KINDS, MilestoneKind
 from .models import Milestone
 
 #: How long before a freeze the calendar alarm fires.
 ALARM_BEFORE = datetime.timedelta(days=1)
 PRODID = "-//sigtracker//Kubernetes release milestones//EN"
+#: Kinds that occur more than once in a cycle (e.g. "Release retrospective part 1/2/3"): their label is part of the UID.
+REPEATABLE_KINDS = (MilestoneKind.RETROSPECTIVE, MilestoneKind.OTHER)
 
 
 def _uid_domain() -> str:
@@ -30,11 +32,12 @@ def _uid_domain() -> str:
 
 
 def milestone_uid_base(milestone: Milestone) -> str:
-    """The stable part of a milestone's UID: release, kind, SIG and (for unnamed kinds) its label."""
+    """The stable part of a milestone's UID: release, kind, SIG, and the label for kinds that repeat in a cycle
+    (retro parts, "other" dates); a freeze keeps its UID when its wording is edited."""
     parts = ["release", milestone.release.version, milestone.kind]
     if milestone.sig_id:
         parts.append(milestone.sig.slug)
-    if milestone.label:
+    if milestone.kind in REPEATABLE_KINDS and milestone.label:
         parts.append(slugify(milestone.label)[:60])
     return "-".join(parts)
 

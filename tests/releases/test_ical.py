@@ -99,6 +99,17 @@ def test_uid_survives_a_moved_freeze_and_a_reimport(schedule):
     assert milestone_uid_base(Milestone.objects.get(kind=MilestoneKind.ENHANCEMENTS_FREEZE)) == before
 
 
+def test_uid_ignores_a_freeze_rewording_but_tells_retro_parts_apart(schedule):
+    milestone = Milestone.objects.get(kind=MilestoneKind.ENHANCEMENTS_FREEZE)
+    before = milestone_uid_base(milestone)
+    milestone.label = "Enhancements Freeze (moved)"
+    assert milestone_uid_base(milestone) == before == "release-1.26-enhancements_freeze"
+    part1 = MilestoneFactory(release=schedule, kind=MilestoneKind.RETROSPECTIVE, label="Release retrospective part 1")
+    part2 = MilestoneFactory(release=schedule, kind=MilestoneKind.RETROSPECTIVE, label="Release retrospective part 2")
+    assert milestone_uid_base(part1) == "release-1.26-retrospective-release-retrospective-part-1"
+    assert milestone_uid_base(part1) != milestone_uid_base(part2)
+
+
 def test_twin_milestones_get_distinct_uids(client, schedule):
     release = schedule
     MilestoneFactory(release=release, kind=MilestoneKind.OTHER, at=datetime.datetime(2022, 9, 1, tzinfo=UTC))
