@@ -60,7 +60,11 @@ def build_release(*, hostile: bool = False):
             enhancements_contact=PersonFactory(github=f"contact{number}"),
         )
     ReleaseStats.objects.create(release=release, tracked=5, done=1, removed=2, merge_rate=0.2)
-    retro = RetrospectiveFactory(release=release, sig=node)
+    retro = RetrospectiveFactory(
+        release=release, sig=node, source_url="javascript:alert(4)" if hostile else "https://example.org/retro"
+    )
+    if hostile:
+        type(release).objects.filter(pk=release.pk).update(source_url="javascript:alert(5)")
     RetroItemFactory(
         retrospective=retro, category=RetroCategory.WENT_WELL, text=HOSTILE if hostile else "Soft freeze helped"
     )

@@ -388,6 +388,9 @@ def test_hostile_text_is_escaped(client, release):
     RetroItemFactory(retrospective=retro, category=RetroCategory.ACTION_ITEM, text=HOSTILE, status="open")
     Meeting.objects.filter(title__contains="1.24 retro").update(title=HOSTILE)
     Kep.objects.filter(number=2727).update(title=HOSTILE)
+    # URL fields are not validated on import: a javascript: URL must never become a link.
+    type(release).objects.filter(pk=release.pk).update(source_url="javascript:alert(4)")
+    type(retro).objects.filter(pk=retro.pk).update(source_url="javascript:alert(5)")
     for url in ("/", "/releases/1.24/", "/releases/1.24/enhancements/"):
         html = client.get(url).content.decode()
         assert "<script>alert" not in html, url
