@@ -8,12 +8,16 @@ import threading
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import connection
+from django.db import connection, transaction
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from keps.models import Kep, Person, Sig
+from meetings.importers.notes import parse_meeting_notes
 from meetings.models import AgendaItem, Meeting
-from meetings.services import agenda_items_link_keps
+from meetings.services import agenda_items_link_keps, meeting_notes_import
 from releases.models import EnhancementStatusChange, Release, RetroItem, Retrospective, TrackedEnhancement
+from sigtracker.importing import ImportFailure
 from tests.factories import KepFactory
 
 D = datetime.date
@@ -178,11 +182,13 @@ def test_bad_file_among_good_is_skipped_with_exit_1(db, tmp_path):
     (folder / "meeting-notes-2019.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
     (folder / "meeting-notes-2020.md").write_text("## Jan 7, 2020\n\n* [a] fine\n")
     (folder / "meeting-notes-2021.md").write_text("## Jan 5, 2021\n\n* [b] kept?\n\n<table>\n<tr><td>Created:")
+    (folder / "meeting-notes-2022.md").write_text("## Jan 4, 2022\n\n* [c] " + "x" * 6_000_000)
     status, out, err = run(folder)
     assert status == 1
     assert "meeting-notes-2019.md: binary file" in err
     assert "meeting-notes-2021.md:5: truncated" in err
-    assert "3 files read: 1 created" in out
+    assert "meeting-notes-2022.md: file too large" in err
+    assert "4 files read: 1 created" in out
     assert list(Meeting.objects.values_list("date", flat=True)) == [D(2020, 1, 7)]
 
 
@@ -208,6 +214,45 @@ def test_agenda_items_link_keps_after_keps_appear(db, tmp_path):
     assert agenda_items_link_keps(kep_numbers=[3957]) == 1
     assert list(item.keps.values_list("number", flat=True)) == [3957]
     assert agenda_items_link_keps() == 0
+
+
+LINES = [
+    "## Jan 4, 2022",
+    "Jan 11th [Canceled]",
+    "## December 24 & 31, 2021",
+    "Total: [99999999999](x)",
+    "Total: 12",
+    "<table><tr><td>Merged:</td><td>3</td></tr></table>",
+    "* [@ab/cd] KEP-1287 in 1.24 https://github.com/kubernetes/enhancements/issues/3063",
+    "* [x] 1.24 retro",
+    "Done (1):",
+    "| Issue Number | Name | Stage |",
+    "| 2400 | Swap | Beta |",
+    "| 99999999999 | Too big | Alpha |",
+    "    1.24 with 3 tracked and 2 merged",
+    "    1.24 with 2 tracked and 3 merged",
+    "* _AIs_",
+    "    * [@owner] do it (done)",
+    "    * do it",
+    "* _Things that went well_",
+    "Good:",
+    "",
+]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.one_of(st.sampled_from(LINES), st.text(max_size=20)), min_size=1, max_size=30))
+def test_any_parsed_notes_import_or_fail_cleanly(db, lines):
+    """Whatever the parser returns, the service writes it within the database's constraints."""
+    try:
+        notes = parse_meeting_notes("\n".join(lines), source="meeting-notes-2022.md")
+    except ImportFailure:
+        return
+    with transaction.atomic():
+        meeting_notes_import(notes=notes, sig="sig-node")
+        again = meeting_notes_import(notes=notes, sig="sig-node")
+        assert again.created == again.updated == 0
+        transaction.set_rollback(True)
 
 
 @pytest.mark.django_db(transaction=True)
