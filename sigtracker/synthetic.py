@@ -719,7 +719,13 @@ class _Generator:
     def _releases(self) -> None:
         releases = []
         for index, (version, name, start, release_day) in enumerate(RELEASES):
-            state = ReleaseState.RELEASED if index < ACTIVE else ReleaseState.ACTIVE if index == ACTIVE else "planning"
+            state = (
+                ReleaseState.RELEASED
+                if index < ACTIVE
+                else ReleaseState.ACTIVE
+                if index == ACTIVE
+                else ReleaseState.PLANNING
+            )
             releases.append(
                 Release(
                     version=version,

@@ -47,7 +47,7 @@ class Command(BaseCommand):
 
         def progress(phase: str) -> None:
             if bar is not None:
-                bar.set_postfix_str(phase)
+                bar.set_postfix_str(f"{phase} done", refresh=False)
                 bar.update(1)
 
         try:
