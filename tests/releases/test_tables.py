@@ -1,5 +1,7 @@
 """Release tables: rendered cells and exported values."""
 
+import re
+
 import pytest
 from django.test import RequestFactory
 from django_tables2 import RequestConfig
@@ -32,7 +34,7 @@ def test_release_table_cells_and_export_values():
     assert row.get_cell_value("version") == "1.22"
 
 
-def test_tracked_enhancement_table_cells():
+def test_tracked_enhancement_table_html_rows_and_csv_values():
     release = ReleaseFactory(version="1.24")
     TrackedEnhancementFactory(
         release=release,
@@ -40,14 +42,32 @@ def test_tracked_enhancement_table_cells():
         status=EnhancementStatus.AT_RISK_CODE,
         enhancements_contact=PersonFactory(github="gracenng"),
     )
+    TrackedEnhancementFactory(release=release, kep=KepFactory(number=127), status=EnhancementStatus.DONE, type="")
+    request = RequestFactory().get("/")
     table = TrackedEnhancementTable(selectors.tracked_enhancement_list(release=release))
-    RequestConfig(RequestFactory().get("/")).configure(table)
-    row = table.rows[0]
-    assert row.get_cell("kep") == '<a href="/keps/2727/">KEP-2727</a>'
-    assert row.get_cell("title") == '<a href="/keps/2727/">gRPC &lt;probes&gt;</a>'
-    assert row.get_cell("status") == '<span class="badge warn">At risk for code freeze</span>'
-    assert row.get_cell_value("status") == "At risk for code freeze"
-    assert row.get_cell("enhancements_contact") == "@gracenng"
-    assert row.get_cell("slips") == 0
-    assert row.get_cell("type") == "Net new"
-    assert row.get_cell("target_stage") == "Alpha"
+    RequestConfig(request).configure(table)
+    html = table.as_html(request)
+    # Header cells, in the order of the row template, with sort links.
+    headers = re.findall(r'<a href="\?sort=([^"]+)">([^<]+)</a>', html)
+    assert [label for _, label in headers] == ["KEP", "Title", "SIG", "Type", "Stage", "Status", "Contact", "Slips"]
+    rows = re.findall(r"<tr>(.*?)</tr>", html, flags=re.S)[1:]
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S) for row in rows]
+    assert len(cells) == 2 and all(len(row) == len(headers) for row in cells)
+    first = [c.strip() for c in cells[0]]
+    assert first[0] == '<a href="/keps/127/">KEP-127</a>'
+    assert first[3] == "—"  # no type
+    assert first[5] == '<span class="badge ok">Done (shipped)</span>'
+    second = [c.strip() for c in cells[1]]
+    assert second[1] == '<a href="/keps/2727/">gRPC &lt;probes&gt;</a>'
+    assert second[3:6] == ["Net new", "Alpha", '<span class="badge warn">At risk for code freeze</span>']
+    assert second[6:] == ["@gracenng", "0"]
+    # CSV values come from the same table.
+    values = [[row.get_cell_value(c) for c in ("kep", "status", "enhancements_contact", "slips")] for row in table.rows]
+    assert values == [[127, "Done (shipped)", None, 0], [2727, "At risk for code freeze", "@gracenng", 0]]
+
+
+def test_empty_table_says_so():
+    request = RequestFactory().get("/")
+    table = TrackedEnhancementTable(selectors.tracked_enhancement_list(release=ReleaseFactory()))
+    RequestConfig(request).configure(table)
+    assert "No tracked enhancement matches these filters." in table.as_html(request)
