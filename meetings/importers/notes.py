@@ -291,7 +291,9 @@ def clean_inline(text: str) -> str:
 
 _CANCEL_NOTICE = re.compile(
     r"^(?:the\s+)?(?:sig[- ]\w+\s+)?(?:meeting\s+)?(?:is\s+)?(?:cancel+ed|no\s+meeting(?:\s+this\s+week)?)"
-    r"(?:\s*[-–—:,.!]*\s*(?:(?:due\s+to|for|because|as|this\s+week|today)\b.*)?)?$",
+    # ...followed by nothing, punctuation or a reason ("Cancelled, no agenda items", "Meeting canceled (OOO)"),
+    # never by an object ("Cancelled the old plan" is an agenda item).
+    r"(?:\s*$|\s*[-–—:,.!(]|\s+(?:due|for|because|as|this|today|since|no|in|until)\b)",
     re.I,
 )
 
@@ -306,6 +308,12 @@ def is_cancellation(text: str) -> bool:
 
 _PRESENTER_BRACKET = re.compile(r"^\[([^\[\]]{1,200})\](?!\()\s*:?\s*")
 _PRESENTER_PAREN = re.compile(r"^\(([^()]{1,80})\)\s*:?\s*")
+_NOT_PRESENTERS = re.compile(
+    r"(?:done|cut|soft\s+cut|keep|in[-\s]progress|review\s+in\s+progress|wip|tbd|todo|optional|deferred|postponed|"
+    r"merged|moved|dropped|removed|punted|skip(?:ped)?|blocked|at\s+risk|tracked|fyi|announcements?|reminder|"
+    r"update|discussion|demo|question|kep\b|pr\b)",
+    re.I,
+)
 _PRESENTER_SPLIT = re.compile(r"\s*(?:/|,|&|\+|;|\band\b)\s*", re.I)
 _HANDLE = re.compile(r"^(@?)([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))$")
 
@@ -316,8 +324,12 @@ def split_presenters(text: str) -> tuple[str, tuple[PersonRef, ...], str]:
     `[a/b]`, `[a, b & c]`, `[@a]`: any content is kept as written, each part that is one word is a possible
     handle. `(a)`: only when every part is one word, so "(joining at 10:30) ..." is not a presenter.
     """
-    stripped = text.strip()
+    # Links inside ("[[Paco](url)/Shiming]") or after the mark are reduced to their text; a struck-through
+    # item ("~~[klueska] Bug fix~~") still has its presenter.
+    stripped = _LINK.sub(lambda m: m.group(1).strip() or m.group(2), text).strip().lstrip("~").strip()
     m = _PRESENTER_BRACKET.match(stripped)
+    if m and _NOT_PRESENTERS.match(m.group(1).strip()):
+        return "", (), stripped  # "[Done] 281: DynamicKubeletConfig" is a status tag, not a person
     strict = False
     if not m:
         m = _PRESENTER_PAREN.match(stripped)
@@ -339,7 +351,7 @@ def split_presenters(text: str) -> tuple[str, tuple[PersonRef, ...], str]:
             return "", (), stripped
     if strict and not refs:
         return "", (), stripped
-    return written[:PRESENTERS_MAX], tuple(refs), stripped[m.end() :]
+    return written[:PRESENTERS_MAX], tuple(refs), stripped[m.end() :].lstrip("~ ")
 
 
 _AT_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))(?![\w.-]*\.\w)")

@@ -122,10 +122,12 @@ def test_cancelled_from_the_first_line_or_a_notice_item_which_is_not_an_agenda_i
         "## May 17, 2022\n\n* Canceled due to Kubecon\n\n"
         "## Mar 29, 2022\n\nNo agenda, canceling to focus on code freeze.\n\n"
         "## Dec 21, 2021\n\n* [dawnchen] Cancelled\n\n"
+        "## Apr 27, 2021\n\n* Cancelled, no agenda items\n\n"
+        "## Mar 30, 2021\n\n* Meeting canceled (lots of folks are out of office)\n\n"
         "## Mar 22, 2022\n\n* [a] Cancelled the old plan in favour of the new one\n"
     )
     meetings = by_date(parse(text))
-    for date in (D(2022, 4, 19), D(2022, 5, 17), D(2022, 3, 29), D(2021, 12, 21)):
+    for date in (D(2022, 4, 19), D(2022, 5, 17), D(2022, 3, 29), D(2021, 12, 21), D(2021, 4, 27), D(2021, 3, 30)):
         assert meetings[date].cancelled and meetings[date].items == []
     assert not meetings[D(2022, 3, 22)].cancelled and len(meetings[D(2022, 3, 22)].items) == 1
     assert is_cancellation("[dawnchen] Cancelled") and not is_cancellation("Cancel the plan")
@@ -241,7 +243,16 @@ def test_top_level_is_the_least_indented_bullet_of_the_meeting():
         ("[Marlow Weston] Looking", "Marlow Weston", [], "Looking"),
         ("(dawnchen) Announcements", "dawnchen", [("dawnchen", 0)], "Announcements"),
         ("(joining at 10:30) Looking for", "", [], "(joining at 10:30) Looking for"),
-        ("[1.25 retro](https://docs.google.com/x)", "", [], "[1.25 retro](https://docs.google.com/x)"),
+        ("[1.25 retro](https://docs.google.com/x)", "", [], "1.25 retro"),
+        ("~~[klueska] Bug fix~~", "klueska", [("klueska", 0)], "Bug fix~~"),
+        (
+            "[[Paco](https://github.com/pacoxu)/Shiming] volunteers",
+            "Paco/Shiming",
+            [("Paco", 0), ("Shiming", 0)],
+            "volunteers",
+        ),
+        ("[Done] 281: DynamicKubeletConfig", "", [], "[Done] 281: DynamicKubeletConfig"),
+        ("[in-progress, let’s keep in release] 2727", "", [], "[in-progress, let’s keep in release] 2727"),
     ],
 )
 def test_presenter_styles(text, written, refs, rest):
