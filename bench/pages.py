@@ -3,7 +3,8 @@
 A page's server time is the median wall time of `django.test.Client().get(url)` with DEBUG off: URL resolution,
 every middleware, the view, its queries and the template. The floor is that same request path (same client, same
 middleware, same URL resolver) to a trivial view that returns a precomputed `HttpResponse` of exactly the page's byte
-size, so the ratio isolates what the page itself costs (queries + rendering).
+size, so the ratio isolates what the page itself costs (queries + rendering). Database connections persist between
+requests during the measurement, as in production.
 
 Usage from a `bench/bench_<topic>.py`, inside `scratch_database()` once its data is loaded::
 
@@ -23,6 +24,8 @@ from django.urls import include, path
 from bench.core import Figure, median_time
 
 STATIC_PREFIX = "__bench_static__/"
+#: settings/prod.py's default.
+PRODUCTION_CONN_MAX_AGE = 60
 # Precomputed bodies by size: the floor view does no work beyond returning one.
 _BODIES: dict[int, bytes] = {}
 
@@ -56,9 +59,21 @@ def measure_page(url: str, *, client: Client | None = None, repeat: int = 15, wa
     Returns ``{"seconds", "floor_seconds", "bytes", "queries"}``. Raises RuntimeError when the page is not a 200.
     """
     client = client or bench_client()
+    # Persistent connections, as production runs (settings/prod.py: CONN_MAX_AGE 60): otherwise every measured
+    # request would also pay a new PostgreSQL connection, which the static floor never does.
+    conn_max_age = connection.settings_dict["CONN_MAX_AGE"]
+    connection.settings_dict["CONN_MAX_AGE"] = PRODUCTION_CONN_MAX_AGE
+    try:
+        return _measure(url, client=client, repeat=repeat, warmup=warmup)
+    finally:
+        connection.settings_dict["CONN_MAX_AGE"] = conn_max_age
+        connection.close()
+
+
+def _measure(url: str, *, client: Client, repeat: int, warmup: int) -> dict:
     with override_settings(ROOT_URLCONF=__name__, DEBUG=False):
         # An execute wrapper, not CaptureQueriesContext: the request may close and reopen the connection
-        # (CONN_MAX_AGE=0), which clears the connection's query log.
+        # (health checks, an expired connection), which clears the connection's query log.
         queries = []
         with connection.execute_wrapper(lambda execute, sql, *args: queries.append(sql) or execute(sql, *args)):
             response = client.get(url)
