@@ -493,6 +493,13 @@ def _milestone_instants(index: int) -> dict:
     else:
         enh = _instant(enh_day, 2, 0, UTC)
         code = _instant(code_day, 1, 0, UTC)
+
+    def same_time(instant, days):
+        # The same wall-clock time `days` later in the zone the schedule quotes (PT keeps 17:00 across DST).
+        zone = PT if pacific else UTC
+        local = instant.astimezone(zone)
+        return _instant(local.date() + datetime.timedelta(days=days), local.hour, local.minute, zone)
+
     soft_day = max(code_day - datetime.timedelta(days=26), enh_day + datetime.timedelta(days=7))
     return {
         MilestoneKind.CYCLE_START: _instant(start, 0, 0, UTC),
@@ -500,9 +507,9 @@ def _milestone_instants(index: int) -> dict:
         MilestoneKind.ENHANCEMENTS_FREEZE: enh,
         # Four weeks before code freeze (1.24: Mar 4 for Mar 30), but never before the enhancements freeze.
         MilestoneKind.SIG_SOFT_FREEZE: _instant(soft_day, 0, 0, UTC),
-        MilestoneKind.FEATURE_BLOG_FREEZE: code - datetime.timedelta(days=14),
+        MilestoneKind.FEATURE_BLOG_FREEZE: same_time(code, -14),
         MilestoneKind.CODE_FREEZE: code,
-        MilestoneKind.TEST_FREEZE: code + datetime.timedelta(days=7),
+        MilestoneKind.TEST_FREEZE: same_time(code, 7),
         MilestoneKind.DOCS_FREEZE: _instant(release - datetime.timedelta(days=14), 23, 59, PT)
         if pacific
         else _instant(release - datetime.timedelta(days=14), 0, 0, UTC),
@@ -1202,15 +1209,20 @@ class _Generator:
             slug, name, weekday = SIGS[sig_index]
             size = 1.0 if sig_index == 0 else rng.uniform(0.3, 0.8)
             open_prs = round(180 * size)
-            for day in self._meeting_dates(weekday, count):
+            meeting_days = self._meeting_dates(weekday, count)
+            span_days = (meeting_days[-1] - meeting_days[0]).days
+            for day in meeting_days:
                 cancelled = (day.month == 12 and day.day >= 22) or (day.month == 1 and day.day <= 3)
                 cancelled = cancelled or rng.random() < 0.03
                 figures = {}
                 if not cancelled:
                     created = max(0, round(rng.gauss(38, 9) * size))
-                    merged = max(0, round(created * rng.uniform(0.45, 0.75)))
-                    closed = max(0, round(created * rng.uniform(0.1, 0.35)))
-                    # The open-PR backlog grows slowly: a little more is opened than merged or closed.
+                    # Merged + closed roughly match created, pulled back towards a backlog that grows
+                    # from ~180 to ~300 open PRs over the decade (SIG Node's order of magnitude).
+                    backlog = size * (180 + 120 * (day - meeting_days[0]).days / max(1, span_days))
+                    outflow = max(0.0, created + 0.08 * (open_prs - backlog) + rng.gauss(0, 4 * size))
+                    share = rng.uniform(0.6, 0.8)
+                    merged, closed = round(outflow * share), round(outflow * (1 - share))
                     open_prs = max(0, open_prs + created - merged - closed)
                     figures = {
                         "open_prs": open_prs,
@@ -1276,7 +1288,8 @@ class _Generator:
         release = self.releases[release_index] if release_index is not None else None
         version = release.version if release else ""
         kind = rng.choices(["kep", "pr", "planning", "ci", "triage"], weights=[40, 30, 10, 12, 8])[0]
-        if kind == "planning" and not tracked:
+        enh = self.schedules[release_index][MilestoneKind.ENHANCEMENTS_FREEZE].date() if release else None
+        if kind == "planning" and not (tracked and meeting.date <= enh):
             kind = "kep"
         candidates = tracked or known
         if kind in ("kep", "pr") and not candidates:
