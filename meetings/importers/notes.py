@@ -5,8 +5,9 @@ imported at all. No Django ORM here, so every rule is testable without a databas
 exported to Markdown over ten years by many hands; each way they stray is handled by exactly one rule below:
 
 * Meeting headings (`parse_heading`): a line that starts with a date, at `#`..`######` or as a bare line, bold or
-  not. A `#` heading may carry any text after the date; a bare line only a bracketed/parenthesised note or a
-  cancellation note, so a sentence that merely starts with a date is not a heading. Lines inside HTML tables and
+  not. A `#` heading may carry any text after the date, or name it after a short label ("## Weekly - Dec 13");
+  a bare line only a bracketed/parenthesised note or a cancellation note, so a sentence that merely starts with
+  a date is not a heading. Lines inside HTML tables and
   code fences are never headings.
 * Dates (`match_date`): "Dec 13", "Dec 13th, 2022", "Mar 28st, 2023" (any ordinal suffix), "Tuesday, January 4,
   2022", "4th February 2022", "2022-01-04", "1/4/2022". A heading without a year takes the file name's year
@@ -203,6 +204,9 @@ _BARE_REST = re.compile(
 )
 
 
+_DIGITS = re.compile(r"\d{1,2}")
+
+
 @dataclass(frozen=True)
 class DateMatch:
     """Dates at the start of a text: (year or None, month, day) per day named, and where the date ends."""
@@ -211,10 +215,13 @@ class DateMatch:
     end: int
 
 
-def match_date(text: str) -> DateMatch | None:
-    """The date(s) a text starts with, as written (the year may be missing), or None."""
+def match_date(text: str, *, anywhere: bool = False) -> DateMatch | None:
+    """The date(s) a text starts with (or, `anywhere`, contains as whole words), as written, or None."""
     for form in _DATE_FORMS:
-        m = form.match(text)
+        if anywhere:
+            m = next((m for m in form.finditer(text) if m.start() == 0 or not text[m.start() - 1].isalnum()), None)
+        else:
+            m = form.match(text)
         if not m:
             continue
         groups = m.groupdict()
@@ -223,7 +230,7 @@ def match_date(text: str) -> DateMatch | None:
         year_value = None
         if year:
             year_value = int(year) + (2000 if len(year) == 2 else 0)
-        days = [int(d) for d in re.findall(r"\d{1,2}", re.sub(_ORD.replace("?", ""), "", groups["days"]))]
+        days = [int(d) for d in _DIGITS.findall(groups["days"])]
         return DateMatch(tuple((year_value, month, day) for day in days), m.end())
     return None
 
@@ -251,6 +258,9 @@ def parse_heading(line: str) -> Heading | None:
             return None
         text = _unwrap(line)
     date = match_date(text)
+    if date is None and marked:
+        # "## SIG Node weekly meeting - Dec 13, 2016": a heading may name the date after a short label.
+        date = match_date(text[:80], anywhere=True)
     if date is None:
         return None
     rest = text[date.end :]

@@ -54,6 +54,8 @@ def by_date(notes):
         ("## Sept 6", [D(2022, 9, 6)], False),
         ("## February 22, 2022 [cancelled]", [D(2022, 2, 22)], True),
         ("## Oct 25, 2022 (no meeting, KubeCon)", [D(2022, 10, 25)], True),
+        ("## SIG Node weekly meeting - Dec 13, 2016", [D(2016, 12, 13)], False),
+        ("## 12/13/2016", [D(2016, 12, 13)], False),
     ],
 )
 def test_heading_forms(line, dates, cancelled):
