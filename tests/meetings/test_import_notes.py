@@ -276,3 +276,16 @@ def test_concurrent_imports_create_no_duplicates(postgres_only, archive, tmp_pat
     assert results == [0, 0]
     assert Meeting.objects.count() == 52
     assert TrackedEnhancement.objects.count() == 23 and EnhancementStatusChange.objects.count() == 23
+
+
+def test_retro_writes_request_release_stats(db, archive, monkeypatch):
+    requested = []
+    monkeypatch.setattr(
+        "releases.services.retro.release_stats_request", lambda *, release_ids: requested.append(set(release_ids))
+    )
+    assert run(archive / "meeting-notes-2022.md")[0] == 0
+    touched = set().union(*requested)
+    assert {Release.objects.get(version=v).pk for v in ("1.22", "1.23", "1.24")} <= touched
+    requested.clear()
+    assert run(archive / "meeting-notes-2022.md")[0] == 0
+    assert set().union(*requested) == set()  # nothing changed, nothing to recompute
