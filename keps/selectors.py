@@ -21,7 +21,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, StrIndex, Substr
 
-from meetings.models import AgendaItem
+from meetings.models import AgendaItem, Meeting
 from releases.choices import STATUS_FREEZE, EnhancementStatus, Freeze, MilestoneKind, TargetStage
 from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement, parse_version
 
@@ -68,15 +68,6 @@ def _version_or_none(value: str) -> tuple[int, int] | None:
         return parse_version(value) if value else None
     except ValueError:
         return None
-
-
-def _latest_mention_subqueries() -> dict:
-    """Date and SIG of the newest meeting whose agenda mentions the KEP (OuterRef pk)."""
-    newest = AgendaItem.objects.filter(keps=OuterRef("pk")).order_by("-meeting__date", "-meeting_id")
-    return {
-        "last_mention_date": Subquery(newest.values("meeting__date")[:1]),
-        "last_mention_sig": Subquery(newest.values("meeting__sig__slug")[:1]),
-    }
 
 
 # --- /keps/ ---------------------------------------------------------------------------------------------
@@ -234,7 +225,9 @@ class PermaBetaResult:
 def newest_release_version() -> str:
     """The newest release known: of the Release rows and of the KEPs' latest milestones."""
     versions = [v for v in Release.objects.order_by("-major", "-minor").values_list("version", flat=True)[:1]]
-    versions += list(Kep.objects.exclude(latest_milestone="").values_list("latest_milestone", flat=True).distinct())
+    versions += list(
+        Kep.objects.exclude(latest_milestone="").order_by().values_list("latest_milestone", flat=True).distinct()
+    )
     parsed = [p for p in (_version_or_none(v) for v in versions) if p]
     if not parsed:
         return ""
@@ -255,46 +248,67 @@ def perma_beta_list(*, filters: dict | None = None) -> PermaBetaResult:
         min_releases = max(1, int(filters.get("min_releases") or PERMA_BETA_DEFAULT_RELEASES))
     except (TypeError, ValueError):
         min_releases = PERMA_BETA_DEFAULT_RELEASES
-    shipped = (
-        TrackedEnhancement.objects.filter(
-            status=EnhancementStatus.DONE, target_stage__in=[TargetStage.ALPHA, TargetStage.BETA]
-        )
-        .select_related("release")
-        .order_by("release__major", "release__minor")
-    )
-    base = (
-        Kep.objects.filter(stage__in=[KepStage.BETA, KepStage.ALPHA])
-        .select_related("owning_sig")
-        .prefetch_related(
-            "feature_gates",
-            "authors",
-            Prefetch("tracked_enhancements", queryset=shipped, to_attr="shipped_rows"),
-        )
-        .annotate(**_latest_mention_subqueries())
-        .order_by("number")
-    )
-    keps = PermaBetaFilterSet(filters, queryset=base).qs
     newest = newest_release_version()
     newest_parts = _version_or_none(newest)
-    rows: list[PermaBetaRow] = []
-    undated = 0
-    for kep in keps:
-        since = kep.beta_milestone if kep.stage == KepStage.BETA else kep.alpha_milestone
-        source = "kep.yaml"
-        if not _version_or_none(since):
-            firsts = [r.release.version for r in kep.shipped_rows if r.target_stage == kep.stage]
-            since, source = (firsts[0], "tracking board") if firsts else ("", "")
+
+    # Phase 1, on plain values: which KEPs qualify. Most KEPs in beta or alpha do not, so nothing heavier
+    # than a few columns is read for them.
+    candidates = PermaBetaFilterSet(
+        filters, queryset=Kep.objects.filter(stage__in=[KepStage.BETA, KepStage.ALPHA]).order_by()
+    ).qs.values_list("pk", "stage", "alpha_milestone", "beta_milestone")
+    since_by_pk: dict[int, tuple[str, str]] = {}
+    undated_pks = []
+    for pk, stage, alpha, beta in candidates:
+        since = beta if stage == KepStage.BETA else alpha
+        if _version_or_none(since):
+            since_by_pk[pk] = (since, "kep.yaml")
+        else:
+            undated_pks.append((pk, stage))
+    if undated_pks:
+        # Without a stage milestone: the first release whose board shows it shipped at that stage.
+        stage_of = dict(undated_pks)
+        shipped = (
+            TrackedEnhancement.objects.filter(kep_id__in=list(stage_of), status=EnhancementStatus.DONE)
+            .order_by("release__major", "release__minor")
+            .values_list("kep_id", "target_stage", "release__version")
+        )
+        for kep_id, target_stage, version in shipped:
+            if target_stage == stage_of[kep_id] and kep_id not in since_by_pk:
+                since_by_pk[kep_id] = (version, "tracking board")
+    undated = len(undated_pks) - sum(1 for pk, _ in undated_pks if pk in since_by_pk)
+    qualifying: dict[int, tuple[str, str, int]] = {}
+    for pk, (since, source) in since_by_pk.items():
         since_parts = _version_or_none(since)
-        if not since_parts or not newest_parts:
-            undated += 1
-            continue
         # Kubernetes has only had 1.x releases; across a major bump the minor count restarts, so count
         # the difference in minors when the majors match and skip the comparison otherwise.
-        if since_parts[0] != newest_parts[0]:
+        if not newest_parts or since_parts[0] != newest_parts[0]:
             continue
         releases = newest_parts[1] - since_parts[1]
         if releases >= min_releases:
-            rows.append(PermaBetaRow(kep, kep.stage, since, source, releases, list(kep.feature_gates.all())))
+            qualifying[pk] = (since, source, releases)
+    if not newest_parts:
+        undated = len(undated_pks) + len(since_by_pk)
+
+    # Phase 2: the qualifying KEPs with what the table shows, and the meeting of each one's latest mention.
+    latest_item = AgendaItem.objects.filter(keps=OuterRef("pk")).order_by("-meeting__date", "-meeting_id")
+    keps = list(
+        Kep.objects.filter(pk__in=list(qualifying))
+        .select_related("owning_sig")
+        .prefetch_related("feature_gates", "authors")
+        .annotate(last_mention_meeting=Subquery(latest_item.values("meeting_id")[:1]))
+    )
+    meetings = (
+        Meeting.objects.select_related("sig")
+        .only("date", "sig__slug")
+        .in_bulk({k.last_mention_meeting for k in keps if k.last_mention_meeting})
+    )
+    rows: list[PermaBetaRow] = []
+    for kep in keps:
+        meeting = meetings.get(kep.last_mention_meeting)
+        kep.last_mention_date = meeting.date if meeting else None
+        kep.last_mention_sig = meeting.sig.slug if meeting else ""
+        since, source, releases = qualifying[kep.pk]
+        rows.append(PermaBetaRow(kep, kep.stage, since, source, releases, list(kep.feature_gates.all())))
     rows.sort(key=lambda r: (-r.releases, r.kep.number))
     return PermaBetaResult(rows=rows, newest=newest, min_releases=min_releases, undated=undated)
 

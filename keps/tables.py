@@ -23,15 +23,6 @@ def _links(objects, url=lambda o: o.get_absolute_url(), text=str):
     return format_html_join(", ", '<a href="{}">{}</a>', ((url(o), text(o)) for o in objects))
 
 
-STAGE_BADGE = {"alpha": "warn", "beta": "warn", "stable": "ok", "deprecated": "bad", "removed": "bad"}
-
-
-def stage_badge(stage: str, label: str = "") -> str:
-    if not stage:
-        return "—"
-    return format_html('<span class="badge {}">{}</span>', STAGE_BADGE.get(stage, ""), label or stage)
-
-
 class KepTable(BaseTable):
     number = tables.Column(linkify=True, verbose_name="KEP")
     title = tables.Column(linkify=True)
@@ -45,10 +36,8 @@ class KepTable(BaseTable):
     class Meta(BaseTable.Meta):
         model = Kep
         fields = ("number", "title", "owning_sig", "stage", "status", "latest_milestone", "design_groups")
+        template_name = "keps/tables/keps.html"
         empty_text = "No KEPs match these filters. Clear a filter, or import kep.yaml files to fill the list."
-
-    def render_stage(self, record, value):
-        return stage_badge(record.stage, value)
 
     def value_stage(self, record):
         return record.stage
@@ -74,22 +63,14 @@ class FeatureGateTable(BaseTable):
     class Meta(BaseTable.Meta):
         model = FeatureGate
         fields = ("name", "kep", "owning_sig", "components", "stage", "alpha", "beta", "stable")
+        template_name = "keps/tables/feature_gates.html"
         empty_text = "No feature gates match. Gates come from the `feature-gates` list of each kep.yaml."
-
-    def render_kep(self, value):
-        return f"KEP-{value.number}"
 
     def value_kep(self, value):
         return value.number
 
-    def render_stage(self, record, value):
-        return stage_badge(value, record.kep.get_stage_display())
-
     def value_stage(self, record):
         return record.kep.stage
-
-    def render_components(self, value):
-        return ", ".join(value) if value else "—"
 
     def value_components(self, value):
         return "; ".join(value or [])
@@ -115,37 +96,21 @@ class PermaBetaTable(BaseTable):
     last_mention = tables.Column(accessor="kep__last_mention_date", verbose_name="Latest meeting mention")
 
     class Meta(BaseTable.Meta):
+        template_name = "keps/tables/perma_beta.html"
         empty_text = "No KEP has sat in this stage that long. Lower N, or check that releases and KEPs are imported."
         order_by = ("-releases",)
-
-    def render_authors(self, record):
-        return _links(record.kep.authors.all(), url=lambda p: kep_list_url(author=p.github)) or "—"
 
     def value_authors(self, record):
         return "; ".join(p.github for p in record.kep.authors.all())
 
-    def render_stage(self, value):
-        return stage_badge(value)
-
     def value_stage(self, value):
         return value
-
-    def render_since(self, record, value):
-        if record.since_source == "kep.yaml":
-            return value
-        return format_html('{} <span class="muted">(from the tracking board)</span>', value)
 
     def value_since(self, value):
         return value
 
-    def render_feature_gates(self, value):
-        return ", ".join(gate.name for gate in value) or "—"
-
     def value_feature_gates(self, value):
         return "; ".join(gate.name for gate in value)
-
-    def render_last_mention(self, record, value):
-        return format_html('<a href="{}">{} ({})</a>', record.last_mention_url, value, record.kep.last_mention_sig)
 
     def value_last_mention(self, value):
         return value.isoformat() if value else ""

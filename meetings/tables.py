@@ -1,8 +1,6 @@
 """Table of the meetings list."""
 
 import django_tables2 as tables
-from django.utils.html import format_html_join
-from django.utils.safestring import mark_safe
 
 from sigtracker.tables import BaseTable
 
@@ -34,14 +32,13 @@ class MeetingTable(BaseTable):
             "prs_closed",
             "matches",
         )
+        template_name = "meetings/tables/meetings.html"
         empty_text = "No meetings match. Clear the search or filters, or import a SIG's meeting notes."
 
-    def render_matches(self, record):
-        # Present only on search results (the search prefetches `matches`); the view hides the column otherwise.
-        items = getattr(record, "matches", [])
-        return format_html_join(
-            mark_safe("<br>"), '<a href="{}">{}</a>', ((item.get_absolute_url(), item.title) for item in items)
-        )
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # "Matching agenda items" only means something on search results; the view excludes it otherwise.
+        self.show_matches = "matches" not in (self.exclude or ())
 
     def value_matches(self, record):
         return "; ".join(item.title for item in getattr(record, "matches", []))

@@ -30,3 +30,21 @@ def github_short(url: str) -> str:
 def is_web_url(url: str) -> bool:
     """Only http(s) URLs become links; anything else imported into `links` is shown as text."""
     return isinstance(url, str) and url.lower().startswith(("https://", "http://"))
+
+
+#: Badge colour of a KEP stage (or a board's target stage): graduated is good, on the way is a warning.
+STAGE_BADGE_CLASS = {
+    "alpha": "warn",
+    "beta": "warn",
+    "stable": "ok",
+    "deprecated": "bad",
+    "deprecation": "bad",
+    "removed": "bad",
+    "removal": "bad",
+}
+
+
+@register.filter
+def stage_class(stage: str) -> str:
+    """`<span class="badge {{ kep.stage|stage_class }}">`."""
+    return STAGE_BADGE_CLASS.get(stage, "")
