@@ -828,7 +828,7 @@ class _Generator:
             return
         if plan.created < first_tracked_start:
             first = min(_minor_at(plan.created + datetime.timedelta(days=60)), 21)
-            if plan.kind != "perma" and rng.random() < 0.4:
+            if plan.kind != "perma" and rng.random() < 0.3:
                 # Finished before 1.22: all stages done at estimated older releases.
                 minor = first
                 for stage in ladder:
@@ -879,15 +879,9 @@ class _Generator:
             for plan in postponed:
                 plan.next_release = release + 1
             if len(chosen) < quota:
-                # Pull in KEPs planned for later releases (not perma-betas: they wait on purpose).
-                waiting = [
-                    p
-                    for p in plans
-                    if self._eligible(p, release)
-                    and p.next_release > release
-                    and not (p.kind == "perma" and p.stage_idx == 2)
-                ]
-                waiting.sort(key=lambda p: (p.next_release, p.number))
+                # Pull in KEPs planned for later releases; perma-betas (waiting on purpose) only as a last resort.
+                waiting = [p for p in plans if self._eligible(p, release) and p.next_release > release]
+                waiting.sort(key=lambda p: (p.kind == "perma" and p.stage_idx == 2, p.next_release, p.number))
                 chosen += waiting[: quota - len(chosen)]
             shortfall = quota - len(chosen)
             self._decide(chosen, release, rng)
