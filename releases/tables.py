@@ -11,6 +11,8 @@ from sigtracker.tables import BaseTable
 from .choices import StatsSource
 from .models import Release, TrackedEnhancement
 
+SLIPS_HELP = "Times removed from or deferred in a milestone, up to and including this release"
+
 
 def day(value: datetime.date | datetime.datetime) -> str:
     """A date, or the UTC date of an instant, as "4 Feb 2022"."""
@@ -93,7 +95,7 @@ class TrackedEnhancementTable(BaseTable):
     )
     slips = tables.Column(
         verbose_name="Slips",
-        attrs={"th": {"title": "Times removed from or deferred in a milestone, up to and including this release"}},
+        attrs={"th": {"class": "num", "title": SLIPS_HELP}},
     )
 
     class Meta(BaseTable.Meta):
