@@ -289,3 +289,15 @@ def test_retro_writes_request_release_stats(db, archive, monkeypatch):
     requested.clear()
     assert run(archive / "meeting-notes-2022.md")[0] == 0
     assert set().union(*requested) == set()  # nothing changed, nothing to recompute
+
+
+def test_imported_notes_show_in_the_admin(db, archive, admin_client):
+    assert run(archive / "meeting-notes-2022.md")[0] == 0
+    meetings = admin_client.get("/admin/meetings/meeting/")
+    assert meetings.status_code == 200 and "52 meetings" in meetings.content.decode()
+    week = Meeting.objects.get(date=D(2022, 4, 26))
+    page = admin_client.get(f"/admin/meetings/meeting/{week.pk}/change/").content.decode()
+    assert "1.24 retro" in page
+    release = Release.objects.get(version="1.24")
+    tracked = admin_client.get(f"/admin/releases/trackedenhancement/?release__id__exact={release.pk}")
+    assert tracked.status_code == 200 and "23 tracked enhancements" in tracked.content.decode()
