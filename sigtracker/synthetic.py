@@ -1112,7 +1112,8 @@ class _Generator:
                     add(S.REMOVED, docs + minutes * rng.randint(1, 120), rng.choice(REMOVAL_NOTES["docs"]))
                 else:
                     add(S.TRACKED_DOCS, between(docs_start, docs))
-                    add(S.DONE, release + datetime.timedelta(hours=rng.randint(1, 10)), "Shipped.")
+                    # Marked done by release day (the milestone's instant), so the board as of release shows it shipped.
+                    add(S.DONE, release - datetime.timedelta(hours=rng.randint(2, 30)), "Shipped.")
         if attempt.outcome == "deferred":
             deferred_at = between(opt_in, code)
             events = [event for event in events if event[1] < deferred_at]

@@ -22,7 +22,7 @@ from releases.models import (
     parse_version,
 )
 from sigtracker.synthetic import SyntheticDataError, reference_instant, synthetic_data_generate
-from tests.factories import KepFactory
+from tests.factories import KepFactory, PersonFactory, SigFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -165,6 +165,7 @@ def test_status_histories_reproduce_the_board():
     generate("--scale", "1", "--seed", "2")
     reference = reference_instant(2)
     rows = TrackedEnhancement.objects.select_related("release").prefetch_related("history")
+    release_day = dict(Milestone.objects.filter(kind=MilestoneKind.RELEASE).values_list("release_id", "at"))
     for row in rows:
         history = list(row.history.all())
         assert history, row
@@ -175,6 +176,9 @@ def test_status_histories_reproduce_the_board():
         assert row.updated_at == history[-1].changed_at
         if row.release.state == ReleaseState.RELEASED:
             assert row.status in FINAL_STATUSES
+            if row.status == EnhancementStatus.DONE:
+                # Shipped by release day: the board as it stood at the release milestone shows it done.
+                assert history[-1].changed_at <= release_day[row.release_id]
         else:
             assert history[-1].changed_at <= reference
             assert row.status != EnhancementStatus.DONE
@@ -237,6 +241,17 @@ def test_rows_pass_model_validation():
             obj.full_clean()
     assert not Meeting.objects.filter(date__gt=reference_instant(5).date()).exists()
     assert Kep.objects.filter(creation_date__gt=datetime.date(2025, 9, 1)).count() == 0
+
+
+def test_reuses_sigs_and_avoids_handles_already_there():
+    """SIGs and people alone do not make a database "non-empty": the run keeps them and adds its own."""
+    SigFactory(slug="sig-node", name="SIG Node (curated)")
+    PersonFactory(github="someone-else")
+    generate("--scale", "0.1", "--seed", "1")
+    assert Sig.objects.get(slug="sig-node").name == "SIG Node (curated)"
+    assert Sig.objects.count() == 10
+    assert Kep.objects.filter(owning_sig__slug="sig-node").count() == 13
+    assert Person.objects.filter(github__iexact="someone-else").count() == 1
 
 
 def test_refuses_a_database_that_already_holds_data():
