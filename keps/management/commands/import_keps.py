@@ -6,6 +6,7 @@ from django.core.management.base import CommandError
 
 from keps.importers.kep_yaml import KepRecord, PrrRecord, parse_kep, parse_prr
 from keps.services import kep_import
+from meetings.services import agenda_items_link_keps
 from sigtracker.importing import BatchImportCommand, ImportFailure, ImportReport, read_text
 
 
@@ -64,6 +65,10 @@ class Command(BatchImportCommand):
         kep_records = [r for r in records if isinstance(r, KepRecord)]
         prr_records = [r for r in records if isinstance(r, PrrRecord)]
         result = kep_import(records=kep_records, prr_records=prr_records)
+        # Agenda items imported earlier may mention KEPs that exist only now: link them (same transaction).
+        created = [r.number for r in kep_records if result.outcomes.get(r.source_path) == "created"]
+        if created:
+            agenda_items_link_keps(kep_numbers=created)
         for outcome in ("created", "updated", "unchanged"):
             report.count(outcome, result.count(outcome))
         report.warnings.extend(result.warnings)

@@ -6,6 +6,7 @@ from pathlib import Path
 from django.core.management.base import CommandError
 from django.utils import timezone
 
+from meetings.services import agenda_items_link_releases
 from releases.importers.schedule import parse_schedule, version_from_path
 from releases.services.schedule import release_schedule_import
 from sigtracker.importing import BaseImportCommand, ImportReport, read_text
@@ -59,6 +60,9 @@ class Command(BaseImportCommand):
     def import_file(self, path: Path, report: ImportReport, options) -> None:
         schedule = parse_schedule(read_text(path), version_hint=version_from_path(path))
         outcome = release_schedule_import(schedule=schedule, now=timezone.now())
+        if outcome.created:
+            # Meeting agenda items may name this release from before it existed.
+            agenda_items_link_releases(versions=[outcome.release.version])
         report.count("created", outcome.created)
         report.count("updated", outcome.updated)
         report.count("unchanged", outcome.unchanged)
