@@ -48,8 +48,17 @@ def main(selected: list[str]) -> int:
             f"{f.name:<58} {_fmt(f.value):>10} {f.unit:<6} {_fmt(f.floor):>10} {_fmt(f.ratio):>7} "
             f"{_fmt(f.budget):>8}  {'yes' if f.ok else 'NO'}" + (f"  ({f.note})" if f.note else "")
         )
-    RESULTS.write_text(json.dumps([f.as_dict() for f in figures], indent=2) + "\n")
-    print(f"wrote {RESULTS}")
+    results = [f.as_dict() for f in figures]
+    if selected and RESULTS.exists():
+        # A partial run (`python -m bench keps`) updates its own figures and keeps the others'.
+        fresh = {r["name"] for r in results}
+        try:
+            kept = [r for r in json.loads(RESULTS.read_text()) if r.get("name") not in fresh]
+        except (ValueError, TypeError):
+            kept = []
+        results = kept + results
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"wrote {RESULTS} ({len(results)} figures)")
     return 0 if all(f.ok for f in figures) else 1
 
 
