@@ -103,6 +103,11 @@ def release_stats_get(*, release: Release, sig: Sig | None = None) -> ReleaseSta
     return ReleaseStats.objects.filter(release=release, sig=sig).first()
 
 
+def release_stats_by_sig(*, release: Release) -> list[ReleaseStats]:
+    """The stored per-SIG stats of a release, by SIG slug (one query)."""
+    return list(ReleaseStats.objects.filter(release=release, sig__isnull=False).select_related("sig").order_by("sig"))
+
+
 @dataclass
 class ChartData:
     labels: list[str]

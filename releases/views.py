@@ -149,6 +149,7 @@ class ReleaseDetailView(TemplateView):
             cycle_start=start,
             cycle_end=end,
             stats=stats,
+            sig_stats=selectors.release_stats_by_sig(release=release) if stats else [],
             is_tally=bool(stats and stats.source == StatsSource.RECORDED_TALLY),
             funnel=[
                 {

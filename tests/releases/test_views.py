@@ -470,3 +470,19 @@ def test_fixtures_release_list_shows_merge_rate_falling_from_54_to_26_percent(cl
     assert "26 %" in detail and "Stargazer" in detail
     enhancements = client.get("/releases/1.24/enhancements/?status=done")
     assert enhancements.context["table"].paginator.count == 6
+
+
+def test_release_detail_per_sig_stats_and_collapsed_retros_when_many(client, release):
+    for slug, tracked, done in (("sig-node", 2, 1), ("sig-auth", 1, 0)):
+        ReleaseStats.objects.create(
+            release=release, sig=SigFactory(slug=slug), tracked=tracked, done=done, merge_rate=done / tracked
+        )
+    for slug in ("sig-apps", "sig-storage"):
+        RetrospectiveFactory(release=release, sig=SigFactory(slug=slug))
+    html = client.get("/releases/1.24/").content.decode()
+    by_sig = html.split("<h3>By SIG</h3>")[1].split("</table>")[0]
+    assert by_sig.index("sig-auth") < by_sig.index("sig-node")
+    assert 'href="/releases/1.24/enhancements/?sig=sig-auth"' in by_sig and "50 %" in by_sig
+    assert "3 SIG retrospectives — open one to read it." in html
+    assert '<details class="retro">' in html and '<details class="retro" open>' not in html
+    assert "1 went well · 1 to improve · 1 action item" in html
