@@ -887,6 +887,7 @@ class _Generator:
             self._decide(chosen, release, rng)
 
     def _decide(self, chosen: list[_KepPlan], release: int, rng: random.Random) -> None:
+        """Outcomes of one release's attempts (exactly MERGE_RATE of them ship) and each KEP's next step."""
         if release == ACTIVE:
             outcomes = ["removed" if rng.random() < 0.15 else "open" for _ in chosen]
         else:
@@ -1494,13 +1495,16 @@ def _ensure_empty() -> None:
 
 
 @transaction.atomic
-def synthetic_data_generate(*, scale: float, seed: int, progress: Callable[[str], None] | None = None) -> dict:
+def synthetic_data_generate(
+    *, scale: float, seed: int, dry_run: bool = False, progress: Callable[[str], None] | None = None
+) -> dict:
     """Fill an empty database with deterministic synthetic data; returns what was created.
 
     `scale` multiplies every size of SIG Node's history (KEPs, meetings, agenda items, tracked
     enhancements, retro items; releases stay 16) and spreads it over `round(scale)` SIGs (1–10).
     `progress` is called with each phase's name (see PHASES) as it finishes. Raises SyntheticDataError
-    (and writes nothing) when the database already holds KEPs, releases or meetings.
+    (and writes nothing) when the database already holds KEPs, releases or meetings. With `dry_run`
+    everything is generated and written, then rolled back: the counts say what a real run creates.
 
     Returns `{"scale", "seed", "reference", "sigs", "counts"}`; counts are rows created per model
     (and per many-to-many table).
@@ -1508,4 +1512,7 @@ def synthetic_data_generate(*, scale: float, seed: int, progress: Callable[[str]
     if not (0 < scale <= MAX_SCALE):
         raise SyntheticDataError(f"scale must be greater than 0 and at most {MAX_SCALE}, not {scale:g}")
     _ensure_empty()
-    return _Generator(scale=scale, seed=seed, progress=progress).run()
+    result = _Generator(scale=scale, seed=seed, progress=progress).run()
+    if dry_run:
+        transaction.set_rollback(True)
+    return result

@@ -272,6 +272,13 @@ def test_rejects_a_bad_scale(scale):
     assert not Kep.objects.exists()
 
 
+def test_dry_run_counts_but_writes_nothing():
+    output = generate("--scale", "0.1", "--seed", "1", "--dry-run", verbosity=1)
+    assert output.startswith("Dry run (nothing written)")
+    assert "keps.Kep " in output and " 13" in output
+    assert not Kep.objects.exists() and not Sig.objects.exists() and not Person.objects.exists()
+
+
 def test_quiet_at_verbosity_0():
     assert generate("--scale", "0.1", verbosity=0) == ""
     assert Kep.objects.count() == 13

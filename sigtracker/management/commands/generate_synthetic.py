@@ -35,8 +35,11 @@ class Command(BaseCommand):
             help="Size multiplier, a number > 0 (e.g. 0.1 for a quick sample, 10 for benchmarks; default 1).",
         )
         parser.add_argument("--seed", type=int, default=1, help="Random seed (default 1).")
+        parser.add_argument(
+            "--dry-run", action="store_true", help="Generate and count everything, then roll back: write nothing."
+        )
 
-    def handle(self, *args, scale, seed, verbosity, **options):
+    def handle(self, *args, scale, seed, dry_run, verbosity, **options):
         scale = _positive_scale(scale)
         bar = None
         stream = getattr(self.stdout, "_out", sys.stdout)
@@ -51,15 +54,17 @@ class Command(BaseCommand):
                 bar.update(1)
 
         try:
-            result = synthetic_data_generate(scale=scale, seed=seed, progress=progress)
+            result = synthetic_data_generate(scale=scale, seed=seed, dry_run=dry_run, progress=progress)
         except SyntheticDataError as exc:
             raise CommandError(str(exc), returncode=2) from exc
         finally:
             if bar is not None:
                 bar.close()
         if verbosity >= 1:
+            prefix = "Dry run (nothing written): " if dry_run else ""
+            sigs = ", ".join(result["sigs"])
             self.stdout.write(
-                f"Synthetic data, scale {result['scale']:g}, seed {result['seed']}, SIGs: {', '.join(result['sigs'])}; "
+                f"{prefix}Synthetic data, scale {result['scale']:g}, seed {result['seed']}, SIGs: {sigs}; "
                 f"reference instant {result['reference']:%Y-%m-%d %H:%M} UTC."
             )
             for label, count in result["counts"].items():
