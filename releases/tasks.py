@@ -22,6 +22,8 @@ logger = logging.getLogger(__name__)
 #: Retries of a delivery after transient SMTP failures; the backoff stays under Redis's visibility timeout.
 DELIVERY_MAX_RETRIES = 6
 DELIVERY_BACKOFF_MAX = 600
+#: Deliveries per task: one board read and one SMTP connection serve a batch.
+DELIVERY_BATCH = 25
 
 
 def _instant(value: str | None) -> datetime.datetime:
@@ -49,37 +51,44 @@ def compute_all_release_stats() -> int:
 
 @shared_task(acks_late=True)
 def send_due_freeze_reminders(now: str | None = None) -> int:
-    """Every 15 minutes (beat): claim the reminders due now and queue one delivery task per recipient.
+    """Every 15 minutes (beat): claim the reminders due now and queue their deliveries in batches.
 
-    Deliveries whose sender died (stale lease) are queued again here, so a killed worker's batch is
-    finished by the next beat.
+    Deliveries whose sender died (stale lease) or whose batch was lost are queued again here, so a
+    killed worker's batch is finished by the next beat.
     """
     instant = _instant(now)
     delivery_ids = reminders.reminder_deliveries_claim(now=instant)
-    for delivery_id in delivery_ids:
-        deliver_reminder.delay(delivery_id, instant.isoformat())
+    for start in range(0, len(delivery_ids), DELIVERY_BATCH):
+        deliver_reminders.delay(delivery_ids[start : start + DELIVERY_BATCH], instant.isoformat())
     if delivery_ids:
         logger.info("queued %d reminder deliveries due at %s", len(delivery_ids), instant.isoformat())
     return len(delivery_ids)
 
 
 @shared_task(bind=True, acks_late=True, max_retries=DELIVERY_MAX_RETRIES)
-def deliver_reminder(self, delivery_id: int, as_of: str) -> str:
-    """Send one reminder email, exactly once; transient SMTP failures retry with exponential backoff."""
-    try:
-        return reminders.reminder_deliver(delivery_id=delivery_id, as_of=_instant(as_of))
-    except reminders.DeliveryError:
-        return "failed"
-    except Exception as exc:
-        if not reminders.is_transient(exc):
-            raise
-        if self.request.retries >= self.max_retries:
+def deliver_reminders(self, delivery_ids: list[int], as_of: str) -> dict:
+    """Send a batch of reminder emails, each exactly once; those that hit a transient SMTP failure are
+    retried (just those) with exponential backoff, and marked failed after the last retry."""
+    result = reminders.reminder_deliver_batch(delivery_ids=delivery_ids, as_of=_instant(as_of))
+    summary = {
+        "sent": len(result.sent),
+        "skipped": len(result.skipped),
+        "elsewhere": len(result.elsewhere),
+        "failed": len(result.failed),
+        "retrying": len(result.retry),
+    }
+    if not result.retry:
+        return summary
+    if self.request.retries >= self.max_retries:
+        for delivery_id, exc in result.retry.items():
             reminders.reminder_delivery_give_up(delivery_id=delivery_id, error=f"{type(exc).__name__}: {exc}")
-            return "failed"
-        if self.request.is_eager:
-            # No broker to hold a delayed retry: the claim is released, and the next run of the beat task
-            # or of `send_freeze_reminders` within the grace period sends it.
-            return "deferred"
-        base = settings.SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS
-        countdown = min(DELIVERY_BACKOFF_MAX, base * 2**self.request.retries) * random.uniform(1, 1.25)
-        raise self.retry(exc=exc, countdown=countdown) from exc
+        summary.update(failed=summary["failed"] + len(result.retry), retrying=0)
+        return summary
+    if self.request.is_eager:
+        # No broker to hold a delayed retry: the claims are released, and the next run of the beat task
+        # or of `send_freeze_reminders` within the grace period sends them.
+        return summary
+    base = settings.SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS
+    countdown = min(DELIVERY_BACKOFF_MAX, base * 2**self.request.retries) * random.uniform(1, 1.25)
+    first = next(iter(result.retry.values()))
+    raise self.retry(args=[list(result.retry), as_of], exc=first, countdown=countdown)

@@ -308,14 +308,31 @@ def reminder_deliveries_claim(*, now: datetime.datetime, planned: list[PlannedDe
     return waiting
 
 
-def _take_lease(delivery_id: int) -> datetime.datetime | None:
-    """Compare-and-swap the row's lease to us; None when it is sent, skipped or someone holds it."""
+def _take_leases(delivery_ids: list[int]) -> tuple[datetime.datetime, set[int]]:
+    """Lease to us, in one transaction, those of these deliveries that are waiting (not sent, skipped or
+    held under a live lease by another sender). Returns the lease stamp and the ids now ours."""
     stamp = timezone.now()
     free = Q(claimed_at__isnull=True) | Q(claimed_at__lt=stamp - _lease())
-    taken = ReminderDelivery.objects.filter(free, pk=delivery_id, state=DeliveryState.CLAIMED).update(
-        claimed_at=stamp, attempts=F("attempts") + 1
-    )
-    return stamp if taken else None
+    waiting = ReminderDelivery.objects.filter(free, pk__in=delivery_ids, state=DeliveryState.CLAIMED)
+    if connection.features.has_select_for_update_skip_locked:
+        with transaction.atomic():
+            # Rows another sender is leasing at this very moment are skipped, not waited for.
+            mine = list(waiting.select_for_update(skip_locked=True).values_list("pk", flat=True))
+            ReminderDelivery.objects.filter(pk__in=mine).update(claimed_at=stamp, attempts=F("attempts") + 1)
+        return stamp, set(mine)
+    # Without row locks (SQLite, whose writers are serialised anyway): a compare-and-swap per row.
+    mine = set()
+    for delivery_id in delivery_ids:
+        if waiting.filter(pk=delivery_id).update(claimed_at=stamp, attempts=F("attempts") + 1):
+            mine.add(delivery_id)
+    return stamp, mine
+
+
+def _renew_lease(delivery_id: int, stamp: datetime.datetime) -> datetime.datetime | None:
+    """Extend our lease on a delivery (compare-and-swap on our stamp); None if it is no longer ours."""
+    renewed = timezone.now()
+    held = ReminderDelivery.objects.filter(pk=delivery_id, claimed_at=stamp, state=DeliveryState.CLAIMED)
+    return renewed if held.update(claimed_at=renewed) else None
 
 
 # --- content --------------------------------------------------------------------------------------------
@@ -423,14 +440,38 @@ class Message:
     html: str
 
 
-def render_digest(*, due: DueReminder, sig_ids: list[int], recipient: str, as_of: datetime.datetime) -> Message:
+def load_board(*, due: DueReminder, as_of: datetime.datetime) -> list:
+    """The rows of the SIGs sending `due`, as the board stood at `as_of`, with KEPs, SIGs and people
+    loaded: one query plus one for authors, shared by every email of a batch."""
+    return list(
+        board_at(release_id=due.milestone.release_id, as_of=as_of, sig_ids=due.sig_ids)
+        .select_related("kep", "sig", "assignee", "enhancements_contact")
+        .prefetch_related("kep__authors")
+        .order_by("kep__number")
+    )
+
+
+def people_index(rows: list) -> dict[str, dict[int, set[str]]]:
+    """email (lower case) -> {row id: that person's roles on it}, built once per board."""
+    index: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for row in rows:
+        for person, role in _people_of(row):
+            if person.email:
+                index[person.email.lower()][row.pk].add(role)
+    return index
+
+
+def render_digest(
+    *, due: DueReminder, sig_ids: list[int], recipient: str, as_of: datetime.datetime, rows: list | None = None
+) -> Message:
     """The SIG digest: the freeze and when, what it requires, every KEP of the SIG(s) at risk first,
     and the retro action items due in this release that are still open."""
     context = _common_context(due)
     level = FREEZE_LEVEL[due.milestone.kind]
     sigs = list(Sig.objects.filter(pk__in=sig_ids).order_by("slug"))
-    rows = board_at(release_id=due.milestone.release_id, as_of=as_of, sig_ids=sig_ids).select_related("kep", "sig")
-    keps = sorted((_row_context(row, level, due) for row in rows), key=_sort_key)
+    if rows is None:
+        rows = load_board(due=due, as_of=as_of)
+    keps = sorted((_row_context(row, level, due) for row in rows if row.sig_id in sig_ids), key=_sort_key)
     actions = (
         RetroItem.objects.filter(
             category=RetroCategory.ACTION_ITEM,
@@ -467,27 +508,22 @@ def render_digest(*, due: DueReminder, sig_ids: list[int], recipient: str, as_of
 
 
 def render_personal(
-    *, due: DueReminder, person: Person | None, recipient: str, as_of: datetime.datetime
+    *,
+    due: DueReminder,
+    person: Person | None,
+    recipient: str,
+    as_of: datetime.datetime,
+    rows: list | None = None,
+    people: dict | None = None,
 ) -> Message | None:
     """The personal note: just this person's KEPs that are not ready, with what each still needs.
     None when nothing is left to remind them of (the KEPs got ready since the reminder was planned)."""
     context = _common_context(due)
     level = FREEZE_LEVEL[due.milestone.kind]
-    rows = (
-        board_at(release_id=due.milestone.release_id, as_of=as_of, sig_ids=due.sig_ids)
-        .filter(
-            Q(kep__authors__email__iexact=recipient)
-            | Q(assignee__email__iexact=recipient)
-            | Q(enhancements_contact__email__iexact=recipient)
-        )
-        .distinct()
-        .select_related("kep", "sig", "assignee", "enhancements_contact")
-        .prefetch_related("kep__authors")
-    )
-    keps = []
-    for row in _not_ready(rows, due):
-        roles = sorted({role for p, role in _people_of(row) if p.email.lower() == recipient.lower()})
-        keps.append(_row_context(row, level, due, roles))
+    if rows is None:
+        rows = load_board(due=due, as_of=as_of)
+    mine = (people or people_index(rows)).get(recipient.lower(), {})
+    keps = [_row_context(row, level, due, sorted(mine[row.pk])) for row in _not_ready(rows, due) if row.pk in mine]
     if not keps:
         return None
     keps.sort(key=_sort_key)
@@ -507,30 +543,43 @@ def render_personal(
     )
 
 
-def _due_for(delivery: ReminderDelivery, as_of: datetime.datetime) -> DueReminder:
-    """Rebuild the due reminder of a delivery row (which SIGs send it) as of `as_of`."""
+def _due_for(delivery: ReminderDelivery) -> DueReminder:
+    """Rebuild the due reminder of a delivery row: the SIGs of its release that send at its offset.
+
+    SIGs are taken from every row of the release (the board as of the instant filters rows later)."""
     milestone = delivery.milestone
     if milestone.sig_id:
         sig_ids = [milestone.sig_id]
     else:
-        sig_ids = sorted(set(board_at(release_id=milestone.release_id, as_of=as_of).values_list("sig_id", flat=True)))
+        sig_ids = list(
+            TrackedEnhancement.objects.filter(release_id=milestone.release_id)
+            .values_list("sig_id", flat=True)
+            .distinct()
+            .order_by()
+        )
+    sigs = Sig.objects.filter(pk__in=sig_ids).order_by("pk")
     if delivery.anchor == Anchor.FREEZE:
-        sig_ids = [sig.pk for sig in Sig.objects.filter(pk__in=sig_ids) if delivery.offset_hours in _offsets(sig)]
-    return DueReminder(milestone, delivery.anchor, delivery.offset_hours, delivery.due_at, sig_ids)
+        sig_ids = [sig.pk for sig in sigs if delivery.offset_hours in _offsets(sig)]
+    return DueReminder(milestone, delivery.anchor, delivery.offset_hours, delivery.due_at, sorted(sig_ids))
 
 
-def reminder_message(*, delivery: ReminderDelivery, as_of: datetime.datetime) -> EmailMultiAlternatives | None:
-    """The email for one delivery row, as of `as_of` (plain text with an HTML alternative)."""
-    due = _due_for(delivery, as_of)
+def reminder_message(
+    *, delivery: ReminderDelivery, as_of: datetime.datetime, due: DueReminder | None = None, rows=None, people=None
+) -> EmailMultiAlternatives | None:
+    """The email for one delivery row, as of `as_of` (plain text with an HTML alternative); None when
+    there is nothing left to say (no SIG on that list any more, or the person's KEPs are all ready)."""
+    due = due or _due_for(delivery)
     if delivery.kind == ReminderKind.DIGEST:
         sig_ids = [
             sig.pk for sig in Sig.objects.filter(pk__in=due.sig_ids) if sig.mailing_list.lower() == delivery.recipient
         ]
         if not sig_ids:
             return None
-        message = render_digest(due=due, sig_ids=sig_ids, recipient=delivery.recipient, as_of=as_of)
+        message = render_digest(due=due, sig_ids=sig_ids, recipient=delivery.recipient, as_of=as_of, rows=rows)
     else:
-        message = render_personal(due=due, person=delivery.person, recipient=delivery.recipient, as_of=as_of)
+        message = render_personal(
+            due=due, person=delivery.person, recipient=delivery.recipient, as_of=as_of, rows=rows, people=people
+        )
         if message is None:
             return None
     email = EmailMultiAlternatives(
@@ -554,40 +603,99 @@ def reminder_message(*, delivery: ReminderDelivery, as_of: datetime.datetime) ->
 # --- sending --------------------------------------------------------------------------------------------
 
 
-def reminder_deliver(*, delivery_id: int, as_of: datetime.datetime, mail_connection=None) -> str:
-    """Send one delivery if nobody has: take the lease, send outside any transaction, mark it sent.
+@dataclass
+class BatchResult:
+    """What one batch of deliveries came to; `retry` holds the ids released after a transient failure."""
 
-    Returns "sent", "skipped" (nothing left to say), or "done elsewhere" (sent, skipped or leased by
-    another sender). A transient SMTP failure releases the lease and is raised for the caller to retry;
-    a lasting one marks the row failed and raises DeliveryError.
-    """
+    sent: list[int] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    elsewhere: list[int] = field(default_factory=list)
+    failed: dict[int, str] = field(default_factory=dict)
+    retry: dict[int, BaseException] = field(default_factory=dict)
+
+
+def reminder_deliver_batch(*, delivery_ids: list[int], as_of: datetime.datetime, mail_connection=None) -> BatchResult:
+    """Send each of these deliveries unless someone else has: lease the waiting ones to us (one short
+    transaction), then per delivery send outside any transaction and mark it sent. The board is read once
+    per reminder and one SMTP connection serves the whole batch. A transient SMTP failure releases that
+    delivery's lease (for a retry) and the batch goes on with a fresh connection; a lasting one marks the
+    delivery failed. If the sender dies, its leased deliveries wait for the lease to run out and are then
+    handed out again by the next planning run."""
     if connection.in_atomic_block:
         # Sending inside a transaction would let a rollback forget an email that has gone out.
-        raise RuntimeError("reminder_deliver must not run inside a transaction")
-    stamp = _take_lease(delivery_id)
-    if stamp is None:
-        return "done elsewhere"
-    delivery = ReminderDelivery.objects.select_related("milestone__release", "milestone__sig", "person").get(
-        pk=delivery_id
-    )
-    mine = ReminderDelivery.objects.filter(pk=delivery_id, claimed_at=stamp, state=DeliveryState.CLAIMED)
-    email = reminder_message(delivery=delivery, as_of=as_of)
-    if email is None:
-        mine.update(state=DeliveryState.SKIPPED, error="nothing left to remind about when it was sent")
-        return "skipped"
+        raise RuntimeError("reminder deliveries must not be sent inside a transaction")
+    result = BatchResult()
+    deliveries = {
+        d.pk: d
+        for d in ReminderDelivery.objects.filter(pk__in=delivery_ids).select_related(
+            "milestone__release", "milestone__sig", "person"
+        )
+    }
+    boards: dict[tuple, tuple[DueReminder, list, dict]] = {}
+    stamp, leased = _take_leases([pk for pk in delivery_ids if pk in deliveries])
+    result.elsewhere = [pk for pk in delivery_ids if pk not in leased]
+    own_connection = mail_connection is None
+    mail_connection = mail_connection or get_connection()
     try:
-        email.connection = mail_connection or get_connection()
-        email.send()
-    except Exception as exc:
-        if is_transient(exc):
-            mine.update(claimed_at=None, error=f"{type(exc).__name__}: {exc}"[:2000])
-            raise
-        mine.update(state=DeliveryState.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000])
-        raise DeliveryError(f"{delivery.recipient}: {exc}") from exc
-    mine.update(
-        state=DeliveryState.SENT, sent_at=timezone.now(), message_id=email.extra_headers["Message-ID"], error=""
-    )
-    return "sent"
+        for delivery_id in delivery_ids:
+            if delivery_id not in leased:
+                continue
+            delivery = deliveries[delivery_id]
+            # A slow batch must not outlive its lease: renew it at half-life, before sending.
+            held = stamp
+            if timezone.now() - stamp > _lease() / 2:
+                held = _renew_lease(delivery_id, stamp)
+                if held is None:
+                    result.elsewhere.append(delivery_id)
+                    continue
+            mine = ReminderDelivery.objects.filter(pk=delivery_id, claimed_at=held, state=DeliveryState.CLAIMED)
+            key = (delivery.milestone_id, delivery.anchor, delivery.offset_hours)
+            if key not in boards:
+                due = _due_for(delivery)
+                rows = load_board(due=due, as_of=as_of)
+                boards[key] = (due, rows, people_index(rows))
+            due, rows, people = boards[key]
+            email = reminder_message(delivery=delivery, as_of=as_of, due=due, rows=rows, people=people)
+            if email is None:
+                mine.update(state=DeliveryState.SKIPPED, error="nothing left to remind about when it was sent")
+                result.skipped.append(delivery_id)
+                continue
+            try:
+                # Opens the connection for the first message and after a failure; a no-op while open.
+                mail_connection.open()
+                email.connection = mail_connection
+                email.send()
+            except Exception as exc:  # noqa: BLE001 - sorted into transient and lasting below
+                error = f"{type(exc).__name__}: {exc}"[:2000]
+                # The connection may be half-way through a conversation: start the next message afresh.
+                mail_connection.close()
+                if is_transient(exc):
+                    mine.update(claimed_at=None, error=error)
+                    result.retry[delivery_id] = exc
+                else:
+                    mine.update(state=DeliveryState.FAILED, error=error)
+                    result.failed[delivery_id] = error
+                continue
+            mine.update(
+                state=DeliveryState.SENT, sent_at=timezone.now(), message_id=email.extra_headers["Message-ID"], error=""
+            )
+            result.sent.append(delivery_id)
+    finally:
+        if own_connection:
+            mail_connection.close()
+    return result
+
+
+def reminder_deliver(*, delivery_id: int, as_of: datetime.datetime, mail_connection=None) -> str:
+    """Send one delivery (see `reminder_deliver_batch`): "sent", "skipped" (nothing left to say) or
+    "done elsewhere". A transient failure is re-raised after the lease is released; a lasting one raises
+    DeliveryError after the row is marked failed."""
+    result = reminder_deliver_batch(delivery_ids=[delivery_id], as_of=as_of, mail_connection=mail_connection)
+    if result.retry:
+        raise result.retry[delivery_id]
+    if result.failed:
+        raise DeliveryError(result.failed[delivery_id])
+    return "sent" if result.sent else "skipped" if result.skipped else "done elsewhere"
 
 
 def reminder_delivery_give_up(*, delivery_id: int, error: str) -> None:
@@ -617,17 +725,10 @@ def freeze_reminders_send(*, now: datetime.datetime, dry_run: bool = False) -> S
         return report
     report.skipped = sum(1 for item in planned if item.skip_reason)
     ids = reminder_deliveries_claim(now=now, planned=planned)
-    with get_connection() as mail_connection:
-        for delivery_id in ids:
-            try:
-                outcome = reminder_deliver(delivery_id=delivery_id, as_of=now, mail_connection=mail_connection)
-            except Exception as exc:  # noqa: BLE001 - one recipient's failure must not stop the others
-                report.failed.append(f"delivery {delivery_id}: {type(exc).__name__}: {exc}")
-                continue
-            if outcome == "sent":
-                report.sent += 1
-            elif outcome == "skipped":
-                report.skipped += 1
-            else:
-                report.elsewhere += 1
+    result = reminder_deliver_batch(delivery_ids=ids, as_of=now)
+    report.sent += len(result.sent)
+    report.skipped += len(result.skipped)
+    report.elsewhere += len(result.elsewhere)
+    report.failed += [f"delivery {pk}: {error}" for pk, error in result.failed.items()]
+    report.failed += [f"delivery {pk}: {type(exc).__name__}: {exc}" for pk, exc in result.retry.items()]
     return report

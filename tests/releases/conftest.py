@@ -213,7 +213,8 @@ def celery_worker(redis_url, postgres_only, transactional_db, smtp_server):
         workers.append(worker)
         return worker.wait_ready()
 
-    client = Celery("sigtracker-test", broker=redis_url)
+    # Not the current app: shared tasks in this process must stay bound to the eager project app.
+    client = Celery("sigtracker-test", broker=redis_url, set_as_current=False)
     start.client = client
     try:
         yield start

@@ -12,7 +12,7 @@ from releases.choices import EnhancementStatus as S
 from releases.models import ReleaseStats, ReminderDelivery
 from releases.services import reminders
 from sigtracker.celery import app
-from tests.factories import ReleaseFactory, TrackedEnhancementFactory
+from tests.factories import PersonFactory, ReleaseFactory, TrackedEnhancementFactory
 from tests.releases.test_reminders import DAY, FREEZE, HOUR, NODE_LIST, board  # noqa: F401 - fixture
 
 WEEK_BEFORE = FREEZE - 168 * HOUR
@@ -22,7 +22,7 @@ def test_beat_schedule_names_registered_tasks():
     app.loader.import_default_modules()
     for entry in settings.CELERY_BEAT_SCHEDULE.values():
         assert entry["task"] in app.tasks
-    assert {"releases.tasks.compute_release_stats", "releases.tasks.deliver_reminder"} <= set(app.tasks)
+    assert {"releases.tasks.compute_release_stats", "releases.tasks.deliver_reminders"} <= set(app.tasks)
 
 
 def test_without_a_broker_tasks_run_eagerly():
@@ -35,7 +35,7 @@ def test_tasks_are_acks_late():
         tasks.compute_release_stats,
         tasks.compute_all_release_stats,
         tasks.send_due_freeze_reminders,
-        tasks.deliver_reminder,
+        tasks.deliver_reminders,
     ):
         assert task.acks_late is True
 
@@ -87,21 +87,34 @@ def test_eager_transient_failure_is_left_for_the_next_run(board, smtp_mailbox): 
 @pytest.mark.django_db(transaction=True)
 def test_deliver_gives_up_after_its_last_retry(board, smtp_mailbox):  # noqa: F811
     smtp_mailbox.fail_next = 1
-    (delivery_id, *_) = reminders.reminder_deliveries_claim(now=WEEK_BEFORE)
-    result = tasks.deliver_reminder.apply(
-        args=[delivery_id, WEEK_BEFORE.isoformat()], retries=tasks.deliver_reminder.max_retries
+    ids = reminders.reminder_deliveries_claim(now=WEEK_BEFORE)
+    result = tasks.deliver_reminders.apply(
+        args=[ids, WEEK_BEFORE.isoformat()], retries=tasks.deliver_reminders.max_retries
     )
-    assert result.get() == "failed"
-    delivery = ReminderDelivery.objects.get(pk=delivery_id)
-    assert delivery.state == DeliveryState.FAILED and "451" in delivery.error and smtp_mailbox.messages == []
+    assert result.get() == {"sent": 2, "skipped": 0, "elsewhere": 0, "failed": 1, "retrying": 0}
+    failed = ReminderDelivery.objects.get(state=DeliveryState.FAILED)
+    assert "451" in failed.error and failed.claimed_at is None
+    assert len(smtp_mailbox.messages) == 2
 
 
 @pytest.mark.django_db(transaction=True)
 def test_deliver_does_not_retry_a_permanent_refusal(board, smtp_mailbox):  # noqa: F811
-    smtp_mailbox.fail_next = 10
+    smtp_mailbox.fail_next = 1
     smtp_mailbox.fail_reply = "554 5.7.1 rejected"
-    (delivery_id, *_) = reminders.reminder_deliveries_claim(now=WEEK_BEFORE)
-    assert tasks.deliver_reminder.delay(delivery_id, WEEK_BEFORE.isoformat()).get() == "failed"
-    delivery = ReminderDelivery.objects.get(pk=delivery_id)
-    assert delivery.state == DeliveryState.FAILED and delivery.attempts == 1 and "554" in delivery.error
-    assert smtp_mailbox.fail_next == 9
+    ids = reminders.reminder_deliveries_claim(now=WEEK_BEFORE)
+    summary = tasks.deliver_reminders.delay(ids, WEEK_BEFORE.isoformat()).get()
+    assert summary == {"sent": 2, "skipped": 0, "elsewhere": 0, "failed": 1, "retrying": 0}
+    failed = ReminderDelivery.objects.get(state=DeliveryState.FAILED)
+    assert failed.attempts == 1 and "554" in failed.error
+    # The batch went on after the refusal, on a fresh connection.
+    assert len(smtp_mailbox.messages) == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_beat_task_queues_deliveries_in_batches(board, monkeypatch):  # noqa: F811
+    for n in range(30):
+        board.rows[0].kep.authors.add(PersonFactory(github=f"author{n}", email=f"author{n}@example.com"))
+    batches = []
+    monkeypatch.setattr(tasks.deliver_reminders, "delay", lambda ids, as_of: batches.append(len(ids)))
+    assert tasks.send_due_freeze_reminders(WEEK_BEFORE.isoformat()) == 33
+    assert batches == [25, 8]
