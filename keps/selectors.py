@@ -18,6 +18,7 @@ from django.db.models import (
     Subquery,
     Value,
     When,
+    prefetch_related_objects,
 )
 from django.db.models.functions import Cast, StrIndex, Substr
 
@@ -205,11 +206,15 @@ class PermaBetaRow:
     since: str
     since_source: str
     releases: int
-    feature_gates: list[FeatureGate]
+
+    @property
+    def feature_gates(self) -> list[FeatureGate]:
+        """Filled in by `perma_beta_enrich()`."""
+        return list(self.kep.feature_gates.all())
 
     @property
     def last_mention_url(self) -> str:
-        if not self.kep.last_mention_date:
+        if not getattr(self.kep, "last_mention_date", None):
             return ""
         return f"/meetings/{self.kep.last_mention_sig}/{self.kep.last_mention_date:%Y-%m-%d}/"
 
@@ -289,28 +294,37 @@ def perma_beta_list(*, filters: dict | None = None) -> PermaBetaResult:
     if not newest_parts:
         undated = len(undated_pks) + len(since_by_pk)
 
-    # Phase 2: the qualifying KEPs with what the table shows, and the meeting of each one's latest mention.
-    latest_item = AgendaItem.objects.filter(keps=OuterRef("pk")).order_by("-meeting__date", "-meeting_id")
-    keps = list(
+    # Phase 2: the qualifying KEPs with the columns the list sorts on. What only the shown page needs
+    # (authors, gates, latest mention) comes from perma_beta_enrich().
+    keps = (
         Kep.objects.filter(pk__in=list(qualifying))
         .select_related("owning_sig")
-        .prefetch_related("feature_gates", "authors")
-        .annotate(last_mention_meeting=Subquery(latest_item.values("meeting_id")[:1]))
+        .only("number", "title", "stage", "owning_sig__slug")
     )
-    meetings = (
-        Meeting.objects.select_related("sig")
-        .only("date", "sig__slug")
-        .in_bulk({k.last_mention_meeting for k in keps if k.last_mention_meeting})
-    )
-    rows: list[PermaBetaRow] = []
-    for kep in keps:
-        meeting = meetings.get(kep.last_mention_meeting)
-        kep.last_mention_date = meeting.date if meeting else None
-        kep.last_mention_sig = meeting.sig.slug if meeting else ""
-        since, source, releases = qualifying[kep.pk]
-        rows.append(PermaBetaRow(kep, kep.stage, since, source, releases, list(kep.feature_gates.all())))
+    rows = [PermaBetaRow(kep, kep.stage, *qualifying[kep.pk]) for kep in keps]
     rows.sort(key=lambda r: (-r.releases, r.kep.number))
     return PermaBetaResult(rows=rows, newest=newest, min_releases=min_releases, undated=undated)
+
+
+def perma_beta_enrich(*, rows: list[PermaBetaRow]) -> None:
+    """Add authors, feature gates and the latest meeting mention to the KEPs of `rows` (three queries)."""
+    keps = [row.kep for row in rows]
+    if not keps:
+        return
+    prefetch_related_objects(keps, "feature_gates", "authors")
+    latest_item = AgendaItem.objects.filter(keps=OuterRef("pk")).order_by("-meeting__date", "-meeting_id")
+    meeting_of = dict(
+        Kep.objects.filter(pk__in=[k.pk for k in keps])
+        .annotate(meeting_id=Subquery(latest_item.values("meeting_id")[:1]))
+        .values_list("pk", "meeting_id")
+    )
+    meetings = (
+        Meeting.objects.select_related("sig").only("date", "sig__slug").in_bulk(set(meeting_of.values()) - {None})
+    )
+    for kep in keps:
+        meeting = meetings.get(meeting_of.get(kep.pk))
+        kep.last_mention_date = meeting.date if meeting else None
+        kep.last_mention_sig = meeting.sig.slug if meeting else ""
 
 
 # --- /keps/feature-gates/ -------------------------------------------------------------------------------
@@ -321,6 +335,9 @@ def feature_gate_list() -> QuerySet[FeatureGate]:
 
 
 # --- /keps/approvers/ -----------------------------------------------------------------------------------
+
+
+OTHER_TARGET_STAGES = ("deprecation", "removal", "deprecated", "removed", "unknown")
 
 
 @dataclass
@@ -335,6 +352,26 @@ class ApproverLoad:
 
     def count(self, stage: str) -> int:
         return len(self.by_stage.get(stage, ()))
+
+    def keps_at(self, *stages: str) -> list[Kep]:
+        return [kep for stage in stages for kep in self.by_stage.get(stage, ())]
+
+    @property
+    def alpha(self) -> list[Kep]:
+        return self.keps_at("alpha")
+
+    @property
+    def beta(self) -> list[Kep]:
+        return self.keps_at("beta")
+
+    @property
+    def stable(self) -> list[Kep]:
+        return self.keps_at("stable")
+
+    @property
+    def other(self) -> list[Kep]:
+        """Deprecations, removals, and KEPs whose target stage is not known."""
+        return self.keps_at(*OTHER_TARGET_STAGES)
 
 
 #: Target stage on the board -> PRR stage whose approver holds the KEP for it.

@@ -93,7 +93,9 @@ class PermaBetaTable(BaseTable):
     since = tables.Column(verbose_name="In stage since", order_by=("releases",))
     releases = tables.Column(verbose_name="Releases in stage")
     feature_gates = tables.Column(verbose_name="Feature gates", orderable=False)
-    last_mention = tables.Column(accessor="kep__last_mention_date", verbose_name="Latest meeting mention")
+    last_mention = tables.Column(
+        accessor="kep__last_mention_date", verbose_name="Latest meeting mention", orderable=False
+    )
 
     class Meta(BaseTable.Meta):
         template_name = "keps/tables/perma_beta.html"
@@ -127,60 +129,32 @@ class ApproverTable(BaseTable):
     other = tables.Column(accessor="person", verbose_name="Deprecation / removal", orderable=False, empty_values=())
     total = tables.Column(verbose_name="KEPs held")
 
-    OTHER_STAGES = ("deprecation", "removal", "deprecated", "removed", "unknown")
-
     class Meta(BaseTable.Meta):
         empty_text = (
             "Nobody holds a KEP in this release yet: track KEPs in it and import their kep.yaml approvers "
             "and PRR approval files."
         )
+        template_name = "keps/tables/approvers.html"
         order_by = ("-total",)
 
     def __init__(self, *args, release_version: str = "", **kwargs):
         super().__init__(*args, **kwargs)
         self.release_version = release_version
 
-    def render_person(self, record):
-        name = f" ({record.person.name})" if record.person.name else ""
-        return format_html("@{}{}", record.person.github, name)
-
     def value_person(self, record):
         return record.person.github
 
-    def _keps(self, record, stages):
-        keps = [kep for stage in stages for kep in record.by_stage.get(stage, ())]
-        if not keps:
-            return "—"
-        return format_html("{} · {}", len(keps), _links(keps, text=lambda k: f"KEP-{k.number}"))
-
-    def render_alpha(self, record):
-        return self._keps(record, ("alpha",))
-
-    def render_beta(self, record):
-        return self._keps(record, ("beta",))
-
-    def render_stable(self, record):
-        return self._keps(record, ("stable",))
-
-    def render_other(self, record):
-        return self._keps(record, self.OTHER_STAGES)
-
     def value_alpha(self, record):
-        return record.count("alpha")
+        return len(record.alpha)
 
     def value_beta(self, record):
-        return record.count("beta")
+        return len(record.beta)
 
     def value_stable(self, record):
-        return record.count("stable")
+        return len(record.stable)
 
     def value_other(self, record):
-        return sum(record.count(stage) for stage in self.OTHER_STAGES)
-
-    def render_total(self, record, value):
-        key = "approver" if record.role == "approver" else "prr_approver"
-        url = kep_list_url(**{key: record.person.github, "release": self.release_version})
-        return format_html('<a href="{}">{}</a>', url, value)
+        return len(record.other)
 
     def value_total(self, value):
         return value

@@ -74,11 +74,19 @@ class PermaBetaView(ExportMixin, SingleTableMixin, FilterView):
         return kwargs
 
     def get_table_data(self):
-        if not self.filterset.is_valid():
-            self.result = None
-            return []
-        self.result = selectors.perma_beta_list(filters=self.filterset.data)
-        return self.result.rows
+        # Computed once per request: an export builds the table a second time.
+        if not hasattr(self, "result"):
+            valid = self.filterset.is_valid()
+            self.result = selectors.perma_beta_list(filters=self.filterset.data) if valid else None
+        return self.result.rows if self.result else []
+
+    def get_table(self, **kwargs):
+        table = super().get_table(**kwargs)
+        # Authors, gates and latest mentions only for the rows shown (every row when exporting).
+        exporting = self.export_class.is_valid_format(self.request.GET.get(self.export_trigger_param))
+        rows = table.data if exporting else [row.record for row in table.paginated_rows]
+        selectors.perma_beta_enrich(rows=[row for row in rows if not hasattr(row.kep, "last_mention_date")])
+        return table
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)

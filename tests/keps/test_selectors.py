@@ -97,6 +97,7 @@ def test_perma_beta_lists_gates_owner_and_latest_mention():
     AgendaItemFactory(meeting=older).keps.add(kep)
     AgendaItemFactory(meeting=newer).keps.add(kep)
     (row,) = selectors.perma_beta_list(filters={}).rows
+    selectors.perma_beta_enrich(rows=[row])
     assert [g.name for g in row.feature_gates] == ["InPlacePodVerticalScaling"]
     assert row.kep.owning_sig.slug == "sig-node"
     assert row.kep.last_mention_date == datetime.date(2022, 9, 6)
