@@ -322,7 +322,7 @@ def release_stats_request(*, release_ids: Iterable[int], using: str | None = Non
     if not registered:
         batch = _Batch()
         _local.batch = batch
-        transaction.on_commit(batch.callback, using=using)
+        transaction.on_commit(batch.callback, using=using, robust=True)
     batch.ids |= ids
 
 
@@ -338,4 +338,10 @@ def _enqueue(release_ids: Iterable[int]) -> None:
         # A job for this release is queued and has not started: it will see these changes too.
         if not cache.add(pending_key(release_id), 1, timeout=delay + 300):
             continue
-        compute_release_stats.apply_async(args=[release_id], countdown=delay)
+        try:
+            compute_release_stats.apply_async(args=[release_id], countdown=delay)
+        except Exception:
+            # The edit is committed; a broker outage must not turn it into an error page. The nightly
+            # recompute catches up, and the next edit of this release tries again.
+            cache.delete(pending_key(release_id))
+            logger.exception("could not queue the stats recompute of release %s", release_id)

@@ -436,3 +436,24 @@ def test_two_concurrent_senders_never_duplicate(board, smtp_mailbox, postgres_on
     assert len(delivered) == 23 and len(set(delivered)) == 23
     assert ReminderDelivery.objects.filter(state=DeliveryState.SENT).count() == 23
     assert ReminderDelivery.objects.filter(kind=ReminderKind.PERSONAL).count() == 22
+
+
+@pytest.mark.django_db
+def test_exception_window_note_names_pending_and_approved_exceptions(board):
+    on_board(board.rows[0], (FREEZE + HOUR, S.EXCEPTION_PENDING))
+    on_board(board.rows[1], (FREEZE + HOUR, S.EXCEPTION_APPROVED))
+    closes = FREEZE + 2 * DAY
+    planned = reminders.reminder_deliveries_plan(now=closes - 24 * HOUR)
+    assert {p.recipient: p.keps for p in planned if p.kind == "personal"} == {
+        "alice@example.com": [2001, 2002],
+        "bob@example.com": [2002],
+        "carol@example.com": [2001],
+    }
+    due = planned[0].due
+    message = reminders.render_personal(
+        due=due, person=board.alice, recipient="alice@example.com", as_of=closes - 24 * HOUR
+    )
+    assert message.subject == "Exception window after Enhancements freeze (v1.26) closes in 1 day: 2 of your KEPs"
+    assert "exception request awaits the release team's decision" in message.text
+    assert "approved exception: the remaining work must merge before the exception window closes" in message.text
+    assert "Thu 2022-11-10 02:00 UTC" in message.text

@@ -267,3 +267,20 @@ def test_admin_action_recomputes(admin_client):
     assert response.status_code == 200
     assert "Stats recomputed for 1 release(s)" in response.content.decode()
     assert stats_of(rel).done == 1
+
+
+def test_a_broker_outage_does_not_break_the_edit(monkeypatch, django_capture_on_commit_callbacks, caplog):
+    from django.core.cache import cache
+
+    from releases import tasks
+
+    def refuse(*args, **kwargs):
+        raise ConnectionRefusedError("broker down")
+
+    monkeypatch.setattr(tasks.compute_release_stats, "apply_async", refuse)
+    rel = ReleaseFactory()
+    with django_capture_on_commit_callbacks(execute=True):
+        release_stats_request(release_ids=[rel.pk])
+    assert "could not queue the stats recompute" in caplog.text
+    # The debounce key is cleared, so the next edit tries again.
+    assert cache.get(stats_service.pending_key(rel.pk)) is None
