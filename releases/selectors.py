@@ -255,15 +255,24 @@ def retrospective_list(*, release: Release) -> list[Retrospective]:
     return retros
 
 
-def retro_action_items(*, release: Release | None = None, open_only: bool = False, limit: int | None = None):
-    """Action items of the retros of `release` (or of every release), with owner, SIG and due release joined."""
-    queryset = RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM).select_related(
-        "owner", "due_release", "retrospective__release", "retrospective__sig"
-    )
+def _action_items(*, release: Release | None, open_only: bool) -> QuerySet[RetroItem]:
+    queryset = RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM)
     if release is not None:
         queryset = queryset.filter(retrospective__release=release)
     if open_only:
         queryset = queryset.filter(status__in=OPEN_ACTION_STATUSES)
+    return queryset
+
+
+def retro_action_item_count(*, release: Release | None = None, open_only: bool = False) -> int:
+    return _action_items(release=release, open_only=open_only).count()
+
+
+def retro_action_items(*, release: Release | None = None, open_only: bool = False, limit: int | None = None):
+    """Action items of the retros of `release` (or of every release), with owner, SIG and due release joined."""
+    queryset = _action_items(release=release, open_only=open_only).select_related(
+        "owner", "due_release", "retrospective__release", "retrospective__sig"
+    )
     queryset = queryset.order_by(
         "-retrospective__release__major", "-retrospective__release__minor", "retrospective__sig__slug", "order", "pk"
     )

@@ -77,6 +77,7 @@ class DashboardView(TemplateView):
             at_risk_query=at_risk_statuses[0] if len(at_risk_statuses) == 1 else "",
             stats=selectors.release_stats_get(release=release),
             open_actions=selectors.retro_action_items(open_only=True, limit=15),
+            open_actions_total=selectors.retro_action_item_count(open_only=True),
             latest_meeting=selectors.meeting_latest(on_or_before=now.date()),
             compute_stats_hint=COMPUTE_STATS_HINT,
         )

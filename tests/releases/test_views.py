@@ -352,6 +352,7 @@ def test_dashboard_countdown_at_risk_actions_and_latest_meeting(client, release)
     risk = html.split('id="risk-heading"')[1].split("</section>")[0]
     assert "KEP-3063" in risk and "KEP-2008" not in risk  # only at risk for *code* freeze
     assert "No changes without tests" in html and "@derekwaynecarr" in html
+    assert "1 action item open or in progress." in html
     assert "Today&#x27;s meeting" in html
 
 
