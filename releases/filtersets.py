@@ -1,6 +1,7 @@
 """FilterSets of the release pages; the same ones serve the views, the selectors and the CSV exports."""
 
 import django_filters
+from django import forms
 from django.db.models import Q
 
 from keps.models import Sig
@@ -10,7 +11,11 @@ from .models import Release, TrackedEnhancement
 
 
 class ReleaseFilterSet(django_filters.FilterSet):
-    q = django_filters.CharFilter(method="search", label="Search")
+    q = django_filters.CharFilter(
+        method="search",
+        label="Search",
+        widget=forms.TextInput(attrs={"placeholder": "1.24 or Stargazer", "type": "search"}),
+    )
     state = django_filters.ChoiceFilter(choices=ReleaseState.choices, label="State", empty_label="Any state")
 
     class Meta:
@@ -27,7 +32,11 @@ class ReleaseFilterSet(django_filters.FilterSet):
 
 
 class TrackedEnhancementFilterSet(django_filters.FilterSet):
-    q = django_filters.CharFilter(method="search", label="Search")
+    q = django_filters.CharFilter(
+        method="search",
+        label="Search",
+        widget=forms.TextInput(attrs={"placeholder": "KEP number, title or @contact", "type": "search"}),
+    )
     sig = django_filters.ModelChoiceFilter(
         queryset=Sig.objects.order_by("slug"), to_field_name="slug", label="SIG", empty_label="Any SIG"
     )
