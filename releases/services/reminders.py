@@ -614,6 +614,12 @@ class BatchResult:
     retry: dict[int, BaseException] = field(default_factory=dict)
 
 
+def _opted_out(address: str) -> bool:
+    """Whether every person record with this address has opted out (as when planning)."""
+    choices = set(Person.objects.filter(email__iexact=address).values_list("reminders_opt_out", flat=True))
+    return choices == {True}
+
+
 def reminder_deliver_batch(*, delivery_ids: list[int], as_of: datetime.datetime, mail_connection=None) -> BatchResult:
     """Send each of these deliveries unless someone else has: lease the waiting ones to us (one short
     transaction), then per delivery send outside any transaction and mark it sent. The board is read once
@@ -649,6 +655,11 @@ def reminder_deliver_batch(*, delivery_ids: list[int], as_of: datetime.datetime,
                     result.elsewhere.append(delivery_id)
                     continue
             mine = ReminderDelivery.objects.filter(pk=delivery_id, claimed_at=held, state=DeliveryState.CLAIMED)
+            if delivery.kind == ReminderKind.PERSONAL and _opted_out(delivery.recipient):
+                # They opted out after the reminder was planned: their choice now is what counts.
+                mine.update(state=DeliveryState.SKIPPED, error="opted out of reminder emails")
+                result.skipped.append(delivery_id)
+                continue
             key = (delivery.milestone_id, delivery.anchor, delivery.offset_hours)
             if key not in boards:
                 due = _due_for(delivery)

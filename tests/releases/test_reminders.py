@@ -457,3 +457,15 @@ def test_exception_window_note_names_pending_and_approved_exceptions(board):
     assert "exception request awaits the release team's decision" in message.text
     assert "approved exception: the remaining work must merge before the exception window closes" in message.text
     assert "Thu 2022-11-10 02:00 UTC" in message.text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_opting_out_after_the_reminder_was_planned_is_honoured(board):
+    now = FREEZE - 168 * HOUR
+    ids = reminders.reminder_deliveries_claim(now=now)
+    board.alice.reminders_opt_out = True
+    board.alice.save()
+    result = reminders.reminder_deliver_batch(delivery_ids=ids, as_of=now)
+    assert len(result.sent) == 2 and len(result.skipped) == 1
+    assert "alice@example.com" not in [m.to[0] for m in mail.outbox]
+    assert ReminderDelivery.objects.get(recipient="alice@example.com").error == "opted out of reminder emails"
