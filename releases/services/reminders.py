@@ -132,8 +132,19 @@ class PlannedDelivery:
 
 
 def _offsets(sig: Sig) -> list[int]:
+    """The SIG's reminder offsets in hours (its own list, else the setting's). An entry that is not a
+    whole number of hours ≥ 0 is left out with a warning, so one bad edit stops no one's reminders."""
     raw = sig.reminder_offsets or settings.SIGTRACKER_REMINDER_OFFSETS_HOURS
-    return sorted({int(hours) for hours in raw if int(hours) >= 0}, reverse=True)
+    if not isinstance(raw, list):
+        logger.warning("SIG %s: reminder_offsets: not a list of hours (%r); using the defaults", sig.slug, raw)
+        raw = settings.SIGTRACKER_REMINDER_OFFSETS_HOURS
+    offsets = set()
+    for hours in raw:
+        if isinstance(hours, int) and not isinstance(hours, bool) and hours >= 0:
+            offsets.add(hours)
+        else:
+            logger.warning("SIG %s: reminder_offsets: %r is not a whole number of hours >= 0; ignored", sig.slug, hours)
+    return sorted(offsets, reverse=True)
 
 
 def _exception_offsets() -> list[int]:

@@ -469,3 +469,15 @@ def test_opting_out_after_the_reminder_was_planned_is_honoured(board):
     assert len(result.sent) == 2 and len(result.skipped) == 1
     assert "alice@example.com" not in [m.to[0] for m in mail.outbox]
     assert ReminderDelivery.objects.get(recipient="alice@example.com").error == "opted out of reminder emails"
+
+
+@pytest.mark.django_db
+def test_bad_sig_offsets_are_skipped_with_a_warning(board, caplog):
+    board.node.reminder_offsets = [24, "soon", -3, 2.5]
+    board.node.save()
+    assert [d.offset_hours for d in reminders.reminders_due(now=FREEZE - 24 * HOUR)] == [24]
+    assert "SIG sig-node: reminder_offsets: 'soon' is not a whole number of hours >= 0; ignored" in caplog.text
+    board.node.reminder_offsets = {"freeze": 24}
+    board.node.save()
+    assert [d.offset_hours for d in reminders.reminders_due(now=FREEZE - 168 * HOUR)] == [168]
+    assert "not a list of hours" in caplog.text
