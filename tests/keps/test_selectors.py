@@ -226,3 +226,24 @@ def test_kep_list_sorts_latest_milestone_numerically():
     KepFactory(number=3, latest_milestone="")
     ordered = selectors.kep_list().exclude(latest_milestone="").order_by("latest_major", "latest_minor")
     assert [k.number for k in ordered] == [2, 1]
+
+
+def test_perma_beta_owning_sig_filter():
+    releases("1.30")
+    sched = KepFactory(number=1, stage="beta", beta_milestone="1.22", owning_sig__slug="sig-scheduling")
+    KepFactory(number=2, stage="beta", beta_milestone="1.22")
+    rows = selectors.perma_beta_list(filters={"owning_sig": "sig-scheduling"}).rows
+    assert [r.kep.number for r in rows] == [sched.number]
+
+
+def test_approver_load_sig_filter():
+    rel = releases("1.28")["1.28"]
+    approver = PersonFactory(github="dchen1107")
+    node_kep, sched_kep = KepFactory(number=1), KepFactory(number=2, owning_sig__slug="sig-scheduling")
+    for kep in (node_kep, sched_kep):
+        kep.approvers.add(approver)
+        TrackedEnhancementFactory(kep=kep, release=rel, target_stage="stable")
+    (everyone,) = selectors.approver_load(release=rel)
+    assert everyone.total == 2
+    (node_only,) = selectors.approver_load(release=rel, sig=node_kep.owning_sig)
+    assert [k.number for k in node_only.stable] == [1]
