@@ -168,14 +168,6 @@ class WorkerProcess:
             os.killpg(self.process.pid, 9)
         self.process.wait(timeout=10)
 
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, 15)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
 
 @pytest.fixture
 def celery_worker(redis_url, postgres_only, transactional_db, smtp_server):
