@@ -56,7 +56,8 @@ def bench_client() -> Client:
 def measure_page(url: str, *, client: Client | None = None, repeat: int = 15, warmup: int = 2) -> dict:
     """Median server time of GET `url` and, measured in the same breath, of a static page of the same byte size.
 
-    Returns ``{"seconds", "floor_seconds", "bytes", "queries"}``. Raises RuntimeError when the page is not a 200.
+    Returns ``{"seconds", "render_seconds", "floor_seconds", "bytes", "queries"}``: `seconds` with the page cache
+    on (as deployed), `render_seconds` with it off (every request renders). RuntimeError unless the page is a 200.
     """
     client = client or bench_client()
     # Persistent connections, as production runs (settings/prod.py: CONN_MAX_AGE 60): otherwise every measured
@@ -72,22 +73,32 @@ def measure_page(url: str, *, client: Client | None = None, repeat: int = 15, wa
 
 def _measure(url: str, *, client: Client, repeat: int, warmup: int) -> dict:
     with override_settings(ROOT_URLCONF=__name__, DEBUG=False):
-        # An execute wrapper, not CaptureQueriesContext: the request may close and reopen the connection
-        # (health checks, an expired connection), which clears the connection's query log.
-        queries = []
-        with connection.execute_wrapper(lambda execute, sql, *args: queries.append(sql) or execute(sql, *args)):
-            response = client.get(url)
-        if response.status_code != 200:
-            raise RuntimeError(f"{url}: HTTP {response.status_code}, expected 200")
+        # First the page rendered on every request (page cache off): what a request pays on a cache miss.
+        with override_settings(SIGTRACKER_PAGE_CACHE_SECONDS=0):
+            # An execute wrapper, not CaptureQueriesContext: the request may close and reopen the connection
+            # (health checks, an expired connection), which clears the connection's query log.
+            queries = []
+            with connection.execute_wrapper(lambda execute, sql, *args: queries.append(sql) or execute(sql, *args)):
+                response = client.get(url)
+            if response.status_code != 200:
+                raise RuntimeError(f"{url}: HTTP {response.status_code}, expected 200")
+            render_seconds = median_time(lambda: client.get(url), repeat=repeat, warmup=warmup)
         size = len(response.content)
         _body_of_size(size)
         floor_url = f"/{STATIC_PREFIX}{size}/"
         floor_response = client.get(floor_url)
         if floor_response.status_code != 200 or len(floor_response.content) != size:
             raise RuntimeError(f"floor page for {url} is broken (HTTP {floor_response.status_code})")
+        # Then as deployed: the page cache on (sigtracker/page_cache.py), beside the static floor.
         seconds = median_time(lambda: client.get(url), repeat=repeat, warmup=warmup)
         floor_seconds = median_time(lambda: client.get(floor_url), repeat=repeat, warmup=warmup)
-    return {"seconds": seconds, "floor_seconds": floor_seconds, "bytes": size, "queries": len(queries)}
+    return {
+        "seconds": seconds,
+        "render_seconds": render_seconds,
+        "floor_seconds": floor_seconds,
+        "bytes": size,
+        "queries": len(queries),
+    }
 
 
 def page_figures(
@@ -115,7 +126,16 @@ def page_figures(
                 floor=result["floor_seconds"],
                 budget=budget,
                 max_ratio=max_ratio,
-                note=f"{result['bytes']:,} bytes, {result['queries']} SQL queries; floor: static page, same size",
+                note=f"{result['bytes']:,} bytes; page cache on, as deployed; floor: static page, same size",
+            )
+        )
+        figures.append(
+            Figure(
+                name=f"{prefix} {label} {url} (uncached render, median)",
+                value=result["render_seconds"],
+                unit="s",
+                budget=budget,
+                note=f"{result['queries']} SQL queries; every request rendered (cache miss)",
             )
         )
     return figures

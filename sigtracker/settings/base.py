@@ -51,6 +51,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "sigtracker.middleware.LoginRequiredMiddleware",
+    "sigtracker.page_cache.PageCacheMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into a 429 page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -66,6 +67,21 @@ AXES_COOLOFF_TIME = float(os.environ.get("AXES_COOLOFF_HOURS", "1"))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
+
+# Public pages are cached per process, keyed by the data generation (see sigtracker/page_cache.py).
+# Local memory, not Redis: pages must keep working when Redis is down.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
+    "pages": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "pages",
+        "OPTIONS": {"MAX_ENTRIES": 500},
+    },
+}
+SIGTRACKER_PAGE_CACHE_ALIAS = "pages"
+SIGTRACKER_PAGE_CACHE_SECONDS = int(os.environ.get("SIGTRACKER_PAGE_CACHE_SECONDS", "300"))
+# How stale a process's view of the data generation may be, in seconds (saves one query per request).
+SIGTRACKER_PAGE_CACHE_RECHECK = float(os.environ.get("SIGTRACKER_PAGE_CACHE_RECHECK", "1"))
 
 # Private mode: every page needs a login (for a company running its own release train).
 SIGTRACKER_REQUIRE_LOGIN = env_bool("SIGTRACKER_REQUIRE_LOGIN", False)

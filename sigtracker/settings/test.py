@@ -12,3 +12,6 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+# Tests see every change at once; tests of the page cache switch it on themselves.
+SIGTRACKER_PAGE_CACHE_SECONDS = 0
+SIGTRACKER_PAGE_CACHE_RECHECK = 0
