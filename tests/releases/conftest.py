@@ -208,6 +208,7 @@ def celery_worker(redis_url, postgres_only, transactional_db, smtp_server):
     # Not the current app: shared tasks in this process must stay bound to the eager project app.
     client = Celery("sigtracker-test", broker=redis_url, set_as_current=False)
     start.client = client
+    start.redis = redis.Redis.from_url(redis_url)
     try:
         yield start
     finally:

@@ -56,6 +56,34 @@ def test_worker_sends_each_reminder_once_across_three_beats(board, celery_worker
     assert ReleaseStats.objects.get(release=board.release, sig=None).tracked == 3
 
 
+def wait_idle(broker, timeout=30):
+    """Wait until no task is queued or running on any worker: with acks_late a running task stays in
+    kombu's `unacked` hash until it finishes."""
+    deadline = time.monotonic() + timeout
+    while broker.llen("celery") or broker.hlen("unacked"):
+        assert time.monotonic() < deadline, "the workers did not get through the queue"
+        time.sleep(0.05)
+
+
+def test_two_workers_and_three_simultaneous_beats_send_each_reminder_once(
+    board,  # noqa: F811
+    celery_worker,
+    smtp_server,
+):
+    mailbox, _ = smtp_server
+    expected = add_authors(board, 60)  # 63 deliveries: three batches per beat
+    celery_worker()
+    celery_worker()
+    client = celery_worker.client
+    # Three beats at once: each may claim and queue the same deliveries; the two workers race for them.
+    for _ in range(3):
+        client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    mailbox.wait_for(expected)
+    wait_idle(celery_worker.redis)
+    assert_exactly_once(mailbox, expected)
+    assert set(ReminderDelivery.objects.values_list("attempts", flat=True)) == {1}
+
+
 def test_worker_killed_mid_batch_every_recipient_gets_exactly_one(board, celery_worker, smtp_server):  # noqa: F811
     mailbox, _ = smtp_server
     expected = add_authors(board, 40)  # 43 deliveries: batches of 25 and 18
