@@ -6,10 +6,9 @@ Views parse the request, call one selector and render; the selectors hold the qu
 from django.shortcuts import get_object_or_404
 from django.views.generic import DetailView
 from django_filters.views import FilterView
-from django_tables2 import SingleTableMixin
-from django_tables2.export.views import ExportMixin
 
 from releases.models import Release
+from sigtracker.views import CsvExportMixin, SafeSingleTableMixin
 
 from . import selectors
 from .filtersets import ApproverFilterSet, DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet, PermaBetaFilterSet
@@ -19,7 +18,7 @@ from .tables import ApproverTable, DesignGroupTable, FeatureGateTable, KepTable,
 PAGE_SIZE = 50
 
 
-class KepListView(ExportMixin, SingleTableMixin, FilterView):
+class KepListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
     filterset_class = KepFilterSet
     table_class = KepTable
     template_name = "keps/kep_list.html"
@@ -52,7 +51,7 @@ class KepDetailView(DetailView):
         return context
 
 
-class PermaBetaView(ExportMixin, SingleTableMixin, FilterView):
+class PermaBetaView(CsvExportMixin, SafeSingleTableMixin, FilterView):
     """The "no perma betas" list. `min_releases` defaults to 3 and is shown filled in."""
 
     filterset_class = PermaBetaFilterSet
@@ -83,7 +82,7 @@ class PermaBetaView(ExportMixin, SingleTableMixin, FilterView):
     def get_table(self, **kwargs):
         table = super().get_table(**kwargs)
         # Authors, gates and latest mentions only for the rows shown (every row when exporting).
-        exporting = self.export_class.is_valid_format(self.request.GET.get(self.export_trigger_param))
+        exporting = self.request.GET.get(self.export_trigger_param) in self.export_formats
         rows = table.data if exporting else [row.record for row in table.paginated_rows]
         selectors.perma_beta_enrich(rows=[row for row in rows if not hasattr(row.kep, "last_mention_date")])
         return table
@@ -94,7 +93,7 @@ class PermaBetaView(ExportMixin, SingleTableMixin, FilterView):
         return context
 
 
-class FeatureGateListView(ExportMixin, SingleTableMixin, FilterView):
+class FeatureGateListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
     filterset_class = FeatureGateFilterSet
     table_class = FeatureGateTable
     template_name = "keps/featuregate_list.html"
@@ -106,7 +105,7 @@ class FeatureGateListView(ExportMixin, SingleTableMixin, FilterView):
         return selectors.feature_gate_list()
 
 
-class ApproverListView(ExportMixin, SingleTableMixin, FilterView):
+class ApproverListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
     """Review load: the KEPs each approver and PRR approver holds in one release (default: the current one)."""
 
     filterset_class = ApproverFilterSet
@@ -147,7 +146,7 @@ class ApproverListView(ExportMixin, SingleTableMixin, FilterView):
         return context
 
 
-class DesignGroupListView(ExportMixin, SingleTableMixin, FilterView):
+class DesignGroupListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
     filterset_class = DesignGroupFilterSet
     table_class = DesignGroupTable
     template_name = "keps/designgroup_list.html"

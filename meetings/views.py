@@ -5,15 +5,15 @@ import datetime
 from django.http import Http404
 from django.views.generic import TemplateView
 from django_filters.views import FilterView
-from django_tables2 import SingleTableMixin
-from django_tables2.export.views import ExportMixin
+
+from sigtracker.views import CsvExportMixin, SafeSingleTableMixin
 
 from . import selectors
 from .filtersets import MeetingFilterSet
 from .tables import MeetingTable
 
 
-class MeetingListView(ExportMixin, SingleTableMixin, FilterView):
+class MeetingListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
     filterset_class = MeetingFilterSet
     table_class = MeetingTable
     template_name = "meetings/meeting_list.html"

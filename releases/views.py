@@ -10,11 +10,11 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
 from django_filters.views import FilterView
-from django_tables2 import RequestConfig, SingleTableMixin
-from django_tables2.export.views import ExportMixin
+from django_tables2 import RequestConfig
 
 from keps.models import Sig
 from sigtracker.charts import Series, line_bar_chart
+from sigtracker.views import CsvExportMixin, SafeSingleTableMixin
 
 from . import selectors
 from .choices import EnhancementStatus, ReleaseState, StatsSource
@@ -31,19 +31,6 @@ def _release_or_404(version: str) -> Release:
         return selectors.release_get(version=version)
     except Release.DoesNotExist:
         raise Http404(f"No release {version!r}.") from None
-
-
-class CsvExportMixin(ExportMixin):
-    """`?_export=csv` downloads the filtered table. CSV only: ExportMixin would accept any tablib format, and some
-    (xlsx, ods) need packages that are not installed; any other value just shows the page."""
-
-    export_formats = ("csv",)
-
-    def render_to_response(self, context, **kwargs):
-        export_format = self.request.GET.get(self.export_trigger_param)
-        if export_format in self.export_formats:
-            return self.create_export(export_format)
-        return super(ExportMixin, self).render_to_response(context, **kwargs)
 
 
 class DashboardView(TemplateView):
@@ -84,7 +71,7 @@ class DashboardView(TemplateView):
         return context
 
 
-class ReleaseListView(CsvExportMixin, SingleTableMixin, FilterView):
+class ReleaseListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
     """Every release with its freezes and merge rate, and a chart of merge rate and tracked vs done."""
 
     table_class = ReleaseTable
@@ -187,7 +174,7 @@ def _parse_at(value: str | None) -> datetime.datetime | None:
         return None
 
 
-class TrackedEnhancementListView(CsvExportMixin, SingleTableMixin, FilterView):
+class TrackedEnhancementListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
     """The tracked enhancements of one release, filterable, sortable, paginated, exportable as CSV."""
 
     table_class = TrackedEnhancementTable

@@ -2,6 +2,8 @@
 
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
+from django_tables2 import SingleTableMixin
+from django_tables2.export.views import ExportMixin
 
 from .health import broker_health, database_health
 
@@ -15,3 +17,43 @@ def healthz(request):
     down = [name for name, ok in (("database", db_ok), ("broker", broker_ok)) if not ok]
     body["status"] = "ok" if not down else f"unavailable: {', '.join(down)}"
     return JsonResponse(body, status=200 if not down else 503)
+
+
+class SafeSingleTableMixin(SingleTableMixin):
+    """SingleTableMixin whose `page` and `per_page` query parameters cannot break the page.
+
+    django-tables2 passes `?per_page=` straight to the paginator, where 0 or a negative number raises; here junk
+    falls back to the default, and sizes are clamped to 1..MAX_PER_PAGE (a huge page would be a slow page).
+    """
+
+    MAX_PER_PAGE = 200
+
+    def get_table(self, **kwargs):
+        query = self.request.GET
+        fixed = query.copy()
+        for name in ("per_page", "page"):
+            if name not in query:
+                continue
+            try:
+                value = int(query[name])
+            except ValueError:
+                del fixed[name]
+                continue
+            upper = self.MAX_PER_PAGE if name == "per_page" else 10**6
+            fixed[name] = str(min(max(value, 1), upper))
+        if fixed != query:
+            self.request.GET = fixed
+        return super().get_table(**kwargs)
+
+
+class CsvExportMixin(ExportMixin):
+    """`?_export=csv` downloads the filtered table. CSV only: ExportMixin would accept any tablib format, and some
+    (xlsx, ods) need packages that are not installed; any other value just shows the page."""
+
+    export_formats = ("csv",)
+
+    def render_to_response(self, context, **kwargs):
+        export_format = self.request.GET.get(self.export_trigger_param)
+        if export_format in self.export_formats:
+            return self.create_export(export_format)
+        return super(ExportMixin, self).render_to_response(context, **kwargs)
