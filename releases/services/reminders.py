@@ -4,7 +4,8 @@ What is due at an instant T: for each freeze milestone that sends reminders, eac
 board at T reminds at its offsets (`Sig.reminder_offsets`, else `SIGTRACKER_REMINDER_OFFSETS_HOURS`)
 before the freeze, and at `SIGTRACKER_REMINDER_EXCEPTION_OFFSETS_HOURS` before the exception window after
 it closes. A reminder is due when its instant (anchor minus offset, computed in UTC, so "1 day before" is
-24 hours before whatever the clocks in California do) lies within the last `SIGTRACKER_REMINDER_GRACE_MINUTES`.
+24 hours before whatever the clocks in California do) lies within the last `SIGTRACKER_REMINDER_GRACE_MINUTES`,
+or earlier (up to `SIGTRACKER_REMINDER_CATCH_UP_HOURS`) if no run sent it and its freeze is still ahead.
 
 Two kinds of email go out for each due reminder: a digest to each SIG mailing list, and a personal note to
 each author, assignee or enhancements contact of a KEP not ready for that freeze. Everything is read "as of"
@@ -114,6 +115,8 @@ class DueReminder:
     offset_hours: int
     due_at: datetime.datetime
     sig_ids: list[int]
+    #: Set when the reminder fell due during an outage and its freeze has passed since: recorded, not sent.
+    skip_reason: str = ""
 
     @property
     def anchor_at(self) -> datetime.datetime:
@@ -155,6 +158,12 @@ def _grace() -> datetime.timedelta:
     return datetime.timedelta(minutes=getattr(settings, "SIGTRACKER_REMINDER_GRACE_MINUTES", 60))
 
 
+def _catch_up() -> datetime.timedelta:
+    """How far back a run looks for reminders that no run sent (beat or broker down): at least the grace."""
+    hours = getattr(settings, "SIGTRACKER_REMINDER_CATCH_UP_HOURS", 24)
+    return max(datetime.timedelta(hours=hours), _grace())
+
+
 def board_at(*, release_id: int, as_of: datetime.datetime, sig_ids=None):
     """Tracked enhancements of a release that were on the board at `as_of`, with `status_then` annotated."""
     rows = TrackedEnhancement.objects.filter(release_id=release_id)
@@ -164,12 +173,17 @@ def board_at(*, release_id: int, as_of: datetime.datetime, sig_ids=None):
 
 
 def reminders_due(*, now: datetime.datetime) -> list[DueReminder]:
-    """Every reminder whose instant falls in (now − grace, now], with the SIGs that send it."""
+    """Every reminder whose instant falls in (now − catch-up, now], with the SIGs that send it.
+
+    One that fell due within the grace period, or whose freeze is still ahead, is to be sent: after an outage
+    of the broker or of beat, the first run catches up (once: the delivery rows say what went out). One whose
+    freeze has passed since it fell due is recorded as skipped, with the reason, and not sent.
+    """
     sigs = list(Sig.objects.all())
     offsets = {sig.pk: _offsets(sig) for sig in sigs}
     longest = max([0, *settings.SIGTRACKER_REMINDER_OFFSETS_HOURS, *(max(o, default=0) for o in offsets.values())])
     longest = max(longest, *_exception_offsets(), 0)
-    earliest, latest = now - _grace(), now + datetime.timedelta(hours=longest)
+    earliest, latest = now - _catch_up(), now + datetime.timedelta(hours=longest)
     milestones = (
         Milestone.objects.filter(kind__in=FREEZE_KINDS, sends_reminders=True)
         .filter(Q(at__gt=earliest, at__lte=latest) | Q(exception_deadline__gt=earliest, exception_deadline__lte=latest))
@@ -194,7 +208,12 @@ def reminders_due(*, now: datetime.datetime) -> list[DueReminder]:
                 # Pure UTC arithmetic: a day is 24 hours, whatever daylight saving does to wall clocks.
                 at = anchor_at - datetime.timedelta(hours=hours)
                 if earliest < at <= now:
-                    due.append(DueReminder(milestone, anchor, hours, at, sig_ids))
+                    late = now - at > _grace() and anchor_at <= now
+                    reason = ""
+                    if late:
+                        passed = "the freeze" if anchor == Anchor.FREEZE else "the exception window's close"
+                        reason = f"not sent in time: {passed} had passed when a run could send it"
+                    due.append(DueReminder(milestone, anchor, hours, at, sig_ids, skip_reason=reason))
     return due
 
 
@@ -241,7 +260,9 @@ def reminder_deliveries_plan(*, now: datetime.datetime) -> list[PlannedDelivery]
             if sig.mailing_list:
                 lists[sig.mailing_list.lower()].append(sig.pk)
         for address, sig_ids in sorted(lists.items()):
-            planned.append(PlannedDelivery(due, ReminderKind.DIGEST, address, sig_ids=sig_ids))
+            planned.append(
+                PlannedDelivery(due, ReminderKind.DIGEST, address, sig_ids=sig_ids, skip_reason=due.skip_reason)
+            )
         rows = (
             board_at(release_id=due.milestone.release_id, as_of=now, sig_ids=due.sig_ids)
             .select_related("kep", "assignee", "enhancements_contact")
@@ -265,7 +286,7 @@ def reminder_deliveries_plan(*, now: datetime.datetime) -> list[PlannedDelivery]
                     ReminderKind.PERSONAL,
                     address,
                     person_id=entry["person"].pk,
-                    skip_reason="opted out of reminder emails" if entry["opted_out"] else "",
+                    skip_reason=due.skip_reason or ("opted out of reminder emails" if entry["opted_out"] else ""),
                     keps=sorted(entry["keps"]),
                 )
             )

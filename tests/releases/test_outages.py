@@ -1,0 +1,213 @@
+"""Redis down and back, PostgreSQL restarted: against real processes.
+
+- A Redis of the test's own (a real redis-server on a free port) is the broker; it is killed and restarted,
+  so the shared Redis of other tests is untouched. While it is down, pages and admin edits keep working and
+  /healthz names the broker; the reminders that fell due in the outage go out once when it is back, if their
+  freeze has not passed, and are recorded as skipped if it has.
+- PostgreSQL is restarted under a gunicorn serving requests: requests in flight may fail, the next ones
+  succeed with no manual step (persistent connections with health checks).
+"""
+
+import datetime
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from http.client import HTTPConnection
+from pathlib import Path
+
+import pytest
+from django.core import mail
+from django.core.management import call_command
+from django.db import connections
+from django.test import override_settings
+
+from releases.choices import DeliveryState
+from releases.models import ReminderDelivery, TrackedEnhancement
+from releases.tasks import send_due_freeze_reminders
+from sigtracker.celery import app
+from tests.conftest import REQUIRE_SERVICES, require_service
+from tests.releases.conftest import free_port
+from tests.releases.test_reminders import DAY, FREEZE, HOUR, board  # noqa: F401 - the fixture
+
+ROOT = Path(__file__).resolve().parents[2]
+REDIS_SERVER = shutil.which("redis-server")
+
+
+class OwnRedis:
+    """A redis-server process of this test's own, on a free port, that can be stopped and started again."""
+
+    def __init__(self, tmp_path):
+        self.port = free_port()
+        self.dir = tmp_path
+        self.proc = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(self.dir)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                HTTPConnection("127.0.0.1", self.port, timeout=0.2).connect()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self):
+        if self.proc:
+            self.proc.kill()
+            self.proc.wait(10)
+            self.proc = None
+
+
+@pytest.fixture
+def broker(tmp_path, settings):
+    """The Celery app pointed at a Redis of our own, not eager: what production runs."""
+    require_service(bool(REDIS_SERVER), "redis-server is not installed")
+    redis = OwnRedis(tmp_path)
+    redis.start()
+    old = dict(app.conf.broker_url and {"broker_url": app.conf.broker_url} or {})
+    settings.CELERY_BROKER_URL = redis.url
+    app.conf.broker_url = redis.url
+    app.conf.task_always_eager = False
+    app.pool.force_close_all()
+    try:
+        yield redis
+    finally:
+        redis.stop()
+        app.conf.task_always_eager = True
+        app.conf.broker_url = old.get("broker_url")
+        app.pool.force_close_all()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_redis_down_pages_and_edits_keep_working_and_reminders_catch_up(broker, board, admin_client):  # noqa: F811
+    broker.stop()
+
+    # Pages, the admin and an edit that queues a stats recompute all work with the broker gone.
+    assert admin_client.get("/releases/").status_code == 200
+    assert admin_client.get(f"/releases/{board.release.version}/").status_code == 200
+    row = board.rows[0]
+    started = time.monotonic()
+    with override_settings(SIGTRACKER_STATS_DEBOUNCE_SECONDS=0):
+        from releases.services import tracked_enhancement_set_status
+
+        tracked_enhancement_set_status(tracked_enhancement=row, status="tracked_enhancements", note="outage edit")
+    assert time.monotonic() - started < 15
+    assert TrackedEnhancement.objects.get(pk=row.pk).status == "tracked_enhancements"
+    health = admin_client.get("/healthz")
+    assert health.status_code == 503 and health.json()["status"] == "unavailable: broker"
+
+    # Beat cannot queue its run while Redis is down (this is what beat would hit, and log).
+    with pytest.raises(Exception):  # noqa: B017 - kombu's OperationalError subclass varies by transport
+        send_due_freeze_reminders.apply_async()
+
+    # The outage covers the 1-day reminder (FREEZE - 24 h) and the "now in effect" one (FREEZE) of the
+    # enhancements freeze; Redis is back at FREEZE + 3 h, before the exception window closes (FREEZE + 2 d).
+    broker.start()
+    app.pool.force_close_all()
+    assert admin_client.get("/healthz").status_code == 200
+    back = FREEZE + 3 * HOUR
+    call_command("send_freeze_reminders", "--now", back.isoformat(), verbosity=0)
+    deliveries = ReminderDelivery.objects.filter(milestone=board.freeze)
+    # The freeze itself has passed: its reminders are recorded as skipped, with the reason, and not sent.
+    at_freeze = deliveries.filter(anchor="freeze", offset_hours=0)
+    assert at_freeze.exists()
+    assert set(at_freeze.values_list("state", flat=True)) == {DeliveryState.SKIPPED}
+    assert "freeze had passed" in at_freeze.first().error
+    assert mail.outbox == []
+
+    # An outage that ends before the freeze: the missed 1-day reminder goes out once when Redis is back.
+    back_before = FREEZE - 20 * HOUR
+    deliveries.delete()
+    call_command("send_freeze_reminders", "--now", back_before.isoformat(), verbosity=0)
+    sent = deliveries.filter(anchor="freeze", offset_hours=24, state=DeliveryState.SENT)
+    assert sent.filter(kind="digest").count() == 1
+    first_batch = len(mail.outbox)
+    assert first_batch == sent.count() > 0
+    # The next beats send nothing again.
+    call_command("send_freeze_reminders", "--now", (back_before + 15 * datetime.timedelta(minutes=1)).isoformat(),
+                 verbosity=0)  # fmt: skip
+    call_command("send_freeze_reminders", "--now", (back_before + HOUR).isoformat(), verbosity=0)
+    assert len(mail.outbox) == first_batch
+
+
+@pytest.mark.django_db(transaction=True)
+def test_postgresql_restart_under_load_recovers_without_a_manual_step(postgres_only, tmp_path):
+    pg_ctl = shutil.which("pg_ctlcluster")
+    require_service(bool(pg_ctl) and os.geteuid() == 0, "needs pg_ctlcluster as root to restart PostgreSQL")
+    if not REQUIRE_SERVICES and os.environ.get("SIGTRACKER_ALLOW_PG_RESTART") != "1":
+        pytest.skip("restarts the machine's PostgreSQL: runs in CI, or with SIGTRACKER_ALLOW_PG_RESTART=1")
+    from tests.factories import ReleaseFactory
+
+    ReleaseFactory(version="1.24")
+    db = connections["default"].settings_dict
+    port = free_port()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "sigtracker.settings.bench",
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        "CONN_MAX_AGE": "60",
+        "SIGTRACKER_PAGE_CACHE_SECONDS": "0",
+    }
+    gunicorn = shutil.which("gunicorn", path=str(Path(sys.executable).parent))
+    server = subprocess.Popen(
+        [gunicorn, "sigtracker.wsgi", "--workers", "2", "--bind", f"127.0.0.1:{port}", "--log-level", "error"],
+        cwd=ROOT, env=env, start_new_session=True,
+    )  # fmt: skip
+    results: list[tuple[float, int | str]] = []
+    stop = threading.Event()
+
+    def load():
+        while not stop.is_set():
+            try:
+                conn = HTTPConnection("127.0.0.1", port, timeout=10)
+                conn.request("GET", "/releases/1.24/", headers={"Host": "127.0.0.1"})
+                status = conn.getresponse().status
+                conn.close()
+            except OSError as exc:
+                status = exc.__class__.__name__
+            results.append((time.monotonic(), status))
+            time.sleep(0.02)
+
+    threads = [threading.Thread(target=load, daemon=True) for _ in range(4)]
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any(s == 200 for _, s in results):
+            if not threads[0].is_alive():
+                for thread in threads:
+                    thread.start()
+            time.sleep(0.2)
+        assert any(s == 200 for _, s in results), results[-5:]
+        version = sorted(os.listdir("/etc/postgresql"))[0]
+        restarted_at = time.monotonic()
+        subprocess.run([pg_ctl, "--skip-systemctl-redirect", version, "main", "restart"], check=True, timeout=120)
+        time.sleep(3)
+        stop.set()
+        for thread in threads:
+            thread.join(15)
+    finally:
+        stop.set()
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(30)
+        # Our own connection died with the server; drop it so teardown reconnects.
+        for conn in connections.all():
+            try:
+                conn.close()
+            except Exception:
+                conn.connection = None
+    after = [s for t, s in results if t > restarted_at + 2]
+    assert after, "no request after the restart"
+    # Every request made after the restart settled succeeded: no manual step, no stuck worker.
+    assert all(s == 200 for s in after[-20:]), after[-20:]
