@@ -8,16 +8,22 @@
 """
 
 from .reminders import freeze_reminders_send, reminder_deliver, reminder_deliveries_claim, reminder_deliveries_plan
+from .retro import release_ensure_versions, retro_notes_import
+from .schedule import release_schedule_import, release_state_at
 from .stats import release_stats_compute, release_stats_request
 from .tracking import tracked_enhancement_bulk_set_status, tracked_enhancement_set_status
 
 __all__ = [
     "freeze_reminders_send",
+    "release_ensure_versions",
+    "release_schedule_import",
+    "release_state_at",
     "release_stats_compute",
     "release_stats_request",
     "reminder_deliver",
     "reminder_deliveries_claim",
     "reminder_deliveries_plan",
+    "retro_notes_import",
     "tracked_enhancement_bulk_set_status",
     "tracked_enhancement_set_status",
 ]

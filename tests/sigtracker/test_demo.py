@@ -40,6 +40,11 @@ def test_demo_prepares_the_database_once_and_reuses_it(transactional_db):
     assert "Database migrated." in first
     assert f"Loaded {len(FIXTURE_FILES)} fixture files." in first
     assert TrackedEnhancement.objects.filter(release__version="1.24").count() == 23
+    # The release pages read stored stats: the demo computes them after loading (1.24: 6 of 23 shipped).
+    from releases.models import ReleaseStats
+
+    stats = ReleaseStats.objects.get(release__version="1.24", sig__isnull=True)
+    assert (stats.tracked, stats.done) == (23, 6)
     admin = get_user_model().objects.get(username="admin")
     assert admin.is_staff and admin.is_superuser
     assert admin.check_password(printed_password(first))
