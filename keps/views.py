@@ -113,7 +113,7 @@ class ApproverListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
     template_name = "keps/approver_list.html"
     export_name = "approvers"
     paginate_by = PAGE_SIZE
-    extra_context = {"nav": "keps"}
+    extra_context = {"nav": "approvers"}
 
     def get_queryset(self):
         return selectors.Kep.objects.none()
