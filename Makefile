@@ -34,7 +34,7 @@ format: install
 	$(VENV)/bin/ruff format .
 
 bench: install
-	$(PY) -m bench
+	$(PY) -m bench $(BENCH)
 
 clean:
 	rm -rf $(VENV) db.sqlite3 .pytest_cache

@@ -184,6 +184,9 @@ SIGTRACKER_REMINDER_OFFSETS_HOURS = [14 * 24, 7 * 24, 2 * 24, 24, 0]
 SIGTRACKER_REMINDER_EXCEPTION_OFFSETS_HOURS = [24]
 # A reminder is sent by the first beat within this many minutes after it falls due (covers a missed beat).
 SIGTRACKER_REMINDER_GRACE_MINUTES = int(os.environ.get("SIGTRACKER_REMINDER_GRACE_MINUTES", "60"))
+# After an outage (broker or beat down), a run sends reminders missed in this many past hours if their freeze
+# is still ahead, and records those whose freeze has passed as skipped.
+SIGTRACKER_REMINDER_CATCH_UP_HOURS = int(os.environ.get("SIGTRACKER_REMINDER_CATCH_UP_HOURS", "24"))
 # A sender's claim on a delivery older than this is taken to be from a dead worker and handed out again;
 # it must exceed the longest an SMTP send can take (twice EMAIL_TIMEOUT).
 SIGTRACKER_REMINDER_LEASE_SECONDS = int(os.environ.get("SIGTRACKER_REMINDER_LEASE_SECONDS", "600"))
