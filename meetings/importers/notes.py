@@ -54,6 +54,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from releases.importers.schedule_time import MONTHS
 from sigtracker.importing import ImportFailure
 
 __all__ = [
@@ -168,20 +169,7 @@ class NotesRecord:
 
 # -- dates and headings --------------------------------------------------------------------------------------
 
-_MONTHS = {
-    "jan": 1,
-    "feb": 2,
-    "mar": 3,
-    "apr": 4,
-    "may": 5,
-    "jun": 6,
-    "jul": 7,
-    "aug": 8,
-    "sep": 9,
-    "oct": 10,
-    "nov": 11,
-    "dec": 12,
-}
+_MONTHS = MONTHS  # month prefixes -> numbers, shared with the schedule parser
 _MONTH = (
     r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
