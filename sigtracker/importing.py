@@ -145,12 +145,16 @@ class BaseImportCommand(BaseCommand):
             raise CommandError(f"no {self.unit}s found to import", returncode=2)
         report = ImportReport()
         self.before_import(files, report, options)
-        for path in self.progress(files):
-            self.import_one(path, report, options, dry_run=dry_run)
+        self.run_import(files, report, options, dry_run=dry_run)
         self.finish(report, dry_run=dry_run)
         self.print_report(report, dry_run=dry_run)
         if report.skipped:
             raise CommandError(f"{len(report.skipped)} {self.unit}(s) skipped", returncode=1)
+
+    def run_import(self, files: list[Path], report: ImportReport, options, *, dry_run: bool) -> None:
+        """Every file in its own transaction (see import_one)."""
+        for path in self.progress(files):
+            self.import_one(path, report, options, dry_run=dry_run)
 
     def import_one(self, path: Path, report: ImportReport, options, *, dry_run: bool) -> None:
         """One file in its own transaction: a failure leaves the database as it was for that file."""
@@ -212,15 +216,9 @@ class BatchImportCommand(BaseImportCommand):
         """Write every parsed record, counting outcomes into `report`; runs inside the locked transaction."""
         raise NotImplementedError
 
-    def handle(self, *args, **options):
+    def run_import(self, files: list[Path], report: ImportReport, options, *, dry_run: bool) -> None:
         from django.db import DatabaseError
 
-        dry_run = options["dry_run"]
-        files = self.collect_files(options)
-        if not files:
-            raise CommandError(f"no {self.unit}s found to import", returncode=2)
-        report = ImportReport()
-        self.before_import(files, report, options)
         records = []
         for path in self.progress(files):
             warnings_before = len(report.warnings)
@@ -240,7 +238,3 @@ class BatchImportCommand(BaseImportCommand):
             # Records are validated while parsing, so this is unexpected; still one line, and nothing written.
             reason = " ".join(str(exc).split())
             raise CommandError(f"the database refused the import, nothing was written: {reason}", returncode=1) from exc
-        self.finish(report, dry_run=dry_run)
-        self.print_report(report, dry_run=dry_run)
-        if report.skipped:
-            raise CommandError(f"{len(report.skipped)} {self.unit}(s) skipped", returncode=1)
