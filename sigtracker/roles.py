@@ -73,6 +73,8 @@ def role_groups_ensure(*, apps=None) -> None:
         group.permissions.set(
             [permission_model.objects.get(content_type__app_label=app, codename=code) for app, code in wanted]
         )
+
+
 #: Roles that may change rows of their SIG.
 EDITING_ROLES = (SigRole.LEAD, SigRole.LIAISON)
 
