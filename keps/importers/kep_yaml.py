@@ -14,7 +14,11 @@ each way they stray is handled by exactly one rule in this module:
   `creation-date: 2025-30-01` does not crash the YAML library and `latest-milestone: 1.30` does not become the
   float 1.3; `~`, `null` and empty values are absent.
 * KEP number (`_kep_number`): `kep-number` as an int or a digit string; missing, 0 or not a number falls back to
-  the directory's number prefix with a warning; no usable number at all skips the file.
+  the directory's number prefix with a warning; no usable number at all skips the file. The directory prefix is
+  read by `directory_number` alone: an 8-digit date (`20190603-endpointslices`, from when KEPs were named by
+  date) or `0000` is not a KEP number, and an unnumbered draft (`NNNN-...`) is skipped with its reason.
+* Template leftovers (`_TEMPLATE_TITLES`, `_feature_gates`): `title: KEP Template` left from the template becomes
+  the directory's words, with a warning; a feature gate named `None`/`TBD` is dropped, with a warning.
 * Enumerations (`normalise_choice`): status, stage and PRR stage are lower-cased and unquoted; a parenthesised
   remark is dropped (`alpha (deprecated)` -> `alpha`, with a warning); a synonym (`GA` -> `stable`, PRR
   `deprecated` -> `deprecation`) is read silently; a near-miss typo within 0.8 similarity is corrected
@@ -51,6 +55,7 @@ __all__ = [
     "PersonRef",
     "PrrRecord",
     "choose_kep_records",
+    "directory_number",
     "normalise_choice",
     "normalise_version",
     "parse_date",
@@ -93,6 +98,10 @@ _AT_HANDLE_RE = re.compile(rf"(?<![\w.@])@({_HANDLE})(?![\w.@-])")
 _EMAIL_RE = re.compile(r"<?\b([\w.+-]+@[\w-]+(?:\.[\w-]+)+)\b>?")
 _SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _DIR_NUMBER_RE = re.compile(r"^(\d+)-")
+# Before KEP numbers (2019-2020) KEP files and folders were named by date: keps/sig-network/20190603-endpointslices.
+_DIR_DATE_RE = re.compile(r"^(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])-")
+#: Titles copied from the KEP template and never changed (keps/sig-storage/3314-csi-changed-block-tracking).
+_TEMPLATE_TITLES = frozenset({"kep template"})
 
 
 # -- records ------------------------------------------------------------------------------------------
@@ -146,8 +155,7 @@ class KepRecord:
 
     @property
     def directory_number(self) -> int | None:
-        match = _DIR_NUMBER_RE.match(self.slug)
-        return int(match.group(1)) if match else None
+        return directory_number(self.slug)
 
 
 @dataclass(frozen=True)
@@ -337,22 +345,43 @@ def parse_sig(raw: str) -> str | None:
     return None
 
 
+def directory_number(directory: str) -> int | None:
+    """The KEP number a folder name starts with (`2727-grpc-probe` -> 2727), or None.
+
+    Not a KEP number: a date prefix (`20190603-endpointslices`, the naming before KEP numbers), `0000-` or
+    `NNNN-` (a draft not yet given its number), or a number too large to store.
+    """
+    match = _DIR_NUMBER_RE.match(directory)
+    if not match or _DIR_DATE_RE.match(directory):
+        return None
+    number = int(match.group(1))
+    return number if 0 < number <= MAX_INT else None
+
+
+def _directory_problem(directory: str) -> str:
+    """Why `directory_number(directory)` is None, for the message of a file that cannot be numbered."""
+    if _DIR_DATE_RE.match(directory):
+        return f"the directory name starts with a date ({directory.split('-')[0]}), not a KEP number"
+    if directory.upper().startswith("NNNN") or _DIR_NUMBER_RE.match(directory):
+        return "the directory has no KEP number yet (an unnumbered draft)"
+    return "the directory name has no number"
+
+
 def _kep_number(raw, directory: str, *, source: str) -> tuple[int, str | None]:
     """The KEP's number: the field if it is a positive number, else the directory's prefix (see module doc)."""
     if isinstance(raw, list | dict):
         raise _type_error(source, "kep-number", "a number", raw)
     text = "" if raw is None or isinstance(raw, bool) else _unquote(str(raw))
-    match = _DIR_NUMBER_RE.match(directory)
-    from_directory = int(match.group(1)) if match else None
+    from_directory = directory_number(directory)
     if text.isascii() and text.isdigit() and 0 < int(text) <= MAX_INT:
         number = int(text)
         if from_directory is not None and from_directory != number:
             return number, f"{number} differs from the directory's number {from_directory}; using {number}"
         return number, None
     problem = "missing" if raw is None else f"not a positive number ({raw!r})"
-    if from_directory is not None and 0 < from_directory <= MAX_INT:
+    if from_directory is not None:
         return from_directory, f"{problem}; using the directory's number {from_directory}"
-    raise ImportFailure(f"kep-number {problem} and the directory name has no number", source=source, field="kep-number")
+    raise ImportFailure(f"{problem} and {_directory_problem(directory)}", source=source, field="kep-number")
 
 
 # -- files --------------------------------------------------------------------------------------------
@@ -380,6 +409,12 @@ def parse_kep(text: str, *, source: str, directory: str, source_path: str = "") 
     title = " ".join(scalar("title").split())
     if not title:
         raise ImportFailure("missing (a KEP needs a title)", source=source, field="title")
+    if title.lower() in _TEMPLATE_TITLES:
+        # The directory's words are the only name the KEP has: "3314-csi-changed-block-tracking" -> "Csi changed…".
+        words = " ".join(_DIR_NUMBER_RE.sub("", directory).replace("_", "-").split("-")).strip()
+        if words:
+            warn("title", f"{title!r} is the template's placeholder; using the directory's name {words.capitalize()!r}")
+            title = words.capitalize()
     if len(title) > TITLE_MAX:
         warn("title", f"longer than {TITLE_MAX} characters; cut")
         title = title[:TITLE_MAX]
@@ -485,6 +520,9 @@ def _feature_gates(value, *, source: str, warn) -> tuple[FeatureGateRecord, ...]
         if not isinstance(entry, dict):
             raise _type_error(source, slot, "a mapping with name and components", entry)
         name = _unquote(_scalar(entry.get("name"), source=source, name=f"{slot}.name"))
+        if name and name.lower() in _PLACEHOLDERS:  # "name: None" (keps/sig-storage/3314-csi-changed-block-tracking)
+            warn(slot, f"{name!r} is a placeholder, not a gate name; dropped")
+            continue
         if not name or len(name) > GATE_NAME_MAX:
             warn(slot, "no usable gate name; dropped" if not name else f"name longer than {GATE_NAME_MAX}; dropped")
             continue

@@ -23,6 +23,7 @@ Pure: text in, dataclasses out, `ImportFailure` for input that is not a schedule
 
 import datetime
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from releases.choices import MilestoneKind
@@ -244,11 +245,25 @@ def _title_and_version(lines: list[str], version_hint: str | None) -> tuple[str,
         parts = [part for part in parts if part and part.lower() not in ("kubernetes", "k8s", "release")]
         name = ": ".join(parts)
         name = re.sub(r"\s*release information$", "", name, flags=re.IGNORECASE)
+        name = _strip_symbols(name)
     if not name:
         text = "\n".join(lines)
         if match := _NAMED.search(text):
             name = match.group("name").strip()
     return version, name[:100], title, warnings
+
+
+def _strip_symbols(text: str) -> str:
+    """A release name without decoration: emoji and other pictographs go, words stay.
+
+    release-1.29: ``# Kubernetes 1.29: Mandala (The Universe) ✨🌌`` is named "Mandala (The Universe)". Symbols
+    (Unicode categories So and Sk, which hold emoji and their skin-tone modifiers), emoji variation
+    selectors and joiners are dropped; letters in any script are kept.
+    """
+    kept = "".join(
+        char for char in text if unicodedata.category(char) not in ("So", "Sk") and char not in "\ufe0e\ufe0f\u200d"
+    )
+    return re.sub(r"\s+", " ", kept).strip(" :-,")
 
 
 def _split_row(line: str) -> list[str]:

@@ -222,6 +222,30 @@ def test_database_refusal_is_one_line_and_writes_nothing(tree, monkeypatch):
     assert not Sig.objects.exists()
 
 
+def test_unnumbered_drafts_are_skipped_by_name_and_the_template_is_ignored(tree):
+    """An unnumbered draft in a SIG folder, and an old date-named folder, are reported; the template is not a KEP."""
+    text = "title: Draft\nkep-number: NNNN\nowning-sig: sig-storage\nstatus: provisional\n"
+    for relative in (
+        "keps/NNNN-kep-template/kep.yaml",
+        "keps/sig-storage/NNNN-update-claim-template/kep.yaml",
+        "keps/sig-network/20200103-mixed-protocol-lb/kep.yaml",
+    ):
+        (tree / relative).parent.mkdir(parents=True)
+        (tree / relative).write_text(text)
+
+    error, out, err = run_failing(tree)
+
+    assert error.returncode == 1
+    assert err.splitlines() == [
+        "skipped: keps/sig-network/20200103-mixed-protocol-lb/kep.yaml: kep-number: not a positive number ('NNNN') "
+        "and the directory name starts with a date (20200103), not a KEP number",
+        "skipped: keps/sig-storage/NNNN-update-claim-template/kep.yaml: kep-number: not a positive number ('NNNN') "
+        "and the directory has no KEP number yet (an unnumbered draft)",
+    ]
+    assert "10 files read: 8 created, 0 updated, 0 unchanged, 2 skipped" in out
+    assert sorted(Kep.objects.values_list("number", flat=True)) == [2625, 2727, 4960, 5075]
+
+
 def test_duplicate_number_prefers_the_live_kep(tree):
     moved = tree / "keps/sig-apps/2727-grpc-probe/kep.yaml"
     moved.parent.mkdir(parents=True)

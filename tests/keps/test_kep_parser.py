@@ -153,6 +153,55 @@ def test_number_differing_from_directory_keeps_the_field_and_warns():  # sig-nod
     assert "differs from the directory's number 2043" in record.warnings[0]
 
 
+@pytest.mark.parametrize(
+    "directory,reason",
+    [
+        # Before KEP numbers, folders were named by date: keps/sig-network/20190603-endpointslices.
+        ("20190603-endpointslices", "the directory name starts with a date (20190603), not a KEP number"),
+        # Drafts waiting for a number: keps/sig-storage/NNNN-..., keps/sig-network/0000-pod-network-health.
+        ("NNNN-stateful-set-update-claim-template", "the directory has no KEP number yet (an unnumbered draft)"),
+        ("0000-pod-network-health", "the directory has no KEP number yet (an unnumbered draft)"),
+    ],
+)
+def test_directory_without_a_kep_number_skips_an_unnumbered_file_with_the_reason(directory, reason):
+    with pytest.raises(ImportFailure) as exc:
+        kep(replace(GRPC_PROBE, "kep-number: 2727", "kep-number: NNNN"), directory=directory)
+    assert (
+        str(exc.value) == f"keps/sig-node/{directory}/kep.yaml: kep-number: not a positive number ('NNNN') and {reason}"
+    )
+
+
+def test_date_named_directory_with_a_kep_number_imports_without_a_mismatch_warning():
+    record = kep(directory="20190603-endpointslices")
+    assert record.number == 2727 and record.directory_number is None and record.warnings == ()
+
+
+# -- template leftovers ---------------------------------------------------------------------------------
+
+
+def test_template_title_becomes_the_directory_name_with_warning():  # sig-storage/3314-csi-changed-block-tracking
+    record = kep(replace(GRPC_PROBE, "title: Add gRPC probe to Pod", "title: KEP Template"))
+    assert record.title == "Grpc probe"
+    assert record.warnings == (
+        "keps/sig-node/2727-grpc-probe/kep.yaml: title: 'KEP Template' is the template's placeholder; "
+        "using the directory's name 'Grpc probe'",
+    )
+
+
+def test_placeholder_feature_gate_name_is_dropped_with_warning():  # sig-storage/3314: "- name: None"
+    record = kep(
+        replace(
+            GRPC_PROBE,
+            "  - name: GRPCContainerProbe\n",
+            "  - name: None\n    components:\n  - name: GRPCContainerProbe\n",
+        )
+    )
+    assert [gate.name for gate in record.feature_gates] == ["GRPCContainerProbe"]
+    assert record.warnings == (
+        "keps/sig-node/2727-grpc-probe/kep.yaml: feature-gates[0]: 'None' is a placeholder, not a gate name; dropped",
+    )
+
+
 # -- duplicates across files ----------------------------------------------------------------------------
 
 

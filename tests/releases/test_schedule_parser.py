@@ -306,6 +306,9 @@ def test_version_from_the_folder_wins_over_the_title_and_warns():
         ("# Kubernetes v1.33: Octarine (The Color of Magic)", "Octarine (The Color of Magic)"),
         ("# Timbernetes v1.35 - World Tree Release", "Timbernetes: World Tree Release"),
         ("# Kubernetes 1.22", ""),
+        # release-1.29 decorates its title with emoji; the name keeps only the words.
+        ("# Kubernetes 1.29: Mandala (The Universe) \u2728\U0001f30c", "Mandala (The Universe)"),
+        ("# Kubernetes 1.99: \U0001f44b\U0001f3fd Wave \u2764\ufe0f", "Wave"),
     ],
 )
 def test_release_name_from_the_title(title, name):

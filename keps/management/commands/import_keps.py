@@ -11,7 +11,8 @@ from sigtracker.importing import BatchImportCommand, ImportFailure, ImportReport
 
 
 class Command(BatchImportCommand):
-    """Reads every `keps/**/kep.yaml` (not the `NNNN-*` templates) and `keps/prod-readiness/**/<number>.yaml`.
+    """Reads every `keps/**/kep.yaml` (not the template `keps/NNNN-kep-template`) and
+    `keps/prod-readiness/**/<number>.yaml`.
 
     Built on the batch shell: all files are parsed first (a file that fails is skipped alone, with one line
     naming it, and contributes nothing), then the valid ones are written together in one transaction under
@@ -36,10 +37,13 @@ class Command(BatchImportCommand):
         # same tree imported from another place is recognised as unchanged.
         self.base_dir = keps_dir.parent
         prr_dir = keps_dir / "prod-readiness"
+        # The template (keps/NNNN-kep-template/kep.yaml) is not a KEP. An unnumbered draft inside a SIG folder
+        # (keps/sig-storage/NNNN-stateful-set-update-claim-template) is read, and skipped with its reason.
         kep_files = sorted(
             p
             for p in keps_dir.rglob("kep.yaml")
-            if p.relative_to(keps_dir).parts[0] != "prod-readiness" and not p.parent.name.upper().startswith("NNNN")
+            if p.relative_to(keps_dir).parts[0] != "prod-readiness"
+            and not (p.parent.parent == keps_dir and p.parent.name.upper().startswith("NNNN"))
         )
         self.prr_files = set(sorted(prr_dir.rglob("*.yaml"))) if prr_dir.is_dir() else set()
         if not kep_files and not self.prr_files:
