@@ -29,7 +29,8 @@ each way they stray is handled by exactly one rule in this module:
   format -> no date, with a warning naming the field.
 * People (`parse_people`): `@handle`, `handle`, `Name (@handle)`, `Name <mail>` with a handle, several `@handles`
   in one free-text entry (one person each); `TBD` is dropped silently, an entry without any handle with a warning.
-* SIGs (`parse_sig`): lower-cased slugs; a participating entry that is not a slug is dropped with a warning; an
+* SIGs (`parse_sig`): lower-cased slugs, participating ones from `participating-sigs` and the older
+  `participating-groups`; a participating entry that is not a slug is dropped with a warning; an
   owning SIG that is not a slug skips the file.
 * Duplicates across files (`choose_kep_records`): when two kep.yaml claim one number, the one whose status is not
   `replaced` wins, then the one whose directory starts with that number, then the first path in sort order.
@@ -425,10 +426,14 @@ def parse_kep(text: str, *, source: str, directory: str, source_path: str = "") 
         reason = "missing" if not owning_raw else f"not a SIG name: {owning_raw!r}"
         raise ImportFailure(reason, source=source, field="owning-sig")
     participating: dict[str, None] = {}
-    for index, entry in enumerate(
-        _expect_list(data.get("participating-sigs"), source=source, name="participating-sigs")
-    ):
-        slot = f"participating-sigs[{index}]"
+    # Older KEPs (keps/sig-network/1435-mixed-protocol-lb, sig-storage/177-volume-snapshot) call the list
+    # `participating-groups`, the template's name before `participating-sigs`; both are read.
+    entries = [
+        (f"{name}[{index}]", entry)
+        for name in ("participating-sigs", "participating-groups")
+        for index, entry in enumerate(_expect_list(data.get(name), source=source, name=name))
+    ]
+    for slot, entry in entries:
         raw = _scalar(entry, source=source, name=slot)
         slug = parse_sig(raw)
         if slug:

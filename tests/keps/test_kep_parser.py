@@ -382,6 +382,13 @@ def test_participating_sigs_keep_slugs_and_drop_prose():  # sig-node/4216-image-
     assert len(record.warnings) == 1 and "participating-sigs[1]" in record.warnings[0]
 
 
+def test_participating_groups_is_the_older_name_of_participating_sigs():  # sig-network/1435-mixed-protocol-lb
+    text = replace(GRPC_PROBE, "participating-sigs:\n", "participating-groups:\n  - sig-cloud-provider\n")
+    assert kep(text).participating_sigs == ("sig-cloud-provider", "sig-network")
+    text = replace(GRPC_PROBE, "participating-sigs:\n  - sig-network\n", "participating-groups:\n  - sig-storage\n")
+    assert kep(text).participating_sigs == ("sig-storage",)
+
+
 def test_null_lists_are_empty():
     text = replace(GRPC_PROBE, "participating-sigs:\n  - sig-network\n", "participating-sigs:\n")
     assert kep(text).participating_sigs == ()
