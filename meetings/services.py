@@ -10,13 +10,19 @@ from django.db.models import Q, TextField
 from django.db.models.functions import Cast, Lower
 
 from keps.models import Kep, Person, Sig
-from meetings.importers.notes import MeetingRecord, NotesRecord, item_releases, kep_refs
+from meetings.importers.notes import MeetingRecord, NotesRecord, item_releases, kep_refs, split_presenters
 from releases.models import Release
 from releases.services.retro import retro_notes_import
 
 from .models import AgendaItem, Meeting
 
-__all__ = ["NotesImportResult", "agenda_items_link_keps", "agenda_items_link_releases", "meeting_notes_import"]
+__all__ = [
+    "NotesImportResult",
+    "agenda_items_link_keps",
+    "agenda_items_link_presenters",
+    "agenda_items_link_releases",
+    "meeting_notes_import",
+]
 
 _MEETING_FIELDS = (
     "title",
@@ -54,11 +60,12 @@ def _sig(sig: Sig | str) -> Sig:
     return found
 
 
-def _people(notes: NotesRecord) -> dict[str, int]:
+def _people(notes: NotesRecord, created: list[str] | None = None) -> dict[str, int]:
     """Person ids by lower-cased handle for the notes' presenters and action-item owners.
 
-    An `@handle` is a GitHub handle for sure: created when missing. A bare word ("mrunal") may be a first
-    name, so it is linked only to a Person that already exists (import_keps brings in authors and approvers).
+    An `@handle` is a GitHub handle for sure: created when missing (and appended to `created`). A bare word
+    ("mrunal") may be a first name, so it is linked only to a Person that already exists (import_keps brings
+    in authors and approvers).
     """
     refs = [ref for m in notes.meetings for item in m.items for ref in item.presenters]
     refs += [e.owner for m in notes.meetings for r in m.retros for e in r.entries if e.owner]
@@ -76,6 +83,8 @@ def _people(notes: NotesRecord) -> dict[str, int]:
         # ignore_conflicts: the KEP importer may create the same person at the same time.
         Person.objects.bulk_create([Person(github=h) for h in explicit.values()], ignore_conflicts=True)
         found = lookup()
+        if created is not None:
+            created.extend(explicit.values())
     return found
 
 
@@ -95,7 +104,8 @@ def meeting_notes_import(*, notes: NotesRecord, sig: Sig | str) -> NotesImportRe
     """
     sig = _sig(sig)
     result = NotesImportResult()
-    people = _people(notes)
+    new_people: list[str] = []
+    people = _people(notes, new_people)
     # Retros first: they create the releases that agenda items may name.
     retros = [(m.date, r) for m in notes.meetings for r in m.retros]
     new_keps: list[int] = []
@@ -150,6 +160,10 @@ def meeting_notes_import(*, notes: NotesRecord, sig: Sig | str) -> NotesImportRe
         Meeting.objects.bulk_update(changed_meetings, _MEETING_FIELDS)
 
     items_changed = _write_items(rows, people, keps, releases)
+    if new_people:
+        # Another year's file, imported earlier, may name them as a bare word ("[vinaykul]", 2019) before this
+        # file's "[@vinaykul]" (2020) created them: link those items now, as a fresh import would have.
+        agenda_items_link_presenters(handles=new_people)
     new_ids = {m.pk for m in new_meetings}
     changed_ids = {m.pk for m in changed_meetings} | items_changed
     result.created += len(new_ids)
@@ -268,6 +282,37 @@ def agenda_items_link_keps(*, kep_numbers=None) -> int:
             if kep_id is not None and (item_id, kep_id) not in have:
                 have.add((item_id, kep_id))
                 add.append(through(agendaitem_id=item_id, kep_id=kep_id))
+    through.objects.bulk_create(add, ignore_conflicts=True)
+    return len(add)
+
+
+@transaction.atomic
+def agenda_items_link_presenters(*, handles) -> int:
+    """Link agenda items to these people where the stored presenters text names them; returns links added.
+
+    Re-reads `presenters_text` with the importer's own rule (`split_presenters`), so items imported before a
+    Person existed end up linked exactly as a fresh import would link them.
+    """
+    people = dict(
+        Person.objects.annotate(handle=Lower("github"))
+        .filter(handle__in={h.lower() for h in handles})
+        .values_list("handle", "id")
+    )
+    if not people:
+        return 0
+    mentions = Q()
+    for handle in people:
+        mentions |= Q(presenters_text__icontains=handle)
+    through = AgendaItem.presenters.through
+    have = set(through.objects.filter(person_id__in=people.values()).values_list("agendaitem_id", "person_id"))
+    add = []
+    for item_id, text in AgendaItem.objects.filter(mentions).values_list("id", "presenters_text"):
+        _, refs, _ = split_presenters(f"[{text}]")
+        for ref in refs:
+            person_id = people.get(ref.handle.lower())
+            if person_id is not None and (item_id, person_id) not in have:
+                have.add((item_id, person_id))
+                add.append(through(agendaitem_id=item_id, person_id=person_id))
     through.objects.bulk_create(add, ignore_conflicts=True)
     return len(add)
 

@@ -8,7 +8,10 @@ exported to Markdown over ten years by many hands; each way they stray is handle
   not. A `#` heading may carry any text after the date, or name it after a short label ("## Weekly - Dec 13");
   a bare line only a bracketed/parenthesised note or a cancellation note, so a sentence that merely starts with
   a date is not a heading. Lines inside HTML tables and
-  code fences are never headings.
+  code fences are never headings. The 2016-2018 Docs export appends an anchor ("# Dec 13 {#dec-13}"), dropped;
+  stray export junk before a `#` heading's date ("## \\`1Oct 29, 2024") is skipped. A label before the date
+  never starts with a month name: "## Dec [all dates] - canceled, next meeting Jan 2nd 2024" names no meeting
+  day, and such a month-without-day heading is reported (`_undated_heading`), not guessed.
 * Dates (`match_date`): "Dec 13", "Dec 13th, 2022", "Mar 28st, 2023" (any ordinal suffix), "Tuesday, January 4,
   2022", "4th February 2022", "2022-01-04", "1/4/2022". A heading without a year takes the file name's year
   (`meeting-notes-2022.md`), else the last year seen above it, else the file is refused. An impossible date
@@ -18,18 +21,26 @@ exported to Markdown over ten years by many hands; each way they stray is handle
 * Duplicate dates in one file: merged into one meeting (items appended in file order), with a warning.
 * Cancelled (`is_cancellation`): the heading says so ("[Canceled]", "Cancelled", "no meeting", "skipped"), or the
   first line of the meeting or a top-level item is only a cancellation note ("**Cancelled** - due to ...",
-  "* [dawnchen] Cancelled"); such a note is the meeting's state, not an agenda item.
-* PR flow (`pr_flow`): only before the first agenda item; "Total...: N" as text or table cells gives the open-PR
+  "* [dawnchen] Cancelled", "Today's SIG Node was cancelled due to ...", "Cancelling due to lack of agenda",
+  "No call (kubecon)", "no agenda"), possibly as one sentence of a short line ("Happy Holidays! No meeting 🎉");
+  such a note is the meeting's state, not an agenda item.
+* PR flow (`pr_flow`): before the first agenda item; "Total...: N" as text or table cells gives the open-PR
   total; "Created/Updated/Closed/Merged" labels followed (after ":" or a table cell border) by a number give the
-  week's figures, in HTML or pipe tables, in any column order.
+  week's figures, in HTML or pipe tables, in any column order. When that part has none, tables and paragraphs
+  (not bullets) later in the meeting with at least two figures supply them (`_late_flow_lines`): 2020-10-13 put
+  the table after the agenda, 2021-03-09 and 2023-10-17 inside an item.
 * Agenda items (`split_items`): each top-level bullet (`*`, `-`, `+`, `1.`, `1)`; tabs count as 4 spaces; "top
   level" is the least indented bullet of the meeting) starts one item; everything up to the next one is its body.
   Inside a retrospective item, top-level bullets without a presenter that follow a retro list header ("Good:",
   "_Things that went well_", "_AIs_") are that list's entries, not new items (the 2022 export flattens them).
+  A heading or list mark repeated inside the bullet ("* # [a/b] Title", "- \\- text") is not part of its text.
 * Presenters (`split_presenters`): a leading `[name/name]`, `[a, b & c]`, `[@name]` or `(name)`; `@handle` is a
   GitHub handle for sure, a single bare word may be one (the service links it only to a Person that exists).
-* Title (`clean_inline`): the first line without presenters, Markdown links reduced to their text, emphasis and
-  HTML removed, at most 500 characters. Body: the nested notes as Markdown, dedented one level.
+  The 2024+ export escapes Markdown ("\\[minna\\] asking ..."): escapes are undone before matching, and a dash
+  after the mark ("[harche] - Looking for reviews") is a separator, not part of the title.
+* Title (`clean_inline`): the first line without presenters, Markdown links reduced to their text, emphasis,
+  HTML and backslash escapes ("oom\\_score\\_adj") removed, at most 500 characters. Body: the nested notes as
+  Markdown, dedented one level.
 * KEP references (`kep_refs`): enhancements issues, PRs and `keps/<sig>/<N>-name` links, "KEP-1287", "KEP 3063",
   "KEP #2008", "enhancements#N" (never "KEP 1.24"). Links (`item_links`): every GitHub issue and PR URL (any
   repository) in canonical form, plus KEP directory links.
@@ -185,7 +196,7 @@ _DATE_FORMS = (
     re.compile(r"(?P<mnum>\d{1,2})/(?P<days>\d{1,2})/(?P<year>\d{4}|\d{2})(?!\d)"),
 )
 _HEADING_MARK = re.compile(r"^\s{0,3}(#{1,6})\s*")
-_CANCELLED_WORDS = re.compile(r"\bcancel+(?:ed|ing)\b|\bcancel+ation\b|\bno\s+meeting\b|\bskipped\b", re.I)
+_CANCELLED_WORDS = re.compile(r"\bcancel+(?:ed|ing)\b|\bcancel+ation\b|\bno\s+(?:meeting|call)\b|\bskipped\b", re.I)
 # What may follow the date on a bare (non-#) heading line: nothing, a [note], a (note) or a cancellation note.
 _BARE_REST = re.compile(
     r"^[\s\-–—:,.]*(?:\[[^\]]*\]|\([^)]*\)|(?:meeting\s+)?(?:cancel+ed|no\s+meeting|skipped)\b[^.]*)?[\s.!]*$", re.I
@@ -236,18 +247,34 @@ def _unwrap(text: str) -> str:
     return text.strip().strip("*_").strip()
 
 
-def parse_heading(line: str) -> Heading | None:
-    """A meeting heading (`## Dec 13th, 2022 [Canceled]` or a bare `Dec 13th, 2022`), or None."""
+# "# Dec 13 {#dec-13}": the 2016-2018 Docs export appends the heading's anchor.
+_ANCHOR = re.compile(r"\s*\{#[\w.-]*\}\s*$")
+# "## \\`1Oct 29, 2024 (Canceled)": escaped backticks/quotes and a digit glued to the month name, left over
+# from an edit in the 2024 export, before a `#` heading's date.
+_STRAY_PREFIX = re.compile(r"^(?:\\?[`'\"])+\d?(?=[A-Za-z])")
+_STARTS_WITH_MONTH = re.compile(rf"^{_MONTH}(?![a-z])", re.I)
+
+
+def _heading_text(line: str) -> tuple[bool, str] | None:
+    """(is a `#` heading, its text without marks, emphasis, anchor or stray prefix), or None for an indented line."""
     marked = _HEADING_MARK.match(line)
     if marked:
-        text = _unwrap(line[marked.end() :])
-    else:
-        if line[:1].isspace() or not line.strip():
-            return None
-        text = _unwrap(line)
+        return True, _STRAY_PREFIX.sub("", _ANCHOR.sub("", _unwrap(line[marked.end() :])))
+    if line[:1].isspace() or not line.strip():
+        return None
+    return False, _ANCHOR.sub("", _unwrap(line))
+
+
+def parse_heading(line: str) -> Heading | None:
+    """A meeting heading (`## Dec 13th, 2022 [Canceled]` or a bare `Dec 13th, 2022`), or None."""
+    found = _heading_text(line)
+    if found is None:
+        return None
+    marked, text = found
     date = match_date(text)
-    if date is None and marked:
-        # "## SIG Node weekly meeting - Dec 13, 2016": a heading may name the date after a short label.
+    if date is None and marked and not _STARTS_WITH_MONTH.match(text):
+        # "## SIG Node weekly meeting - Dec 13, 2016": a heading may name the date after a short label, but a
+        # label that is itself a month ("## Dec [all dates] - ..., next meeting Jan 2nd 2024") names no day.
         date = match_date(text[:80], anywhere=True)
     if date is None:
         return None
@@ -258,6 +285,12 @@ def parse_heading(line: str) -> Heading | None:
     return Heading(date.parts, title, bool(_CANCELLED_WORDS.search(rest)))
 
 
+def _undated_heading(line: str) -> bool:
+    """A `#` heading that starts with a month name but gives no day ("## Dec [all dates] - meetings canceled")."""
+    found = _heading_text(line)
+    return bool(found and found[0] and _STARTS_WITH_MONTH.match(found[1]) and parse_heading(line) is None)
+
+
 def year_from_filename(source: str) -> int | None:
     """`meeting-notes-2022.md` -> 2022 (the only place some headings' year is written)."""
     found = re.findall(r"(?<!\d)(20\d{2})(?!\d)", PurePath(source).name) if source else []
@@ -266,13 +299,24 @@ def year_from_filename(source: str) -> int | None:
 
 # -- inline text ---------------------------------------------------------------------------------------------
 
-_LINK = re.compile(r"!?\[([^\[\]]*)\]\(\s*<?([^()\s>]*(?:\([^()\s]*\))?[^()\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
+# Link text may hold backslash-escaped brackets ("[\\[PUBLIC\\] Design](url)", 2024 export);
+# an escaped "\\[" opens no link.
+_LINK = re.compile(
+    r"!?(?<!\\)\[((?:[^\[\]\\]|\\.)*)\]\(\s*<?([^()\s>]*(?:\([^()\s]*\))?[^()\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)"
+)
+# A Markdown backslash escape of ASCII punctuation ("\\[minna\\]", "oom\\_score", "\\#123"): the character itself.
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _TAG = re.compile(r"<[^<>]{0,500}>")
 _EMPHASIS = re.compile(r"(?<![\w*])[*_]([^*_\n]+)[*_](?![\w*])")
 _SPACES = re.compile(r"\s+")
 
 
 _MARKUP = frozenset("[<&*_~\\")
+
+
+def _unescape(text: str) -> str:
+    """Markdown backslash escapes undone: the 2024+ Docs export escapes every bracket, underscore and dash."""
+    return _ESCAPE.sub(r"\1", text) if "\\" in text else text
 
 
 def clean_inline(text: str) -> str:
@@ -282,24 +326,38 @@ def clean_inline(text: str) -> str:
     text = _LINK.sub(lambda m: m.group(1).strip() or m.group(2), text)
     text = _TAG.sub(" ", text)
     text = html.unescape(text)
+    text = _unescape(text)
     text = text.replace("**", "").replace("__", "").replace("~~", "").replace("\\", " ")
     text = _EMPHASIS.sub(r"\1", text)
     return _SPACES.sub(" ", text).strip()
 
 
 _CANCEL_NOTICE = re.compile(
-    r"^(?:the\s+)?(?:sig[- ]\w+\s+)?(?:meeting\s+)?(?:is\s+)?(?:cancel+ed|no\s+meeting(?:\s+this\s+week)?)"
-    # ...followed by nothing, punctuation or a reason ("Cancelled, no agenda items", "Meeting canceled (OOO)"),
-    # never by an object ("Cancelled the old plan" is an agenda item).
-    r"(?:\s*$|\s*[-–—:,.!(]|\s+(?:due|for|because|as|this|today|since|no|in|until)\b)",
+    # "Cancelled", "Meeting is canceled", "Today's SIG Node was cancelled", "Cancelling", "No meeting", "No call"...
+    r"^(?:(?:the|today['’]?s|this\s+week['’]?s)\s+)?(?:sig[- ]\w+\s+)?(?:(?:weekly\s+)?(?:meeting|call)\s+)?"
+    r"(?:(?:is|was|has\s+been|will\s+be)\s+)?(?:cancel+(?:ed|ing)|no\s+(?:meeting|call)(?:\s+this\s+week)?)"
+    # ...followed by nothing, punctuation, emoji or a reason ("Cancelled, no agenda items", "No call (kubecon)"),
+    # never by an object ("Cancelled the old plan", "Canceling next week's meeting" are agenda items).
+    r"(?:[\W_]*$|\s*[-–—:,.!(]|\s+(?:due|for|because|as|this|today|since|no|in|until)\b)"
+    # "no agenda" is a cancellation only when it is the whole note (2018-11-13).
+    r"|^no\s+agenda(?:\s+items?)?[\W_]*$",
     re.I,
 )
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def is_cancellation(text: str) -> bool:
-    """Is this line (presenters removed) only a note that the meeting did not take place?"""
+    """Is this line (presenters removed) only a note that the meeting did not take place?
+
+    A short line may say it in a later sentence ("Happy Holidays! No meeting 🎉🎉", 2019-12-24).
+    """
     _, _, rest = split_presenters(text)
-    return bool(_CANCEL_NOTICE.match(clean_inline(rest).strip(" *_-")))
+    cleaned = clean_inline(rest).strip(" *_-")
+    if _CANCEL_NOTICE.match(cleaned):
+        return True
+    return len(cleaned) <= 160 and any(
+        _CANCEL_NOTICE.match(sentence.strip(" *_-")) for sentence in _SENTENCE_END.split(cleaned)[1:]
+    )
 
 
 # -- presenters ----------------------------------------------------------------------------------------------
@@ -314,6 +372,7 @@ _NOT_PRESENTERS = re.compile(
 )
 _PRESENTER_SPLIT = re.compile(r"\s*(?:/|,|&|\+|;|\band\b)\s*", re.I)
 _HANDLE = re.compile(r"^(@?)([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))$")
+_PRESENTER_DASH = re.compile(r"^[-–—]+\s+")
 
 
 def split_presenters(text: str) -> tuple[str, tuple[PersonRef, ...], str]:
@@ -324,7 +383,7 @@ def split_presenters(text: str) -> tuple[str, tuple[PersonRef, ...], str]:
     """
     # Links inside ("[[Paco](url)/Shiming]") or after the mark are reduced to their text; a struck-through
     # item ("~~[klueska] Bug fix~~") still has its presenter.
-    stripped = _LINK.sub(lambda m: m.group(1).strip() or m.group(2), text).strip().lstrip("~").strip()
+    stripped = _unescape(_LINK.sub(lambda m: m.group(1).strip() or m.group(2), text)).strip().lstrip("~").strip()
     m = _PRESENTER_BRACKET.match(stripped)
     if m and _NOT_PRESENTERS.match(m.group(1).strip()):
         return "", (), stripped  # "[Done] 281: DynamicKubeletConfig" is a status tag, not a person
@@ -349,7 +408,9 @@ def split_presenters(text: str) -> tuple[str, tuple[PersonRef, ...], str]:
             return "", (), stripped
     if strict and not refs:
         return "", (), stripped
-    return written[:PRESENTERS_MAX], tuple(refs), stripped[m.end() :].lstrip("~ ")
+    # "[harche] - Looking for reviews": a dash after the mark separates it from the title.
+    rest = _PRESENTER_DASH.sub("", stripped[m.end() :].lstrip("~ "))
+    return written[:PRESENTERS_MAX], tuple(refs), rest
 
 
 _AT_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))(?![\w.-]*\.\w)")
@@ -647,6 +708,8 @@ def parse_meeting_notes(text: str, *, source: str = "", default_year: int | None
                 current = _Section(heading, no, dates)
                 sections.append(current)
                 continue
+            if line.lstrip().startswith("#") and _undated_heading(line):
+                warnings.append(f"{name}:{no}: heading {clean_inline(line.lstrip('# '))[:80]!r} names no day; skipped")
         inside = blocks.feed(no, line)
         if current is not None:
             current.lines.append((no, line))
@@ -717,7 +780,12 @@ def _parse_section(section: _Section, name: str, warnings: list[str]) -> list[Me
         cancelled=section.heading.cancelled,
         recording_url=_recording(preamble_text),
     )
-    for key, value in pr_flow(preamble_text).items():
+    figures = pr_flow(preamble_text)
+    if not figures:
+        figures = pr_flow(_late_flow_lines(section))
+        if len(figures) < 2:
+            figures = {}  # one stray "Merged: 3" in the notes is not the week's PR flow
+    for key, value in figures.items():
         setattr(meeting, key, value)
     first = clean_inline(next((line for _, line in preamble if line.strip()), ""))
     if first and (is_cancellation(first) or (len(first) <= 160 and _CANCELLED_WORDS.search(first))):
@@ -740,6 +808,15 @@ def _parse_section(section: _Section, name: str, warnings: list[str]) -> list[Me
         for date in section.dates[1:]
     ]
     return [meeting, *extra]
+
+
+def _late_flow_lines(section: _Section) -> list[str]:
+    """Where a PR-flow table sits when not above the agenda: HTML/pipe table rows and paragraphs (not bullets)."""
+    return [
+        line
+        for (_, line), inside in zip(section.lines, section.blocked, strict=True)
+        if inside or (line.strip() and not _bullet(line))
+    ]
 
 
 def _merge_retros(retros: list[RetroRecord]) -> list[RetroRecord]:
@@ -793,7 +870,8 @@ def split_items(
                     current.lines.append((no, line))
                     absorb = absorb or bool(header)
                     continue
-            items.append(_RawItem(no, [(no, line)], retro_release_of(clean_inline(split_presenters(content)[2]))))
+            title = clean_inline(split_presenters(_INNER_MARK.sub("", content))[2])
+            items.append(_RawItem(no, [(no, line)], retro_release_of(title)))
             absorb = False
             continue
         if not items:
@@ -805,11 +883,15 @@ def split_items(
     return preamble, items
 
 
+# "* # \\[danwinship/surya\\] Redesigning ...", "- \\- [link](...)": a heading or list mark inside the bullet (2024).
+_INNER_MARK = re.compile(r"^(?:(?:#{1,6}|\\?[-*+])\s+)+")
+
+
 def _make_item(raw: _RawItem, order: int) -> AgendaItemRecord | None:
     no, first = raw.lines[0]
     m = _bullet(first)
     content = (m.group("text") or "").strip() if m else first.strip()
-    presenters_text, presenters, rest = split_presenters(content)
+    presenters_text, presenters, rest = split_presenters(_INNER_MARK.sub("", content))
     body_lines = [line for _, line in raw.lines[1:]]
     body = _dedent_body(body_lines)
     title = clean_inline(rest)

@@ -301,3 +301,14 @@ def test_imported_notes_show_in_the_admin(db, archive, admin_client):
     release = Release.objects.get(version="1.24")
     tracked = admin_client.get(f"/admin/releases/trackedenhancement/?release__id__exact={release.pk}")
     assert tracked.status_code == 200 and "23 tracked enhancements" in tracked.content.decode()
+
+
+def test_bare_presenters_are_linked_once_a_later_file_names_them_with_an_at(db, tmp_path):
+    early, late = tmp_path / "notes-2019.md", tmp_path / "notes-2020.md"
+    early.write_text("## Jun 25, 2019\n\n* [vinaykul] Review the vertical scaling KEP\n")
+    late.write_text("## Jan 7, 2020\n\n* [@vinaykul] In-place update status\n")
+    assert run(early, late, sig="sig-node")[0] == 0
+    item = AgendaItem.objects.get(meeting__date=D(2019, 6, 25))
+    assert list(item.presenters.values_list("github", flat=True)) == ["vinaykul"]
+    status, out, _ = run(early, late, sig="sig-node")
+    assert status == 0 and "nothing to change" in out

@@ -540,3 +540,83 @@ def test_real_archive_samples(upstream_dir):
     older = parse((archive / "meeting-notes-2021.md").read_text(), "meeting-notes-2021.md")
     jan26 = by_date(older)[D(2021, 1, 26)]
     assert jan26.prs_updated == 91  # the table says "fUpdated:"
+
+
+# -- formats of the 2016-2020 and 2023-2025 archives --------------------------------------------------------
+
+
+def test_docs_export_anchors_are_not_part_of_the_heading():
+    notes = parse("# Dec 13 {#dec-13}\n\n* [a] item\n\n# Aug 23 -- Cancelled {#aug-23-cancelled}\n", "notes-2016.md")
+    first, second = notes.meetings
+    assert (first.date, first.title) == (D(2016, 12, 13), "Dec 13")
+    assert (second.date, second.title, second.cancelled) == (D(2016, 8, 23), "Aug 23 -- Cancelled", True)
+
+
+def test_stray_export_characters_before_a_heading_date_are_skipped():
+    notes = parse("## \\`1Oct 29, 2024 (Canceled)\n\nCanceled due to lack of the agenda.\n", "notes-2024.md")
+    (meeting,) = notes.meetings
+    assert (meeting.date, meeting.title, meeting.cancelled) == (D(2024, 10, 29), "Oct 29, 2024 (Canceled)", True)
+
+
+def test_a_month_heading_without_a_day_is_reported_not_dated_from_its_text():
+    text = "## Dec [all dates] - meetings canceled, next meeting Jan 2nd 2024\n\n## Dec 5, 2023\n\n* [a] item\n"
+    notes = parse(text, "notes-2023.md")
+    assert [m.date for m in notes.meetings] == [D(2023, 12, 5)]
+    (warning,) = notes.warnings
+    assert warning.startswith("notes-2023.md:1: heading 'Dec [all dates]") and warning.endswith("names no day; skipped")
+
+
+def test_backslash_escaped_markdown_presenters_and_titles():
+    text = "## Sep 3, 2024\n\n- \\[minna\\] fix oom\\_score\\_adj \\#123 [\\[PUBLIC\\] doc](https://d.example/x)\n"
+    (item,) = parse(text, "notes-2024.md").meetings[0].items
+    assert (item.presenters_text, item.title) == ("minna", "fix oom_score_adj #123 [PUBLIC] doc")
+    assert split_presenters("\\[Kevin Hannon\\] Swap")[0] == "Kevin Hannon"
+
+
+def test_heading_and_list_marks_inside_a_bullet_and_a_dash_after_the_presenter():
+    text = (
+        "## Nov 5, 2024\n\n* # \\[danwinship/surya\\] [Redesigning Probes](https://d.example/p)\n"
+        "- \\- [github.com/a/b](https://github.com/a/b)\n* [harche] - Looking for reviews\n"
+    )
+    items = parse(text, "notes-2024.md").meetings[0].items
+    assert [(i.presenters_text, i.title) for i in items] == [
+        ("danwinship/surya", "Redesigning Probes"),
+        ("", "github.com/a/b"),
+        ("harche", "Looking for reviews"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "cancelled"),
+    [
+        ("Happy Holidays! No meeting 🎉🎉", True),
+        ("Today’s SIG Node was cancelled due to the election.", True),
+        ("Cancelling due to lack of agenda and no bugs marked for the milestone.", True),
+        ("No call (kubecon)", True),
+        ("no agenda", True),
+        ("[mrunal] Canceling next week's meeting for kubecon.", False),
+        ("We reviewed the KEP. No meeting notes were taken", False),
+        ("No agenda items from sig-storage yet, ping them", False),
+    ],
+)
+def test_cancellation_notes_of_other_years(line, cancelled):
+    assert is_cancellation(line) is cancelled
+
+
+def test_a_holiday_note_cancels_every_day_of_the_heading():
+    notes = parse("# December 24 & 31, 2019\n\n*   Happy Holidays! No meeting 🎉🎉\n", "notes-2019.md")
+    assert [(m.date.day, m.cancelled, m.items) for m in notes.meetings] == [(24, True, []), (31, True, [])]
+
+
+def test_pr_flow_after_the_agenda_or_inside_an_item_when_none_precedes_it():
+    after = (
+        "## October 13th, 2020\n\nTotal active pull requests:\n\n* [@rata] sidecar KEP\n\n"
+        "Total active pull requests: [172](https://x) (-2)\n\n|Created: |[**18**](https://x) |Merged: |[14](https://x)|\n"
+    )
+    meeting = parse(after, "notes-2020.md").meetings[0]
+    assert (meeting.open_prs, meeting.prs_created, meeting.prs_merged) == (172, 18, 14)
+    table = "<table><tr><td>Created:</td><td>41</td><td>Closed:</td><td>10</td></tr></table>"
+    inside = f"## Oct 17, 2023\n\n* [a] stats\n\n{table}\n"
+    assert parse(inside, "notes-2023.md").meetings[0].prs_created == 41
+    stray = parse("## Jan 4, 2022\n\n* [a] item\n\n    Merged: 3 of them\n").meetings[0]
+    assert stray.prs_merged is None
