@@ -36,8 +36,10 @@ exported to Markdown over ten years by many hands; each way they stray is handle
   A heading or list mark repeated inside the bullet ("* # [a/b] Title", "- \\- text") is not part of its text.
 * Presenters (`split_presenters`): a leading `[name/name]`, `[a, b & c]`, `[@name]` or `(name)`; `@handle` is a
   GitHub handle for sure, a single bare word may be one (the service links it only to a Person that exists).
-  The 2024+ export escapes Markdown ("\\[minna\\] asking ..."): escapes are undone before matching, and a dash
-  after the mark ("[harche] - Looking for reviews") is a separator, not part of the title.
+  Without a leading mark, a trailing `[handle]` or `(@handle)` names the presenter (`split_trailing_presenters`,
+  2016-2018: "Rktlet status (@alban)"). The 2024+ export escapes Markdown ("\\[minna\\] asking ..."): escapes
+  are undone before matching, and a dash after the mark ("[harche] - Looking for reviews") is a separator, not
+  part of the title.
 * Title (`clean_inline`): the first line without presenters, Markdown links reduced to their text, emphasis,
   HTML and backslash escapes ("oom\\_score\\_adj") removed, at most 500 characters. Body: the nested notes as
   Markdown, dedented one level.
@@ -367,12 +369,35 @@ _PRESENTER_PAREN = re.compile(r"^\(([^()]{1,80})\)\s*:?\s*")
 _NOT_PRESENTERS = re.compile(
     r"(?:done|cut|soft\s+cut|keep|in[-\s]progress|review\s+in\s+progress|wip|tbd|todo|optional|deferred|postponed|"
     r"merged|moved|dropped|removed|punted|skip(?:ped)?|blocked|at\s+risk|tracked|fyi|announcements?|reminder|"
-    r"update|discussion|demo|question|kep\b|pr\b)",
+    r"update|discussion|demo|question|kep\b|pr\b|fixed|resolved|approved|lgtm|p\d\b)",
     re.I,
 )
+# "Isolated PID namespaces in non-docker runtimes [verb]", "Rktlet status (@alban)": the 2016-2018 notes name
+# the presenter last. Brackets: one-word handles; parentheses: @handles only ("(5 mins)", "(WIP)" are not people).
+_TRAILING_PRESENTERS = re.compile(r"\s*(?:\[([^\[\]]{1,80})\]|\(([^()]{0,80}@[^()]{0,80})\))\s*[.:]?\s*$")
 _PRESENTER_SPLIT = re.compile(r"\s*(?:/|,|&|\+|;|\band\b)\s*", re.I)
 _HANDLE = re.compile(r"^(@?)([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))$")
 _PRESENTER_DASH = re.compile(r"^[-–—]+\s+")
+
+
+def split_trailing_presenters(title: str) -> tuple[str, tuple[PersonRef, ...], str]:
+    """A presenter mark at the end of a clean title -> (text as written, handles, the title without it)."""
+    m = _TRAILING_PRESENTERS.search(title)
+    if not m or m.start() == 0:
+        return "", (), title
+    written = (m.group(1) or m.group(2)).strip()
+    if _NOT_PRESENTERS.match(written):
+        return "", (), title
+    refs: list[PersonRef] = []
+    for part in _PRESENTER_SPLIT.split(written):
+        handle = _HANDLE.match(part.strip())
+        if part.strip() and not (handle and (handle.group(1) or m.group(1))):
+            return "", (), title
+        if handle and handle.group(2).lower() not in {r.handle.lower() for r in refs}:
+            refs.append(PersonRef(handle.group(2), bool(handle.group(1))))
+    if not refs:
+        return "", (), title
+    return written[:PRESENTERS_MAX], tuple(refs), title[: m.start()].rstrip(" -–—:")
 
 
 def split_presenters(text: str) -> tuple[str, tuple[PersonRef, ...], str]:
@@ -895,6 +920,8 @@ def _make_item(raw: _RawItem, order: int) -> AgendaItemRecord | None:
     body_lines = [line for _, line in raw.lines[1:]]
     body = _dedent_body(body_lines)
     title = clean_inline(rest)
+    if not presenters_text:
+        presenters_text, presenters, title = split_trailing_presenters(title)
     if not title and body:
         title = clean_inline(next(line for line in body.splitlines() if line.strip()).lstrip(" *+-"))
     if not title and not presenters_text:

@@ -620,3 +620,24 @@ def test_pr_flow_after_the_agenda_or_inside_an_item_when_none_precedes_it():
     assert parse(inside, "notes-2023.md").meetings[0].prs_created == 41
     stray = parse("## Jan 4, 2022\n\n* [a] item\n\n    Merged: 3 of them\n").meetings[0]
     assert stray.prs_merged is None
+
+
+@pytest.mark.parametrize(
+    ("line", "presenters", "title"),
+    [
+        (
+            "*   Isolated PID namespaces in non-docker runtimes [verb]",
+            "verb",
+            "Isolated PID namespaces in non-docker runtimes",
+        ),
+        ("*   Rktlet status (@alban)", "@alban", "Rktlet status"),
+        ("*   New Resource API (@vikas and @jiayingz):", "@vikas and @jiayingz", "New Resource API"),
+        ("*   Rollout plan (5 mins)", "", "Rollout plan (5 mins)"),
+        ("*   Kubecon f2f (verb@google.com)", "", "Kubecon f2f (verb@google.com)"),
+        ("*   Node e2e tests [help desired]", "", "Node e2e tests [help desired]"),
+        ("*   Release blocking issue [Fixed]", "", "Release blocking issue [Fixed]"),
+    ],
+)
+def test_a_presenter_named_at_the_end_of_an_older_item(line, presenters, title):
+    (item,) = parse(f"# Aug 22 {{#aug-22}}\n\n{line}\n", "notes-2017.md").meetings[0].items
+    assert (item.presenters_text, item.title) == (presenters, title)
