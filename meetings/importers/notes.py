@@ -43,7 +43,8 @@ exported to Markdown over ten years by many hands; each way they stray is handle
 * Title (`clean_inline`): the first line without presenters, Markdown links reduced to their text, emphasis,
   HTML and backslash escapes ("oom\\_score\\_adj") removed, at most 500 characters. Body: the nested notes as
   Markdown, dedented one level.
-* KEP references (`kep_refs`): enhancements issues, PRs and `keps/<sig>/<N>-name` links, "KEP-1287", "KEP 3063",
+* KEP references (`kep_refs`): enhancements issues and PRs (also under the repository's pre-2018 name
+  `kubernetes/features`, linked as enhancements), `keps/<sig>/<N>-name` links, "KEP-1287", "KEP 3063",
   "KEP #2008", "enhancements#N" (never "KEP 1.24"). Links (`item_links`): every GitHub issue and PR URL (any
   repository) in canonical form, plus KEP directory links.
 * Releases (`release_mentions`): "1.25", "v1.26" in an item's title, except after another product's name ("Go
@@ -456,8 +457,10 @@ def owner_of(text: str) -> PersonRef | None:
 # -- references ----------------------------------------------------------------------------------------------
 
 _KEP_TEXT = re.compile(r"\bKEP[\s-]*#?\s?(\d{1,6})(?!\d|\.\d)", re.I)
+# kubernetes/features is the enhancements repository's name until 2018 (same issue numbers, GitHub redirects).
 _ENH_LINK = re.compile(
-    r"(?:github\.com/kubernetes/enhancements/(?:issues|pull)|(?<![\w.])features\.k8s\.io)/(\d{1,9})(?!\d)", re.I
+    r"(?:github\.com/kubernetes/(?:enhancements|features)/(?:issues|pull)|(?<![\w.])features\.k8s\.io)/(\d{1,9})(?!\d)",
+    re.I,
 )
 _FEATURES = re.compile(r"^https?://features\.k8s\.io/(\d{1,9})(?!\d)", re.I)
 _ENH_DIR = re.compile(
@@ -482,7 +485,7 @@ def kep_refs(text: str) -> list[int]:
     patterns = [
         pattern
         for pattern, words in (
-            (_ENH_LINK, ("enhancements/", "features.k8s.io")),
+            (_ENH_LINK, ("enhancements/", "features.k8s.io", "kubernetes/features/")),
             (_ENH_DIR, ("enhancements/",)),
             (_ENH_SHORT, ("enhancements#",)),
             (_KEP_TEXT, ("kep",)),
@@ -505,6 +508,8 @@ def item_links(text: str) -> list[str]:
         m = _GH_ITEM.match(url)
         if m:
             org, repo, kind, number = m.groups()
+            if org.lower() == "kubernetes" and repo.lower() == "features":
+                repo = "enhancements"  # renamed in 2018; the old address redirects
             found.setdefault(f"https://github.com/{org}/{repo}/{kind.lower()}/{int(number)}", None)
             continue
         m = _FEATURES.match(url)

@@ -641,3 +641,11 @@ def test_pr_flow_after_the_agenda_or_inside_an_item_when_none_precedes_it():
 def test_a_presenter_named_at_the_end_of_an_older_item(line, presenters, title):
     (item,) = parse(f"# Aug 22 {{#aug-22}}\n\n{line}\n", "notes-2017.md").meetings[0].items
     assert (item.presenters_text, item.title) == (presenters, title)
+
+
+def test_the_enhancements_repository_under_its_old_name_features():
+    text = "# Sep 12 {#sep-12}\n\n*   Triage: [CPU Manager](https://github.com/kubernetes/features/issues/375)\n"
+    (item,) = parse(text, "notes-2017.md").meetings[0].items
+    assert item.kep_numbers == (375,)
+    assert item.links == ("https://github.com/kubernetes/enhancements/issues/375",)
+    assert kep_refs("see https://github.com/kubernetes/features/blob/master/release-1.8/notes.md") == []
