@@ -5,10 +5,9 @@ Views parse the request, call one selector and render; the selectors hold the qu
 
 from django.shortcuts import get_object_or_404
 from django.views.generic import DetailView
-from django_filters.views import FilterView
 
 from releases.models import Release
-from sigtracker.views import CsvExportMixin, SafeSingleTableMixin
+from sigtracker.views import PublicListView
 
 from . import selectors
 from .filtersets import ApproverFilterSet, DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet, PermaBetaFilterSet
@@ -18,7 +17,7 @@ from .tables import ApproverTable, DesignGroupTable, FeatureGateTable, KepTable,
 PAGE_SIZE = 50
 
 
-class KepListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
+class KepListView(PublicListView):
     filterset_class = KepFilterSet
     table_class = KepTable
     template_name = "keps/kep_list.html"
@@ -51,7 +50,7 @@ class KepDetailView(DetailView):
         return context
 
 
-class PermaBetaView(CsvExportMixin, SafeSingleTableMixin, FilterView):
+class PermaBetaView(PublicListView):
     """The "no perma betas" list. `min_releases` defaults to 3 and is shown filled in."""
 
     filterset_class = PermaBetaFilterSet
@@ -93,7 +92,7 @@ class PermaBetaView(CsvExportMixin, SafeSingleTableMixin, FilterView):
         return context
 
 
-class FeatureGateListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
+class FeatureGateListView(PublicListView):
     filterset_class = FeatureGateFilterSet
     table_class = FeatureGateTable
     template_name = "keps/featuregate_list.html"
@@ -105,7 +104,7 @@ class FeatureGateListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
         return selectors.feature_gate_list()
 
 
-class ApproverListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
+class ApproverListView(PublicListView):
     """Review load: the KEPs each approver and PRR approver holds in one release (default: the current one)."""
 
     filterset_class = ApproverFilterSet
@@ -146,7 +145,7 @@ class ApproverListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
         return context
 
 
-class DesignGroupListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
+class DesignGroupListView(PublicListView):
     filterset_class = DesignGroupFilterSet
     table_class = DesignGroupTable
     template_name = "keps/designgroup_list.html"

@@ -4,16 +4,15 @@ import datetime
 
 from django.http import Http404
 from django.views.generic import TemplateView
-from django_filters.views import FilterView
 
-from sigtracker.views import CsvExportMixin, SafeSingleTableMixin
+from sigtracker.views import PublicListView
 
 from . import selectors
 from .filtersets import MeetingFilterSet
 from .tables import MeetingTable
 
 
-class MeetingListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
+class MeetingListView(PublicListView):
     filterset_class = MeetingFilterSet
     table_class = MeetingTable
     template_name = "meetings/meeting_list.html"

@@ -9,12 +9,11 @@ from django.http import Http404, HttpResponse
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
-from django_filters.views import FilterView
 from django_tables2 import RequestConfig
 
 from keps.models import Sig
 from sigtracker.charts import Series, line_bar_chart
-from sigtracker.views import CsvExportMixin, SafeSingleTableMixin
+from sigtracker.views import PublicListView
 
 from . import selectors
 from .choices import EnhancementStatus, ReleaseState, StatsSource
@@ -71,7 +70,7 @@ class DashboardView(TemplateView):
         return context
 
 
-class ReleaseListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
+class ReleaseListView(PublicListView):
     """Every release with its freezes and merge rate, and a chart of merge rate and tracked vs done."""
 
     table_class = ReleaseTable
@@ -174,7 +173,7 @@ def _parse_at(value: str | None) -> datetime.datetime | None:
         return None
 
 
-class TrackedEnhancementListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
+class TrackedEnhancementListView(PublicListView):
     """The tracked enhancements of one release, filterable, sortable, paginated, exportable as CSV."""
 
     table_class = TrackedEnhancementTable

@@ -2,6 +2,7 @@
 
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
+from django_filters.views import FilterView
 from django_tables2 import SingleTableMixin
 from django_tables2.export.views import ExportMixin
 
@@ -57,3 +58,8 @@ class CsvExportMixin(ExportMixin):
         if export_format in self.export_formats:
             return self.create_export(export_format)
         return super(ExportMixin, self).render_to_response(context, **kwargs)
+
+
+class PublicListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
+    """Base of every public list page: a django-filter FilterSet, a django-tables2 table with safe paging,
+    and CSV export of the filtered rows."""
