@@ -3,40 +3,23 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models.functions import Lower
 
+from .bulk_writers import KEP_COLUMNS, KEP_RELATIONS, bulk_writer
 from .importers.kep_yaml import KepRecord, PersonRef, PrrRecord, choose_kep_records
 from .models import FeatureGate, Kep, Person, PrrApproval, Sig
 
-#: Kep columns a kep.yaml sets (`number` is the key). Compared before writing, so unchanged rows are not written.
-KEP_FIELDS = (
-    "title",
-    "slug",
-    "owning_sig_id",
-    "status",
-    "stage",
-    "latest_milestone",
-    "alpha_milestone",
-    "beta_milestone",
-    "stable_milestone",
-    "deprecated_milestone",
-    "creation_date",
-    "last_updated",
-    "disable_supported",
-    "tracking_issue_url",
-    "source_path",
-)
-#: Kep many-to-many fields and the record attribute that fills each.
-KEP_RELATIONS = ("participating_sigs", "authors", "reviewers", "approvers")
+__all__ = ["KepImport", "KepImportResult", "kep_import", "kep_import_session"]
 
 
 @dataclass
 class KepImportResult:
-    """What `kep_import` did: an outcome per source file, the rows it wrote, and warnings."""
+    """What an import did: an outcome per source file, the rows it wrote, and warnings."""
 
     outcomes: dict[str, str] = field(default_factory=dict)  # source_path -> created | updated | unchanged
     sigs_created: int = 0
@@ -53,286 +36,269 @@ class KepImportResult:
 def kep_import(*, records: Sequence[KepRecord], prr_records: Sequence[PrrRecord] = ()) -> KepImportResult:
     """Create or update KEPs, their SIGs, people, feature gates and PRR approvals from parsed files.
 
-    Works in bulk: a fixed number of queries per table whatever the number of files, and nothing is written
-    for a row that already holds the imported values (a re-run on the same input writes no row). A KEP's
-    many-to-many lists, feature gates and PRR stages are replaced by what its files say now; KEPs absent from
-    the input are left alone. Callers serialise concurrent runs with `import_lock("import_keps")`; the
-    conflict-tolerant inserts below keep even unserialised runs from creating duplicates.
+    The batch form of `kep_import_session`: every record at once. Callers serialise concurrent runs with
+    `import_lock("import_keps")`; the conflict-tolerant inserts keep even unserialised runs from creating
+    duplicates.
     """
-    result = KepImportResult()
-    chosen, dropped = choose_kep_records(records)
-    for record, warning in dropped:
-        result.outcomes[record.source_path] = "unchanged"
-        result.warnings.append(warning)
-
-    sig_ids = _ensure_sigs({slug for r in chosen for slug in (r.owning_sig, *r.participating_sigs)}, result)
-    people = [ref for r in chosen for ref in (*r.authors, *r.reviewers, *r.approvers)]
-    people += [ref for prr in prr_records for _, ref in prr.approvals]
-    person_ids = _ensure_people(people, result)
-
-    kep_ids, created_numbers, changed_numbers = _write_keps(chosen, sig_ids, result)
-    changed_numbers |= _sync_relations(chosen, kep_ids, sig_ids, person_ids, result)
-    changed_numbers |= _sync_feature_gates(chosen, kep_ids, result)
-    for record in chosen:
-        if record.number in created_numbers:
-            outcome = "created"
-        elif record.number in changed_numbers:
-            outcome = "updated"
-        else:
-            outcome = "unchanged"
-        result.outcomes[record.source_path] = outcome
-
-    _sync_prr_approvals(prr_records, kep_ids, person_ids, result)
-    return result
+    with kep_import_session() as run:
+        run.add_keps(records)
+        return run.finish(prr_records=prr_records)
 
 
-def _ensure_sigs(slugs: set[str], result: KepImportResult) -> dict[str, int]:
-    """Ids of the SIGs by slug, creating the missing ones."""
-    ids = dict(Sig.objects.filter(slug__in=slugs).values_list("slug", "id"))
-    missing = sorted(slugs - ids.keys())
-    if missing:
-        Sig.objects.bulk_create([Sig(slug=slug) for slug in missing], ignore_conflicts=True)
-        ids.update(Sig.objects.filter(slug__in=missing).values_list("slug", "id"))
-        result.sigs_created += len(missing)
-        result.rows_written += len(missing)
-    return ids
+@contextmanager
+def kep_import_session(*, contested_numbers: Iterable[int] = ()) -> Iterator[KepImport]:
+    """An import that takes kep.yaml records as they are parsed and writes them while the next are parsed.
 
-
-def _ensure_people(refs: Sequence[PersonRef], result: KepImportResult) -> dict[str, int]:
-    """Ids of the people by lower-cased handle, creating the missing ones.
-
-    A name or email from a kep.yaml only fills a blank one: curators' edits in the admin win.
+    Use inside a transaction: `with kep_import_session() as run: run.add_keps(chunk) ...; run.finish(...)`.
+    `contested_numbers` are KEP numbers that more than one directory of the input carries: their records wait
+    for `finish`, where the duplicate rule (`choose_kep_records`) picks one. Leaving the block waits for the
+    database; a statement it refused raises there (Django's DatabaseError), and the transaction rolls back.
     """
-    wanted: dict[str, PersonRef] = {}
-    for ref in refs:
-        known = wanted.get(ref.key)
-        if known is None:
-            wanted[ref.key] = ref
-        elif (ref.name and not known.name) or (ref.email and not known.email):
-            wanted[ref.key] = PersonRef(
-                github=known.github, name=known.name or ref.name, email=known.email or ref.email
-            )
-    if not wanted:
-        return {}
-    existing = Person.objects.annotate(key=Lower("github")).filter(key__in=list(wanted))
-    ids, to_update = {}, []
-    for person in existing.only("id", "github", "name", "email"):
-        key = person.github.lower()
-        ids[key] = person.id
-        ref = wanted[key]
-        if (ref.name and not person.name) or (ref.email and not person.email):
-            person.name = person.name or ref.name
-            person.email = person.email or ref.email
-            to_update.append(person)
-    if to_update:
-        Person.objects.bulk_update(to_update, ["name", "email"])
-        result.people_updated += len(to_update)
-        result.rows_written += len(to_update)
-    missing = [ref for key, ref in wanted.items() if key not in ids]
-    if missing:
-        Person.objects.bulk_create(
-            [Person(github=ref.github, name=ref.name, email=ref.email) for ref in missing], ignore_conflicts=True
+    state = _ImportState.load()
+    with bulk_writer() as writer:
+        yield KepImport(writer, state, contested_numbers=frozenset(contested_numbers))
+
+
+@dataclass
+class _ImportState:
+    """What the database holds, by natural keys, kept current as the import writes.
+
+    Each per-KEP value is replaced, never changed in place, so `initial_*` (the state before the import) can
+    share the unchanged ones.
+    """
+
+    sigs: set[str]
+    people: dict[str, tuple[str, str]]  # handle key -> (name, email)
+    keps: dict[int, tuple]  # number -> values in KEP_COLUMNS order
+    links: dict[str, dict[int, frozenset[str]]]  # relation -> number -> slugs or handle keys
+    gates: dict[int, dict[str, tuple[str, ...]]]  # number -> gate name -> components
+    prr: dict[int, dict[str, str]]  # number -> stage -> approver's handle key
+
+    @classmethod
+    def load(cls) -> _ImportState:
+        columns = [name if name != "owning_sig" else "owning_sig__slug" for name in KEP_COLUMNS]
+        keps = {number: tuple(values) for number, *values in Kep.objects.values_list("number", *columns)}
+        links: dict[str, dict[int, frozenset[str]]] = {}
+        for relation in KEP_RELATIONS:
+            through = Kep._meta.get_field(relation).remote_field.through
+            target = "sig__slug" if relation == "participating_sigs" else "person__github"
+            grouped = defaultdict(set)
+            for number, key in through.objects.values_list("kep__number", target):
+                grouped[number].add(key if relation == "participating_sigs" else key.lower())
+            links[relation] = {number: frozenset(keys) for number, keys in grouped.items()}
+        gates: dict[int, dict[str, tuple[str, ...]]] = defaultdict(dict)
+        for number, name, components in FeatureGate.objects.values_list("kep__number", "name", "components"):
+            gates[number][name] = tuple(components or ())
+        prr: dict[int, dict[str, str]] = defaultdict(dict)
+        for number, stage, github in PrrApproval.objects.values_list("kep__number", "stage", "approver__github"):
+            prr[number][stage] = github.lower()
+        people = Person.objects.annotate(key=Lower("github")).values_list("key", "name", "email")
+        return cls(
+            sigs=set(Sig.objects.values_list("slug", flat=True)),
+            people={key: (name, email) for key, name, email in people},
+            keps=keps,
+            links=links,
+            gates=dict(gates),
+            prr=dict(prr),
         )
-        created = Person.objects.annotate(key=Lower("github")).filter(key__in=[ref.key for ref in missing])
-        ids.update((github.lower(), pk) for github, pk in created.values_list("github", "id"))
-        result.people_created += len(missing)
-        result.rows_written += len(missing)
-    return ids
 
 
-def _kep_values(record: KepRecord, sig_ids: dict[str, int]) -> dict:
-    values = {name: getattr(record, name) for name in KEP_FIELDS if name != "owning_sig_id"}
-    values["owning_sig_id"] = sig_ids[record.owning_sig]
-    return values
+class KepImport:
+    """One running import (see `kep_import_session`): plans each change against `_ImportState` and hands the
+    rows that differ to the bulk writer, so nothing is written for a row that already holds the imported values
+    (a re-run on the same input writes no row).
 
+    A KEP's SIG and people lists, feature gates and PRR stages become what its files say now; KEPs absent from
+    the input are left alone. People are never removed, and a name or email from a file only fills a blank one:
+    curators' edits in the admin win.
+    """
 
-def _write_keps(
-    records: Sequence[KepRecord], sig_ids: dict[str, int], result: KepImportResult
-) -> tuple[dict[int, int], set[int], set[int]]:
-    """Insert new KEPs and update changed ones in one statement: (ids by number, created numbers, changed)."""
-    numbers = [r.number for r in records]
-    existing = {
-        row["number"]: row for row in Kep.objects.filter(number__in=numbers).values("id", "number", *KEP_FIELDS)
-    }
-    to_write, created, changed = [], set(), set()
-    for record in records:
-        values = _kep_values(record, sig_ids)
-        row = existing.get(record.number)
-        if row is None:
-            created.add(record.number)
-        elif any(row[name] != value for name, value in values.items()):
-            changed.add(record.number)
-        else:
-            continue
-        to_write.append(Kep(number=record.number, **values))
-    if to_write:
-        # One upsert for new and changed rows; ON CONFLICT also absorbs a concurrent unserialised run.
-        Kep.objects.bulk_create(
-            to_write,
-            update_conflicts=True,
-            unique_fields=["number"],
-            update_fields=[name.removesuffix("_id") for name in KEP_FIELDS],
-        )
-        result.rows_written += len(to_write)
-    ids = {number: row["id"] for number, row in existing.items()}
-    if created:
-        ids.update(Kep.objects.filter(number__in=created).values_list("number", "id"))
-    return ids, created, changed
+    def __init__(self, writer, state: _ImportState, *, contested_numbers: frozenset[int] = frozenset()):
+        self.writer = writer
+        self.state = state
+        self.contested_numbers = contested_numbers
+        self.result = KepImportResult()
+        self._initial_keps = dict(state.keps)
+        self._initial_links = {relation: dict(links) for relation, links in state.links.items()}
+        self._initial_gates = dict(state.gates)
+        self._records: list[KepRecord] = []
+        self._written: dict[int, KepRecord] = {}
 
-
-def _sync_relations(
-    records: Sequence[KepRecord],
-    kep_ids: dict[int, int],
-    sig_ids: dict[str, int],
-    person_ids: dict[str, int],
-    result: KepImportResult,
-) -> set[int]:
-    """Make each KEP's SIG and people lists what its kep.yaml says; the numbers of the KEPs that changed."""
-    changed: set[int] = set()
-    number_of = {pk: number for number, pk in kep_ids.items()}
-    for relation in KEP_RELATIONS:
-        through = getattr(Kep, relation).through
-        target = Kep._meta.get_field(relation).m2m_reverse_name()  # "sig_id" or "person_id"
-        wanted = set()
+    def add_keps(self, records: Iterable[KepRecord]) -> None:
+        """Take parsed kep.yaml records; write now those no other file can contest (see `_can_write_now`)."""
+        ready = []
         for record in records:
-            kep_id = kep_ids[record.number]
-            if relation == "participating_sigs":
-                wanted.update((kep_id, sig_ids[slug]) for slug in record.participating_sigs)
+            self._records.append(record)
+            if self._can_write_now(record):
+                self._written[record.number] = record
+                ready.append(record)
+        self._write_keps(ready)
+
+    def finish(self, *, prr_records: Sequence[PrrRecord] = ()) -> KepImportResult:
+        """Settle duplicate numbers, write the records held back and the PRR approvals; the outcomes."""
+        chosen, dropped = choose_kep_records(self._records)
+        for record, warning in dropped:
+            self.result.outcomes[record.source_path] = "unchanged"
+            self.result.warnings.append(warning)
+        held_back = [record for record in chosen if self._written.get(record.number) is not record]
+        for record in held_back:
+            self._written[record.number] = record
+        self._write_keps(held_back)
+        for record in chosen:
+            self.result.outcomes[record.source_path] = self._outcome(record.number)
+        self._write_prr_approvals(prr_records)
+        return self.result
+
+    # -- planning ------------------------------------------------------------------------------------------
+    def _can_write_now(self, record: KepRecord) -> bool:
+        """Whether `record` is sure to be its number's only claimant, so writing it before `finish` is final.
+
+        True when its directory carries its number and no other directory of the input does, no earlier record
+        has the number, and the database row (if any) came from the same file. Anything else waits for the
+        duplicate rule; a re-run thus never writes a copy that loses to the file the row came from.
+        """
+        number = record.number
+        if number in self._written or number in self.contested_numbers or record.directory_number != number:
+            return False
+        current = self.state.keps.get(number)
+        return current is None or current[KEP_COLUMNS.index("source_path")] == record.source_path
+
+    def _outcome(self, number: int) -> str:
+        if number not in self._initial_keps:
+            return "created"
+        state = self.state
+        if (
+            state.keps[number] != self._initial_keps[number]
+            or state.gates.get(number, {}) != self._initial_gates.get(number, {})
+            or any(
+                state.links[relation].get(number, frozenset()) != self._initial_links[relation].get(number, frozenset())
+                for relation in KEP_RELATIONS
+            )
+        ):
+            return "updated"
+        return "unchanged"
+
+    def _write_keps(self, records: Sequence[KepRecord]) -> None:
+        if not records:
+            return
+        state, writer = self.state, self.writer
+        new_sigs = sorted({slug for r in records for slug in (r.owning_sig, *r.participating_sigs)} - state.sigs)
+        if new_sigs:
+            writer.insert_sigs(new_sigs)
+            state.sigs.update(new_sigs)
+            self.result.sigs_created += len(new_sigs)
+            self.result.rows_written += len(new_sigs)
+        self._ensure_people(ref for r in records for ref in (*r.authors, *r.reviewers, *r.approvers))
+
+        kep_rows = []
+        for record in records:
+            values = tuple(getattr(record, name) for name in KEP_COLUMNS)
+            if state.keps.get(record.number) != values:
+                state.keps[record.number] = values
+                kep_rows.append((record.number, *values))
+        if kep_rows:
+            writer.upsert_keps(kep_rows)
+            self.result.rows_written += len(kep_rows)
+
+        for relation in KEP_RELATIONS:
+            links, added, removed = state.links.setdefault(relation, {}), [], []
+            for record in records:
+                if relation == "participating_sigs":
+                    wanted = frozenset(record.participating_sigs)
+                else:
+                    wanted = frozenset(ref.key for ref in getattr(record, relation))
+                have = links.get(record.number, frozenset())
+                if wanted != have:
+                    links[record.number] = wanted
+                    added += [(record.number, key) for key in sorted(wanted - have)]
+                    removed += [(record.number, key) for key in sorted(have - wanted)]
+            if removed:
+                writer.delete_links(relation, removed)
+            if added:
+                writer.insert_links(relation, added)
+            self.result.rows_written += len(added) + len(removed)
+
+        upserts, deletes = [], []
+        for record in records:
+            wanted = {gate.name: tuple(gate.components) for gate in record.feature_gates}
+            have = state.gates.get(record.number, {})
+            if wanted != have:
+                state.gates[record.number] = wanted
+                upserts += [(record.number, name, parts) for name, parts in wanted.items() if have.get(name) != parts]
+                deletes += [(record.number, name) for name in have if name not in wanted]
+        if deletes:
+            writer.delete_gates(deletes)
+        if upserts:
+            writer.upsert_gates(upserts)
+        self.result.rows_written += len(upserts) + len(deletes)
+
+    def _ensure_people(self, refs: Iterable[PersonRef]) -> None:
+        """Create the people not known yet and fill a blank name or email of known ones (first spelling wins)."""
+        people = self.state.people
+        created: dict[str, list[str]] = {}
+        filled: dict[str, tuple[str, str]] = {}
+        for ref in refs:
+            key = ref.key
+            if key in created:
+                row = created[key]
+                row[1], row[2] = row[1] or ref.name, row[2] or ref.email
+            elif key not in people:
+                created[key] = [ref.github, ref.name, ref.email]
             else:
-                wanted.update((kep_id, person_ids[ref.key]) for ref in getattr(record, relation))
-        have = {
-            (kep_id, target_id): pk
-            for pk, kep_id, target_id in through.objects.filter(kep_id__in=kep_ids.values()).values_list(
-                "id", "kep_id", target
-            )
-        }
-        added = wanted - have.keys()
-        gone = [pair for pair in have if pair not in wanted]
-        removed = [have[pair] for pair in gone]
-        if added:
-            _insert_links(through, target, sorted(added))
-        if removed:
-            through.objects.filter(id__in=removed).delete()
-        result.rows_written += len(added) + len(removed)
-        changed.update(number_of[kep_id] for kep_id, _ in (*added, *gone))
-    return changed
+                name, email = people[key]
+                if (ref.name and not name) or (ref.email and not email):
+                    people[key] = filled[key] = (name or ref.name, email or ref.email)
+        if created:
+            self.writer.insert_people([tuple(row) for row in created.values()])
+            people.update((key, (row[1], row[2])) for key, row in created.items())
+        if filled:
+            self.writer.fill_people([(key, name, email) for key, (name, email) in filled.items()])
+        self.result.people_created += len(created)
+        self.result.people_updated += len(filled)
+        self.result.rows_written += len(created) + len(filled)
 
-
-def _insert_links(through, target: str, pairs: list[tuple[int, int]]) -> None:
-    """Insert (kep_id, target_id) rows into a many-to-many table, ignoring rows that exist already.
-
-    On PostgreSQL one `INSERT ... SELECT FROM unnest(...)` with two integer arrays: link rows are the bulk of a
-    full-tree import (~5,000), and building a model instance per link cost more than all the SQL together.
-    Elsewhere, bulk_create.
-    """
-    if connection.vendor != "postgresql":
-        through.objects.bulk_create(
-            [through(kep_id=kep_id, **{target: target_id}) for kep_id, target_id in pairs], ignore_conflicts=True
-        )
-        return
-    quote = connection.ops.quote_name
-    table = quote(through._meta.db_table)
-    columns = f"{quote('kep_id')}, {quote(target)}"
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} ({columns}) SELECT * FROM unnest(%s::bigint[], %s::bigint[]) ON CONFLICT DO NOTHING",
-            [[kep_id for kep_id, _ in pairs], [target_id for _, target_id in pairs]],
-        )
-
-
-def _sync_feature_gates(records: Sequence[KepRecord], kep_ids: dict[int, int], result: KepImportResult) -> set[int]:
-    """Make each KEP's feature gates what its kep.yaml lists; the numbers of the KEPs that changed."""
-    wanted = {
-        (kep_ids[record.number], gate.name): list(gate.components)
-        for record in records
-        for gate in record.feature_gates
-    }
-    have = {
-        (gate.kep_id, gate.name): gate
-        for gate in FeatureGate.objects.filter(kep_id__in=kep_ids.values()).only("id", "kep_id", "name", "components")
-    }
-    to_create = [
-        FeatureGate(kep_id=kep_id, name=name, components=parts)
-        for (kep_id, name), parts in wanted.items()
-        if (kep_id, name) not in have
-    ]
-    to_update = []
-    for key, gate in have.items():
-        if key in wanted and gate.components != wanted[key]:
-            gate.components = wanted[key]
-            to_update.append(gate)
-    to_delete = [gate for key, gate in have.items() if key not in wanted]
-    if to_create:
-        FeatureGate.objects.bulk_create(to_create, ignore_conflicts=True)
-    if to_update:
-        FeatureGate.objects.bulk_update(to_update, ["components"])
-    if to_delete:
-        FeatureGate.objects.filter(id__in=[gate.id for gate in to_delete]).delete()
-    result.rows_written += len(to_create) + len(to_update) + len(to_delete)
-    number_of = {pk: number for number, pk in kep_ids.items()}
-    return {number_of[gate.kep_id] for gate in (*to_create, *to_update, *to_delete)}
-
-
-def _sync_prr_approvals(
-    prr_records: Sequence[PrrRecord], kep_ids: dict[int, int], person_ids: dict[str, int], result: KepImportResult
-) -> None:
-    """Make each KEP's PRR approvals what its prod-readiness file says (files without a known KEP are reported)."""
-    if not prr_records:
-        return
-    numbers = {prr.number for prr in prr_records}
-    ids = {number: kep_ids[number] for number in numbers if number in kep_ids}
-    unknown = numbers - ids.keys()
-    if unknown:  # KEPs imported earlier or entered by hand
-        ids.update(Kep.objects.filter(number__in=unknown).values_list("number", "id"))
-
-    # Two files for one KEP (e.g. keps/prod-readiness/4427.yaml and .../sig-x/4427.yaml): merged, first path wins.
-    wanted: dict[int, dict[str, int]] = defaultdict(dict)
-    files_of: dict[int, list[str]] = defaultdict(list)
-    for prr in sorted(prr_records, key=lambda p: p.source_path):
-        kep_id = ids.get(prr.number)
-        if kep_id is None:
-            result.outcomes[prr.source_path] = "unchanged"
-            result.warnings.append(
-                f"{prr.source_path}: kep-number: no KEP-{prr.number} in this import or the database; "
-                "approvals not imported"
-            )
-            continue
-        files_of[kep_id].append(prr.source_path)
-        for stage, ref in prr.approvals:
-            if stage in wanted[kep_id] and wanted[kep_id][stage] != person_ids[ref.key]:
+    def _write_prr_approvals(self, prr_records: Sequence[PrrRecord]) -> None:
+        """Make each KEP's PRR approvals what its prod-readiness file says (files without a known KEP are
+        reported). Two files for one KEP (keps/prod-readiness/4427.yaml and .../sig-x/4427.yaml) are merged, the
+        first path winning a stage both give."""
+        result, state = self.result, self.state
+        wanted: dict[int, dict[str, PersonRef]] = defaultdict(dict)
+        files_of: dict[int, list[str]] = defaultdict(list)
+        for prr in sorted(prr_records, key=lambda p: p.source_path):
+            if prr.number not in state.keps:  # in this import, imported earlier, or entered by hand
+                result.outcomes[prr.source_path] = "unchanged"
                 result.warnings.append(
-                    f"{prr.source_path}: {stage}: KEP-{prr.number} {stage} approver already "
-                    "given by another file; the first is kept"
+                    f"{prr.source_path}: kep-number: no KEP-{prr.number} in this import or the database; "
+                    "approvals not imported"
                 )
                 continue
-            wanted[kep_id][stage] = person_ids[ref.key]
+            files_of[prr.number].append(prr.source_path)
+            stages = wanted[prr.number]
+            for stage, ref in prr.approvals:
+                if stage in stages and stages[stage].key != ref.key:
+                    result.warnings.append(
+                        f"{prr.source_path}: {stage}: KEP-{prr.number} {stage} approver already "
+                        "given by another file; the first is kept"
+                    )
+                    continue
+                stages.setdefault(stage, ref)
+        self._ensure_people(ref for stages in wanted.values() for ref in stages.values())
 
-    have: dict[int, dict[str, PrrApproval]] = defaultdict(dict)
-    for approval in PrrApproval.objects.filter(kep_id__in=list(files_of)).only("id", "kep_id", "stage", "approver_id"):
-        have[approval.kep_id][approval.stage] = approval
-    to_create, to_update, to_delete = [], [], []
-    for kep_id, paths in files_of.items():
-        stages, current = wanted[kep_id], have[kep_id]
-        touched = False
-        for stage, approver_id in stages.items():
-            if stage not in current:
-                to_create.append(PrrApproval(kep_id=kep_id, stage=stage, approver_id=approver_id))
-                touched = True
-            elif current[stage].approver_id != approver_id:
-                current[stage].approver_id = approver_id
-                to_update.append(current[stage])
-                touched = True
-        for stage, approval in current.items():
-            if stage not in stages:
-                to_delete.append(approval.id)
-                touched = True
-        outcome = "created" if touched and not current else "updated" if touched else "unchanged"
-        for path in paths:
-            result.outcomes[path] = outcome
-    if to_create:
-        PrrApproval.objects.bulk_create(to_create, ignore_conflicts=True)
-    if to_update:
-        PrrApproval.objects.bulk_update(to_update, ["approver"])
-    if to_delete:
-        PrrApproval.objects.filter(id__in=to_delete).delete()
-    result.rows_written += len(to_create) + len(to_update) + len(to_delete)
+        upserts, deletes = [], []
+        for number, paths in files_of.items():
+            stages = {stage: ref.key for stage, ref in wanted[number].items()}
+            have = state.prr.get(number, {})
+            changed = [(number, stage, key) for stage, key in stages.items() if have.get(stage) != key]
+            gone = [(number, stage) for stage in have if stage not in stages]
+            if changed or gone:
+                state.prr[number] = stages
+                upserts += changed
+                deletes += gone
+            outcome = "created" if (changed or gone) and not have else "updated" if changed or gone else "unchanged"
+            for path in paths:
+                result.outcomes[path] = outcome
+        if deletes:
+            self.writer.delete_prr_approvals(deletes)
+        if upserts:
+            self.writer.upsert_prr_approvals(upserts)
+        result.rows_written += len(upserts) + len(deletes)

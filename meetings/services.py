@@ -259,6 +259,8 @@ def agenda_items_link_keps(*, kep_numbers=None) -> int:
     (`meetings.importers.notes.kep_refs`), so items imported before `import_keps` get their KEPs afterwards.
     `kep_numbers` limits the work to those KEPs (e.g. the ones an import just created).
     """
+    if not AgendaItem.objects.exists():  # e.g. KEPs imported before any meeting notes
+        return 0
     keps = Kep.objects.all()
     if kep_numbers is not None:
         kep_numbers = {int(n) for n in kep_numbers}

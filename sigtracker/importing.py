@@ -6,6 +6,7 @@ that data; the command below only finds files, calls both per file, and reports.
 """
 
 import hashlib
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -84,10 +85,11 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
     """A file's text, or an ImportFailure naming it: too large, binary, not UTF-8, unreadable."""
     source = str(path)
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise ImportFailure(f"file too large ({size:,} bytes; the limit is {max_bytes:,})", source=source)
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > max_bytes:
+                raise ImportFailure(f"file too large ({size:,} bytes; the limit is {max_bytes:,})", source=source)
+            data = handle.read()
     except OSError as exc:
         raise ImportFailure(f"cannot read file ({exc.strerror or exc})", source=source) from exc
     if b"\x00" in data:
@@ -199,39 +201,57 @@ class BaseImportCommand(BaseCommand):
 
 
 class BatchImportCommand(BaseImportCommand):
-    """Import shell that parses every file first, then writes all valid records at once.
+    """Import shell that writes all valid records of a run in one transaction.
 
     For sources whose rows refer to each other across files (a PRR file names a KEP from another file) and
-    which are large enough that one write per file would be slow. Parsing never touches the database, so
-    a file that fails to parse is skipped alone and writes nothing; the records of the others are written
-    in bulk in one transaction holding `import_lock(lock_name)` (rolled back in a dry run). Only parsed
-    records are kept in memory, never the files' text.
+    which are large enough that one transaction per file would be slow. Parsing never touches the database, so
+    a file that fails to parse is skipped alone and contributes nothing; the records of the others are written
+    in bulk in one transaction holding `import_lock(lock_name)` (rolled back in a dry run). Files are parsed in
+    chunks of `chunk_size` and each chunk is handed to `write_stream` as it is ready, so a writer can send one
+    chunk to the database while the next is parsed. Only parsed records are kept in memory, never the files'
+    text.
     """
+
+    #: Files parsed between two hand-overs to `write_stream`.
+    chunk_size = 64
 
     def parse_file(self, path: Path, report: ImportReport, options):
         """A record for one file (its warnings added to `report`); raise ImportFailure to skip the file."""
         raise NotImplementedError
 
+    def write_stream(self, chunks: Iterator[list], report: ImportReport, options) -> None:
+        """Write the records of every chunk of parsed files, counting outcomes into `report`; runs inside the
+        locked transaction. By default all chunks are gathered and written by `write_records`."""
+        self.write_records([record for chunk in chunks for record in chunk], report, options)
+
     def write_records(self, records: list, report: ImportReport, options) -> None:
         """Write every parsed record, counting outcomes into `report`; runs inside the locked transaction."""
         raise NotImplementedError
 
-    def run_import(self, files: list[Path], report: ImportReport, options, *, dry_run: bool) -> None:
-        from django.db import DatabaseError
-
-        records = []
+    def parsed_chunks(self, files: list[Path], report: ImportReport, options) -> Iterator[list]:
+        """The records of `files` in chunks of `chunk_size`; a file that fails is skipped alone, with its reason."""
+        chunk = []
         for path in self.progress(files):
             warnings_before = len(report.warnings)
             try:
-                records.append(self.parse_file(path, report, options))
+                chunk.append(self.parse_file(path, report, options))
             except ImportFailure as failure:
                 del report.warnings[warnings_before:]
                 report.skip(failure.located(str(path)))
             report.files_read += 1
+            if len(chunk) >= self.chunk_size:
+                yield chunk
+                chunk = []
+        if chunk:
+            yield chunk
+
+    def run_import(self, files: list[Path], report: ImportReport, options, *, dry_run: bool) -> None:
+        from django.db import DatabaseError
+
         try:
             with transaction.atomic():
                 with import_lock(self.lock_name):
-                    self.write_records(records, report, options)
+                    self.write_stream(self.parsed_chunks(files, report, options), report, options)
                 if dry_run:
                     transaction.set_rollback(True)
         except DatabaseError as exc:

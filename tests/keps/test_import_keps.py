@@ -213,7 +213,7 @@ def test_database_refusal_is_one_line_and_writes_nothing(tree, monkeypatch):
         Sig.objects.create(slug="sig-half-written")
         raise DataError("value too long for type character varying(20)")
 
-    monkeypatch.setattr(import_keps, "kep_import", refuse)
+    monkeypatch.setattr(import_keps, "kep_import_session", refuse)
     error, _, err = run_failing(tree)
     assert error.returncode == 1
     assert str(error) == (
@@ -312,3 +312,17 @@ def test_concurrent_imports_create_no_duplicates(postgres_only, upstream_dir):
     assert Sig.objects.values("slug").distinct().count() == Sig.objects.count()
     # One run created everything, the other found it done.
     assert sorted("nothing to change" in out for out in outputs) == [False, True]
+
+
+def test_statement_refused_in_the_pipeline_rolls_back_the_whole_import(postgres_only, tree, monkeypatch):
+    """On PostgreSQL statements are pipelined: an error surfaces when the pipeline syncs, still as one line."""
+    from keps.bulk_writers import PostgresBulkWriter
+
+    def refused(self, rows):
+        self._execute("SELECT 1 / 0", [])
+
+    monkeypatch.setattr(PostgresBulkWriter, "upsert_gates", refused)
+    error, _, err = run_failing(tree)
+    assert error.returncode == 1
+    assert str(error).startswith("the database refused the import, nothing was written: division by zero")
+    assert Kep.objects.count() == Sig.objects.count() == Person.objects.count() == 0

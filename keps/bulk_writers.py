@@ -1,0 +1,350 @@
+"""Set-based writes for `keps.services.kep_import`, addressed by natural keys.
+
+The import plans its changes as rows keyed the way the files name things: a KEP by number, a SIG by slug, a
+person by lower-cased GitHub handle. A writer turns each batch of such rows into a few statements. Because no
+statement needs an id the database has to send back first, the PostgreSQL writer sends them in pipeline mode
+(https://www.psycopg.org/psycopg3/docs/advanced/pipeline.html): the server works through one batch while the
+importer parses the next files. Each batch is one `INSERT ... SELECT FROM unnest(<one array per column>)`
+joined to the referenced tables, whatever its size.
+
+`OrmBulkWriter` does the same through the ORM (ids looked up per batch) for the embedded SQLite database.
+Both are used inside the caller's transaction; `close()` (or leaving the `with` block) waits for the server and
+raises a failed statement as Django's `DatabaseError`, so the caller's transaction rolls back whole.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from contextlib import ExitStack
+
+from django.db import connection
+from django.db.models import Q
+from django.db.models.functions import Lower
+
+from .models import FeatureGate, Kep, Person, PrrApproval, Sig
+
+__all__ = ["KEP_COLUMNS", "KEP_RELATIONS", "OrmBulkWriter", "PostgresBulkWriter", "bulk_writer"]
+
+#: Kep columns a kep.yaml sets, in the order of a planned KEP row after its number. The owning SIG is named by
+#: slug in a planned row and becomes `owning_sig_id` when written.
+KEP_COLUMNS = (
+    "title",
+    "slug",
+    "owning_sig",
+    "status",
+    "stage",
+    "latest_milestone",
+    "alpha_milestone",
+    "beta_milestone",
+    "stable_milestone",
+    "deprecated_milestone",
+    "creation_date",
+    "last_updated",
+    "disable_supported",
+    "tracking_issue_url",
+    "source_path",
+)
+#: Kep many-to-many fields: the SIG lists (keyed by slug) and the people lists (keyed by lower-cased handle).
+KEP_RELATIONS = ("participating_sigs", "authors", "reviewers", "approvers")
+
+#: Planned rows. Link: (kep number, slug or handle key). Gate: (kep number, name, components).
+#: PRR approval: (kep number, stage, approver's handle key). Person: (handle as written or key, name, email).
+Link = tuple[int, str]
+
+
+def bulk_writer() -> PostgresBulkWriter | OrmBulkWriter:
+    """The writer for the default database: set-based SQL on PostgreSQL, the ORM elsewhere."""
+    return PostgresBulkWriter() if connection.vendor == "postgresql" else OrmBulkWriter()
+
+
+class OrmBulkWriter:
+    """Writes planned rows through the ORM: a few queries per batch to map natural keys to ids."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def insert_sigs(self, slugs: Sequence[str]) -> None:
+        Sig.objects.bulk_create([Sig(slug=slug) for slug in slugs], ignore_conflicts=True)
+
+    def insert_people(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        Person.objects.bulk_create(
+            [Person(github=github, name=name, email=email) for github, name, email in rows], ignore_conflicts=True
+        )
+
+    def fill_people(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        """Give a name or email to people (by handle key) whose one is blank; a set one is kept."""
+        wanted = {key: (name, email) for key, name, email in rows}
+        changed = []
+        for person in Person.objects.annotate(key=Lower("github")).filter(key__in=list(wanted)):
+            name, email = wanted[person.key]
+            person.name, person.email = person.name or name, person.email or email
+            changed.append(person)
+        Person.objects.bulk_update(changed, ["name", "email"])
+
+    def upsert_keps(self, rows: Sequence[tuple]) -> None:
+        sig_ids = self._sig_ids({row[1 + KEP_COLUMNS.index("owning_sig")] for row in rows})
+        keps = []
+        for number, *values in rows:
+            fields = dict(zip(KEP_COLUMNS, values, strict=True))
+            fields["owning_sig_id"] = sig_ids[fields.pop("owning_sig")]
+            keps.append(Kep(number=number, **fields))
+        Kep.objects.bulk_create(keps, update_conflicts=True, unique_fields=["number"], update_fields=list(KEP_COLUMNS))
+
+    def insert_links(self, relation: str, links: Sequence[Link]) -> None:
+        through, target = self._through(relation)
+        kep_ids, target_ids = self._kep_ids(links), self._target_ids(relation, {key for _, key in links})
+        through.objects.bulk_create(
+            [through(kep_id=kep_ids[number], **{target: target_ids[key]}) for number, key in links],
+            ignore_conflicts=True,
+        )
+
+    def delete_links(self, relation: str, links: Sequence[Link]) -> None:
+        through, target = self._through(relation)
+        kep_ids, target_ids = self._kep_ids(links), self._target_ids(relation, {key for _, key in links})
+        pairs = Q()
+        for number, key in links:
+            pairs |= Q(kep_id=kep_ids[number], **{target: target_ids[key]})
+        through.objects.filter(pairs).delete()
+
+    def upsert_gates(self, rows: Sequence[tuple[int, str, list[str]]]) -> None:
+        kep_ids = self._kep_ids(rows)
+        FeatureGate.objects.bulk_create(
+            [FeatureGate(kep_id=kep_ids[number], name=name, components=list(parts)) for number, name, parts in rows],
+            update_conflicts=True,
+            unique_fields=["kep", "name"],
+            update_fields=["components"],
+        )
+
+    def delete_gates(self, keys: Sequence[tuple[int, str]]) -> None:
+        kep_ids = self._kep_ids(keys)
+        pairs = Q()
+        for number, name in keys:
+            pairs |= Q(kep_id=kep_ids[number], name=name)
+        FeatureGate.objects.filter(pairs).delete()
+
+    def upsert_prr_approvals(self, rows: Sequence[tuple[int, str, str]]) -> None:
+        kep_ids, person_ids = self._kep_ids(rows), self._person_ids({key for _, _, key in rows})
+        PrrApproval.objects.bulk_create(
+            [PrrApproval(kep_id=kep_ids[n], stage=stage, approver_id=person_ids[key]) for n, stage, key in rows],
+            update_conflicts=True,
+            unique_fields=["kep", "stage"],
+            update_fields=["approver"],
+        )
+
+    def delete_prr_approvals(self, keys: Sequence[tuple[int, str]]) -> None:
+        kep_ids = self._kep_ids(keys)
+        pairs = Q()
+        for number, stage in keys:
+            pairs |= Q(kep_id=kep_ids[number], stage=stage)
+        PrrApproval.objects.filter(pairs).delete()
+
+    # -- natural keys to ids ---------------------------------------------------------------------------
+    @staticmethod
+    def _through(relation: str):
+        field = Kep._meta.get_field(relation)
+        return field.remote_field.through, field.m2m_reverse_name()
+
+    @staticmethod
+    def _kep_ids(rows) -> dict[int, int]:
+        return dict(Kep.objects.filter(number__in={row[0] for row in rows}).values_list("number", "id"))
+
+    @staticmethod
+    def _sig_ids(slugs) -> dict[str, int]:
+        return dict(Sig.objects.filter(slug__in=slugs).values_list("slug", "id"))
+
+    @staticmethod
+    def _person_ids(keys) -> dict[str, int]:
+        people = Person.objects.annotate(key=Lower("github")).filter(key__in=list(keys))
+        return dict(people.values_list("key", "id"))
+
+    def _target_ids(self, relation: str, keys) -> dict[str, int]:
+        return self._sig_ids(keys) if relation == "participating_sigs" else self._person_ids(keys)
+
+
+class PostgresBulkWriter:
+    """Writes planned rows with one set-based statement each, pipelined (see the module docstring)."""
+
+    def __init__(self):
+        self._stack = ExitStack()
+        self._cursor = None
+
+    def __enter__(self):
+        connection.ensure_connection()
+        # Errors of pipelined statements surface when the pipeline syncs: wrapped, they are Django's errors.
+        self._stack.enter_context(connection.wrap_database_errors)
+        self._cursor = self._stack.enter_context(self._server_binding_cursor())
+        pipeline = getattr(connection.connection, "pipeline", None)  # psycopg 3; psycopg 2 waits per statement
+        if pipeline is not None:
+            self._stack.enter_context(pipeline())  # left first: waits for every statement's result
+        # Django declares foreign keys DEFERRABLE INITIALLY DEFERRED, which would leave every link row's checks
+        # (~12,000 in a full tree) to COMMIT, after the last file is parsed. Checked per statement instead, they
+        # run while the importer parses the next files. Restored on success (a failed transaction only rolls back).
+        self._execute("SET CONSTRAINTS ALL IMMEDIATE", [])
+        return self
+
+    def __exit__(self, exc_type, exc, traceback):
+        if exc_type is None:
+            self._execute("SET CONSTRAINTS ALL DEFERRED", [])
+        return self._stack.__exit__(exc_type, exc, traceback)
+
+    def _execute(self, sql: str, params: list) -> None:
+        self._cursor.execute(sql, params)
+
+    @staticmethod
+    def _server_binding_cursor():
+        """A cursor that sends parameters apart from the SQL, wrapped like `connection.cursor()` (query log).
+
+        Django's psycopg cursors bind client-side by default, quoting every array element in Python; sent
+        apart, the arrays of a batch are encoded by psycopg's C dumpers instead.
+        """
+        raw = connection.connection
+        if not hasattr(raw, "pipeline"):  # psycopg 2 has a single kind of cursor
+            return connection.cursor()
+        import psycopg
+
+        cursor = psycopg.Cursor(raw)
+        return connection.make_debug_cursor(cursor) if connection.queries_logged else connection.make_cursor(cursor)
+
+    # -- statements ------------------------------------------------------------------------------------
+    def insert_sigs(self, slugs: Sequence[str]) -> None:
+        self._insert_select(Sig, {"slug": "u.slug"}, "unnest(%b::text[]) AS u(slug)", [list(slugs)])
+
+    def insert_people(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        self._insert_select(
+            Person,
+            {"github": "u.github", "name": "u.name", "email": "u.email"},
+            "unnest(%b::text[], %b::text[], %b::text[]) AS u(github, name, email)",
+            _columns(rows, 3),
+        )
+
+    def fill_people(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        """Give a name or email to people (by handle key) whose one is blank; a set one is kept."""
+        self._execute(
+            f"UPDATE {_table(Person)} AS p SET "
+            "name = CASE WHEN p.name = '' THEN u.name ELSE p.name END, "
+            "email = CASE WHEN p.email = '' THEN u.email ELSE p.email END "
+            "FROM unnest(%b::text[], %b::text[], %b::text[]) AS u(key, name, email) WHERE lower(p.github) = u.key",
+            _columns(rows, 3),
+        )
+
+    def upsert_keps(self, rows: Sequence[tuple]) -> None:
+        names = ("number", *KEP_COLUMNS)
+        types = {"number": "integer", "creation_date": "date", "last_updated": "date", "disable_supported": "boolean"}
+        arrays = ", ".join(f"%b::{types.get(name, 'text')}[]" for name in names)
+        selected = {name: f"u.{name}" for name in names if name != "owning_sig"}
+        selected["owning_sig_id"] = "s.id"  # the SIG named by slug, joined below
+        updated = ", ".join(
+            f"{_quote(column)} = EXCLUDED.{_quote(column)}" for column in selected if column != "number"
+        )
+        self._insert_select(
+            Kep,
+            selected,
+            f"unnest({arrays}) AS u({', '.join(names)}) JOIN {_table(Sig)} AS s ON s.slug = u.owning_sig",
+            _columns(rows, len(names)),
+            conflict=f"({_quote('number')}) DO UPDATE SET {updated}",
+        )
+
+    def insert_links(self, relation: str, links: Sequence[Link]) -> None:
+        through, target, join = self._link_target(relation)
+        self._execute(
+            f"INSERT INTO {_table(through)} (kep_id, {_quote(target)}) SELECT k.id, t.id "
+            f"FROM unnest(%b::integer[], %b::text[]) AS u(number, key) "
+            f"JOIN {_table(Kep)} AS k ON k.number = u.number {join} ON CONFLICT DO NOTHING",
+            _columns(links, 2),
+        )
+
+    def delete_links(self, relation: str, links: Sequence[Link]) -> None:
+        through, target, join = self._link_target(relation)
+        self._execute(
+            f"DELETE FROM {_table(through)} AS l USING ("
+            f"SELECT k.id AS kep_id, t.id AS target_id FROM unnest(%b::integer[], %b::text[]) AS u(number, key) "
+            f"JOIN {_table(Kep)} AS k ON k.number = u.number {join}"
+            f") AS gone WHERE l.kep_id = gone.kep_id AND l.{_quote(target)} = gone.target_id",
+            _columns(links, 2),
+        )
+
+    def upsert_gates(self, rows: Sequence[tuple[int, str, list[str]]]) -> None:
+        self._insert_select(
+            FeatureGate,
+            {"kep_id": "k.id", "name": "u.name", "components": "u.components::jsonb"},
+            f"unnest(%b::integer[], %b::text[], %b::text[]) AS u(number, name, components) "
+            f"JOIN {_table(Kep)} AS k ON k.number = u.number",
+            [[n for n, _, _ in rows], [name for _, name, _ in rows], [json.dumps(list(c)) for _, _, c in rows]],
+            conflict="(kep_id, name) DO UPDATE SET components = EXCLUDED.components",
+        )
+
+    def delete_gates(self, keys: Sequence[tuple[int, str]]) -> None:
+        self._delete_by_kep(FeatureGate, "name", keys)
+
+    def upsert_prr_approvals(self, rows: Sequence[tuple[int, str, str]]) -> None:
+        self._insert_select(
+            PrrApproval,
+            {"kep_id": "k.id", "stage": "u.stage", "approver_id": "p.id"},
+            f"unnest(%b::integer[], %b::text[], %b::text[]) AS u(number, stage, key) "
+            f"JOIN {_table(Kep)} AS k ON k.number = u.number JOIN {_table(Person)} AS p ON lower(p.github) = u.key",
+            _columns(rows, 3),
+            conflict="(kep_id, stage) DO UPDATE SET approver_id = EXCLUDED.approver_id",
+        )
+
+    def delete_prr_approvals(self, keys: Sequence[tuple[int, str]]) -> None:
+        self._delete_by_kep(PrrApproval, "stage", keys)
+
+    # -- building blocks -------------------------------------------------------------------------------
+    def _insert_select(self, model, selected: dict[str, str], source: str, params: list, *, conflict=None) -> None:
+        """INSERT INTO model (columns) SELECT expressions FROM source, every other column at its model default.
+
+        Defaults come from the model (`Field.get_default()`), as `Model.objects.create` would set them, so a
+        column added to the model later needs no change here.
+        """
+        columns, expressions, default_params = [], [], []
+        for column, expression in selected.items():
+            columns.append(column)
+            expressions.append(expression)
+        given = {model._meta.get_field(name.removesuffix("_id")).column for name in selected}
+        for field in model._meta.concrete_fields:
+            if field.primary_key or field.column in given:
+                continue
+            columns.append(field.column)
+            expressions.append("%s")
+            default_params.append(field.get_db_prep_save(field.get_default(), connection))
+        sql = (
+            f"INSERT INTO {_table(model)} ({', '.join(_quote(c) for c in columns)}) "
+            f"SELECT {', '.join(expressions)} FROM {source} ON CONFLICT {conflict or 'DO NOTHING'}"
+        )
+        # Defaults are selected before FROM, so their parameters come first.
+        self._execute(sql, [*default_params, *params])
+
+    def _delete_by_kep(self, model, key_column: str, keys: Sequence[tuple[int, str]]) -> None:
+        self._execute(
+            f"DELETE FROM {_table(model)} AS r USING {_table(Kep)} AS k, "
+            f"unnest(%b::integer[], %b::text[]) AS u(number, key) "
+            f"WHERE k.number = u.number AND r.kep_id = k.id AND r.{_quote(key_column)} = u.key",
+            _columns(keys, 2),
+        )
+
+    @staticmethod
+    def _link_target(relation: str) -> tuple[type, str, str]:
+        """(through model, its target column, SQL joining the planned key to the target as `t`)."""
+        field = Kep._meta.get_field(relation)
+        if relation == "participating_sigs":
+            join = f"JOIN {_table(Sig)} AS t ON t.slug = u.key"
+        else:
+            join = f"JOIN {_table(Person)} AS t ON lower(t.github) = u.key"
+        return field.remote_field.through, field.m2m_reverse_name(), join
+
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _quote(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+def _columns(rows: Sequence[Sequence], width: int) -> list[list]:
+    """Rows as one list per column: the arrays `unnest` zips back into rows."""
+    return [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
