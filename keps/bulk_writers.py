@@ -1,4 +1,4 @@
-"""Set-based writes for `keps.services.kep_import`, addressed by natural keys.
+"""Set-based writes for `keps.services.kep_import_session`, addressed by natural keys.
 
 The import plans its changes as rows keyed the way the files name things: a KEP by number, a SIG by slug, a
 person by lower-cased GitHub handle. A writer turns each batch of such rows into a few statements. Because no

@@ -7,14 +7,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from django.db import transaction
 from django.db.models.functions import Lower
 
 from .bulk_writers import KEP_COLUMNS, KEP_RELATIONS, bulk_writer
 from .importers.kep_yaml import KepRecord, PersonRef, PrrRecord, choose_kep_records
 from .models import FeatureGate, Kep, Person, PrrApproval, Sig
 
-__all__ = ["KepImport", "KepImportResult", "kep_import", "kep_import_session"]
+__all__ = ["KepImport", "KepImportResult", "kep_import_session"]
 
 
 @dataclass
@@ -32,24 +31,14 @@ class KepImportResult:
         return sum(1 for value in self.outcomes.values() if value == outcome)
 
 
-@transaction.atomic
-def kep_import(*, records: Sequence[KepRecord], prr_records: Sequence[PrrRecord] = ()) -> KepImportResult:
-    """Create or update KEPs, their SIGs, people, feature gates and PRR approvals from parsed files.
-
-    The batch form of `kep_import_session`: every record at once. Callers serialise concurrent runs with
-    `import_lock("import_keps")`; the conflict-tolerant inserts keep even unserialised runs from creating
-    duplicates.
-    """
-    with kep_import_session() as run:
-        run.add_keps(records)
-        return run.finish(prr_records=prr_records)
-
-
 @contextmanager
 def kep_import_session(*, contested_numbers: Iterable[int] = ()) -> Iterator[KepImport]:
     """An import that takes kep.yaml records as they are parsed and writes them while the next are parsed.
 
     Use inside a transaction: `with kep_import_session() as run: run.add_keps(chunk) ...; run.finish(...)`.
+    Callers serialise concurrent runs with `import_lock("import_keps")`; the conflict-tolerant inserts keep
+    even unserialised runs from creating duplicates.
+
     `contested_numbers` are KEP numbers that more than one directory of the input carries: their records wait
     for `finish`, where the duplicate rule (`choose_kep_records`) picks one. Leaving the block waits for the
     database; a statement it refused raises there (Django's DatabaseError), and the transaction rolls back.
@@ -63,8 +52,8 @@ def kep_import_session(*, contested_numbers: Iterable[int] = ()) -> Iterator[Kep
 class _ImportState:
     """What the database holds, by natural keys, kept current as the import writes.
 
-    Each per-KEP value is replaced, never changed in place, so `initial_*` (the state before the import) can
-    share the unchanged ones.
+    Each per-KEP value is replaced, never changed in place, so a shallow copy taken at the start (what
+    `KepImport` compares with to tell created, updated and unchanged files apart) stays as it was.
     """
 
     sigs: set[str]

@@ -196,17 +196,21 @@ _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _ScalarNode, _MappingNode = yaml.ScalarNode, yaml.MappingNode
 
 
-def _plain_data(node: yaml.Node):
+def _plain_data(node: yaml.Node, *, source: str):
     """The node tree as str/list/dict/None, like BaseLoader's constructor followed by mapping nulls to None.
 
     A node reached again through an alias (`*name`) yields the object already built for it, as in PyYAML, so
-    alias bombs stay small and self-referencing structures end instead of recursing forever.
+    alias bombs stay small and self-referencing structures end instead of recursing forever. A NUL character
+    (written `"\\0"` in a quoted scalar) is refused here, naming the line: PostgreSQL cannot store it in text.
     """
     built: dict[int, object] = {}
 
     def build(node):
         if node.__class__ is _ScalarNode:
             value = node.value
+            if "\x00" in value:
+                line = node.start_mark.line + 1 if node.start_mark is not None else None
+                raise ImportFailure("a NUL character (\\0) cannot be stored", source=source, line=line)
             return None if value in _NULLS else value
         known = built.get(id(node))
         if known is not None:
@@ -231,7 +235,7 @@ def load_mapping(text: str, *, source: str) -> dict:
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
-        data = None if node is None else _plain_data(node)
+        data = None if node is None else _plain_data(node, source=source)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None

@@ -443,6 +443,34 @@ def test_yaml_syntax_error_names_the_line():
     assert "YAML does not parse" in str(exc.value)
 
 
+def test_nul_escape_is_refused_naming_the_line():
+    """`"\\0"` in a quoted scalar is a NUL character, which PostgreSQL cannot store: the file is skipped alone."""
+    text = replace(GRPC_PROBE, "title: Add gRPC probe to Pod", 'title: "Add gRPC\\0probe"')
+    with pytest.raises(ImportFailure) as exc:
+        kep(text)
+    assert exc.value.line == 1 and "NUL character" in str(exc.value)
+    assert str(exc.value).startswith("keps/sig-node/2727-grpc-probe/kep.yaml:1:")
+
+
+def test_aliases_share_what_they_name_so_an_alias_bomb_stays_small():
+    levels = ['a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    levels += [f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]" for i in range(8)]
+    text = replace(GRPC_PROBE, "metrics:", "\n".join(levels) + "\nmetrics:")  # 10**9 strings if expanded
+    record = kep(text)
+    assert record.number == 2727
+    reviewers = replace(GRPC_PROBE, 'reviewers:\n  - "@thockin"', 'reviewers: &people\n  - "@thockin"')
+    reviewers = replace(reviewers, 'approvers:\n  - "@dchen1107"', "approvers: *people")
+    assert [p.github for p in kep(reviewers).approvers] == ["thockin"]
+
+
+def test_self_referencing_alias_is_skipped_or_read_never_a_crash():
+    text = replace(GRPC_PROBE, "metrics:\n  - probe_total", "metrics: &loop\n  - *loop")
+    assert kep(text).number == 2727  # `metrics` is not read
+    looping_authors = replace(GRPC_PROBE, 'authors:\n  - "@SergeyKanzhelev"', "authors: &loop\n  - *loop")
+    with pytest.raises(ImportFailure):
+        kep(looping_authors)
+
+
 @pytest.mark.parametrize("text", ["", "# only a comment\n", "- a\n- list\n", "just text"])
 def test_not_a_mapping_is_skipped(text):
     with pytest.raises(ImportFailure):
