@@ -4,16 +4,17 @@ The import plans its changes as rows keyed the way the files name things: a KEP 
 person by lower-cased GitHub handle. A writer turns each batch of such rows into a few statements. Because no
 statement needs an id the database has to send back first, the PostgreSQL writer sends them in pipeline mode
 (https://www.psycopg.org/psycopg3/docs/advanced/pipeline.html): the server works through one batch while the
-importer parses the next files. Each batch is one `INSERT ... SELECT FROM unnest(<one array per column>)`
-joined to the referenced tables, whatever its size.
+importer parses the next files. Each batch is one `INSERT ... SELECT` per table, whatever its size, reading
+its rows from one JSON parameter and joining them to the referenced tables by natural key.
 
 `OrmBulkWriter` does the same through the ORM (ids looked up per batch) for the embedded SQLite database.
-Both are used inside the caller's transaction; `close()` (or leaving the `with` block) waits for the server and
-raises a failed statement as Django's `DatabaseError`, so the caller's transaction rolls back whole.
+Both are used inside the caller's transaction; leaving the `with` block waits for the server and raises a
+failed statement as Django's `DatabaseError`, so the caller's transaction rolls back whole.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -198,8 +199,8 @@ class PostgresBulkWriter:
     def _server_binding_cursor():
         """A cursor that sends parameters apart from the SQL, wrapped like `connection.cursor()` (query log).
 
-        Django's psycopg cursors bind client-side by default, quoting every array element in Python; sent
-        apart, the arrays of a batch are encoded by psycopg's C dumpers instead.
+        Django's psycopg cursors bind client-side by default, copying each parameter, quoted, into the SQL
+        text; a batch's JSON (~100 kB for 650 KEPs) is better sent as it is, and kept out of the query log.
         """
         raw = connection.connection
         if not hasattr(raw, "pipeline"):  # psycopg 2 has a single kind of cursor
@@ -211,14 +212,14 @@ class PostgresBulkWriter:
 
     # -- statements ------------------------------------------------------------------------------------
     def insert_sigs(self, slugs: Sequence[str]) -> None:
-        self._insert_select(Sig, {"slug": "u.slug"}, "unnest(%b::text[]) AS u(slug)", [list(slugs)])
+        self._insert_select(Sig, {"slug": "u.slug"}, _json_rows(("slug", "text")), [_json([[s] for s in slugs])])
 
     def insert_people(self, rows: Sequence[tuple[str, str, str]]) -> None:
         self._insert_select(
             Person,
             {"github": "u.github", "name": "u.name", "email": "u.email"},
-            "unnest(%b::text[], %b::text[], %b::text[]) AS u(github, name, email)",
-            _columns(rows, 3),
+            _json_rows(("github", "text"), ("name", "text"), ("email", "text")),
+            [_json(rows)],
         )
 
     def fill_people(self, rows: Sequence[tuple[str, str, str]]) -> None:
@@ -227,14 +228,13 @@ class PostgresBulkWriter:
             f"UPDATE {_table(Person)} AS p SET "
             "name = CASE WHEN p.name = '' THEN u.name ELSE p.name END, "
             "email = CASE WHEN p.email = '' THEN u.email ELSE p.email END "
-            "FROM unnest(%b::text[], %b::text[], %b::text[]) AS u(key, name, email) WHERE lower(p.github) = u.key",
-            _columns(rows, 3),
+            f"FROM {_json_rows(('key', 'text'), ('name', 'text'), ('email', 'text'))} WHERE lower(p.github) = u.key",
+            [_json(rows)],
         )
 
     def upsert_keps(self, rows: Sequence[tuple]) -> None:
-        names = ("number", *KEP_COLUMNS)
         types = {"number": "integer", "creation_date": "date", "last_updated": "date", "disable_supported": "boolean"}
-        arrays = ", ".join(f"%b::{types.get(name, 'text')}[]" for name in names)
+        names = ("number", *KEP_COLUMNS)
         selected = {name: f"u.{name}" for name in names if name != "owning_sig"}
         selected["owning_sig_id"] = "s.id"  # the SIG named by slug, joined below
         updated = ", ".join(
@@ -243,8 +243,9 @@ class PostgresBulkWriter:
         self._insert_select(
             Kep,
             selected,
-            f"unnest({arrays}) AS u({', '.join(names)}) JOIN {_table(Sig)} AS s ON s.slug = u.owning_sig",
-            _columns(rows, len(names)),
+            f"{_json_rows(*((name, types.get(name, 'text')) for name in names))} "
+            f"JOIN {_table(Sig)} AS s ON s.slug = u.owning_sig",
+            [_json(rows)],
             conflict=f"({_quote('number')}) DO UPDATE SET {updated}",
         )
 
@@ -252,28 +253,28 @@ class PostgresBulkWriter:
         through, target, join = self._link_target(relation)
         self._execute(
             f"INSERT INTO {_table(through)} (kep_id, {_quote(target)}) SELECT k.id, t.id "
-            f"FROM unnest(%b::integer[], %b::text[]) AS u(number, key) "
+            f"FROM {_json_rows(('number', 'integer'), ('key', 'text'))} "
             f"JOIN {_table(Kep)} AS k ON k.number = u.number {join} ON CONFLICT DO NOTHING",
-            _columns(links, 2),
+            [_json(links)],
         )
 
     def delete_links(self, relation: str, links: Sequence[Link]) -> None:
         through, target, join = self._link_target(relation)
         self._execute(
             f"DELETE FROM {_table(through)} AS l USING ("
-            f"SELECT k.id AS kep_id, t.id AS target_id FROM unnest(%b::integer[], %b::text[]) AS u(number, key) "
+            f"SELECT k.id AS kep_id, t.id AS target_id FROM {_json_rows(('number', 'integer'), ('key', 'text'))} "
             f"JOIN {_table(Kep)} AS k ON k.number = u.number {join}"
             f") AS gone WHERE l.kep_id = gone.kep_id AND l.{_quote(target)} = gone.target_id",
-            _columns(links, 2),
+            [_json(links)],
         )
 
     def upsert_gates(self, rows: Sequence[tuple[int, str, list[str]]]) -> None:
         self._insert_select(
             FeatureGate,
-            {"kep_id": "k.id", "name": "u.name", "components": "u.components::jsonb"},
-            f"unnest(%b::integer[], %b::text[], %b::text[]) AS u(number, name, components) "
+            {"kep_id": "k.id", "name": "u.name", "components": "u.components"},
+            f"{_json_rows(('number', 'integer'), ('name', 'text'), ('components', 'jsonb'))} "
             f"JOIN {_table(Kep)} AS k ON k.number = u.number",
-            [[n for n, _, _ in rows], [name for _, name, _ in rows], [json.dumps(list(c)) for _, _, c in rows]],
+            [_json(rows)],
             conflict="(kep_id, name) DO UPDATE SET components = EXCLUDED.components",
         )
 
@@ -284,9 +285,9 @@ class PostgresBulkWriter:
         self._insert_select(
             PrrApproval,
             {"kep_id": "k.id", "stage": "u.stage", "approver_id": "p.id"},
-            f"unnest(%b::integer[], %b::text[], %b::text[]) AS u(number, stage, key) "
+            f"{_json_rows(('number', 'integer'), ('stage', 'text'), ('key', 'text'))} "
             f"JOIN {_table(Kep)} AS k ON k.number = u.number JOIN {_table(Person)} AS p ON lower(p.github) = u.key",
-            _columns(rows, 3),
+            [_json(rows)],
             conflict="(kep_id, stage) DO UPDATE SET approver_id = EXCLUDED.approver_id",
         )
 
@@ -321,9 +322,9 @@ class PostgresBulkWriter:
     def _delete_by_kep(self, model, key_column: str, keys: Sequence[tuple[int, str]]) -> None:
         self._execute(
             f"DELETE FROM {_table(model)} AS r USING {_table(Kep)} AS k, "
-            f"unnest(%b::integer[], %b::text[]) AS u(number, key) "
+            f"{_json_rows(('number', 'integer'), ('key', 'text'))} "
             f"WHERE k.number = u.number AND r.kep_id = k.id AND r.{_quote(key_column)} = u.key",
-            _columns(keys, 2),
+            [_json(keys)],
         )
 
     @staticmethod
@@ -345,6 +346,25 @@ def _quote(name: str) -> str:
     return connection.ops.quote_name(name)
 
 
-def _columns(rows: Sequence[Sequence], width: int) -> list[list]:
-    """Rows as one list per column: the arrays `unnest` zips back into rows."""
-    return [list(column) for column in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
+def _json_rows(*columns: tuple[str, str]) -> str:
+    """SQL for a table `u` read from one JSON parameter, an array of rows that are arrays of values in the order of
+    `columns` ((name, SQL type) pairs).
+
+    One JSON text per batch because Python's json encoder is C: psycopg encodes a Python list as an SQL array
+    element by element in Python, which cost more than the statement itself on a full tree.
+    """
+    fields = ", ".join(
+        f"r -> {index} AS {name}" if sql_type == "jsonb" else f"(r ->> {index})::{sql_type} AS {name}"
+        for index, (name, sql_type) in enumerate(columns)
+    )
+    return f"(SELECT {fields} FROM jsonb_array_elements(%s::jsonb) AS r) AS u"
+
+
+def _json(rows) -> str:
+    return json.dumps(rows, default=_json_value, separators=(",", ":"))
+
+
+def _json_value(value):
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not a planned column type")

@@ -5,6 +5,7 @@ Each importer is a pure parser (text -> plain data, raising `ImportFailure`) plu
 that data; the command below only finds files, calls both per file, and reports.
 """
 
+import gc
 import hashlib
 import os
 import sys
@@ -102,6 +103,21 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
 
 
 @contextmanager
+def objects_so_far_left_to_refcounting() -> Iterator[None]:
+    """Keep the cyclic garbage collector off the objects that exist before an import (`gc.freeze`).
+
+    An import allocates enough (parse trees, records) to set off full collections, and each one walked the
+    whole Django process too: ~50 ms a time, a quarter of a full-tree KEP import. The objects an import creates
+    are still collected as usual.
+    """
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+@contextmanager
 def import_lock(name: str) -> Iterator[None]:
     """Serialise concurrent imports of the same source kind inside the current transaction.
 
@@ -147,7 +163,8 @@ class BaseImportCommand(BaseCommand):
             raise CommandError(f"no {self.unit}s found to import", returncode=2)
         report = ImportReport()
         self.before_import(files, report, options)
-        self.run_import(files, report, options, dry_run=dry_run)
+        with objects_so_far_left_to_refcounting():
+            self.run_import(files, report, options, dry_run=dry_run)
         self.finish(report, dry_run=dry_run)
         self.print_report(report, dry_run=dry_run)
         if report.skipped:
