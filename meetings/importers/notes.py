@@ -34,6 +34,8 @@ exported to Markdown over ten years by many hands; each way they stray is handle
   Inside a retrospective item, top-level bullets without a presenter that follow a retro list header ("Good:",
   "_Things that went well_", "_AIs_") are that list's entries, not new items (the 2022 export flattens them).
   A heading or list mark repeated inside the bullet ("* # [a/b] Title", "- \\- text") is not part of its text.
+  A bullet that is a message of a pasted Zoom chat ("From Mike Danese to Everyone: (10:42 AM)", 2018) is
+  discussion of the item above it and joins that item's notes (`_CHAT_MESSAGE`).
 * Presenters (`split_presenters`): a leading `[name/name]`, `[a, b & c]`, `[@name]` or `(name)`; `@handle` is a
   GitHub handle for sure, a single bare word may be one (the service links it only to a Person that exists).
   Without a leading mark, a trailing `[handle]` or `(@handle)` names the presenter (`split_trailing_presenters`,
@@ -894,6 +896,9 @@ def split_items(
         if m and _indent(line) <= top + 1:
             content = (m.group("text") or "").strip()
             current = items[-1] if items else None
+            if current and _CHAT_MESSAGE.match(clean_inline(content)):
+                current.lines.append((no, line))
+                continue
             if current and current.retro_release:
                 header = _section_header(content)
                 if (absorb and not split_presenters(content)[0]) or header:
@@ -912,6 +917,14 @@ def split_items(
             absorb = True
     return preamble, items
 
+
+# A Zoom chat pasted under an item, a bullet per message: "From Mike Danese to Everyone: (10:42 AM)" (2018), or
+# Zoom's saved-chat lines "10:05:33 From Jane Doe : text", "00:12:34 From A to Everyone:".
+_CHAT_MESSAGE = re.compile(
+    r"^(?:\d{1,2}:\d{2}(?::\d{2})?\s+From\s+[^:\n]{1,120}:"
+    r"|From\s+[^:\n]{1,120}?\s+to\s+[^:\n]{1,120}?:\s*\(\d{1,2}:\d{2}(?::\d{2})?\s*[AP]\.?M\.?\))",
+    re.I,
+)
 
 # "* # \\[danwinship/surya\\] Redesigning ...", "- \\- [link](...)": a heading or list mark inside the bullet (2024).
 _INNER_MARK = re.compile(r"^(?:(?:#{1,6}|\\?[-*+])\s+)+")

@@ -224,6 +224,27 @@ def test_top_level_bullets_of_any_kind_are_items_and_nested_notes_their_body():
     assert items[1].body == "* tab-nested"
 
 
+def test_a_pasted_zoom_chat_joins_the_item_it_discusses():  # meeting-notes-2018.md, Dec 18
+    text = (
+        "# Dec 18\n\n"
+        "*   UserNS remapping: [updated proposal](https://github.com/kubernetes/community/pull/2595) (vikasc):\n\n"
+        "    Question raised at Zoom Chat:\n\n"
+        "*   From Mike Danese to Everyone: (10:42 AM)\n\n"
+        '     I would like to reconcile the "Motivation" section.\n\n'
+        "*   From 刘澜涛 to Everyone: (10:46 AM)\n\n"
+        "     It is possible to support per pod user namespace mapping in containerd.\n\n"
+        "*   10:51:02 From Jane Doe : a later Zoom's saved chat\n"
+        "*   From alpha to beta: the next item, not a chat message\n"
+    )
+    items = parse(text, source="meeting-notes-2018.md").meetings[0].items
+    assert [item.title for item in items] == [
+        "UserNS remapping: updated proposal (vikasc):",
+        "From alpha to beta: the next item, not a chat message",
+    ]
+    assert "From Mike Danese to Everyone: (10:42 AM)" in items[0].body
+    assert "per pod user namespace mapping" in items[0].body and "10:51:02 From Jane Doe" in items[0].body
+
+
 def test_top_level_is_the_least_indented_bullet_of_the_meeting():
     items = parse("## Jan 4, 2022\n\n    * [a] one\n        * sub\n    * [b] two\n").meetings[0].items
     assert [i.title for i in items] == ["one", "two"] and items[0].body == "* sub"
