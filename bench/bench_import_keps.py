@@ -4,8 +4,9 @@ The shared samples hold ~190 kep.yaml and ~170 PRR files; the bench replicates t
 directories (`<number + 10000·k>-<slug>`) into bench/.work/enhancements until it has FULL_KEPS kep.yaml and
 FULL_PRR prod-readiness files, all in the real format with the real traps. Figures, each beside its floor:
 
-* full import into an empty database (wall, median of 3 with the tables emptied between runs) vs merely
-  parsing the same files with PyYAML's C loader in this process (median of 3);
+* full import into an empty database (wall, median of REPEAT runs with the tables emptied between runs, each
+  run printed; the first pays for warming up) vs merely parsing the same files with PyYAML's C loader in this
+  process (median of as many runs, each just before an import);
 * unchanged re-import (wall), asserting that it sent no INSERT/UPDATE/DELETE to the database;
 * peak memory of a full import (tracemalloc, Python allocations), with the process's max RSS in the note.
 """
