@@ -296,18 +296,15 @@ class PostgresBulkWriter:
 
     # -- building blocks -------------------------------------------------------------------------------
     def _insert_select(self, model, selected: dict[str, str], source: str, params: list, *, conflict=None) -> None:
-        """INSERT INTO model (columns) SELECT expressions FROM source, every other column at its model default.
+        """INSERT INTO model (columns) SELECT expressions FROM source (`selected` maps column to expression), every
+        other column at its model default.
 
         Defaults come from the model (`Field.get_default()`), as `Model.objects.create` would set them, so a
         column added to the model later needs no change here.
         """
-        columns, expressions, default_params = [], [], []
-        for column, expression in selected.items():
-            columns.append(column)
-            expressions.append(expression)
-        given = {model._meta.get_field(name.removesuffix("_id")).column for name in selected}
+        columns, expressions, default_params = list(selected), list(selected.values()), []
         for field in model._meta.concrete_fields:
-            if field.primary_key or field.column in given:
+            if field.primary_key or field.column in selected:
                 continue
             columns.append(field.column)
             expressions.append("%s")

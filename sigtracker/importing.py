@@ -237,12 +237,8 @@ class BatchImportCommand(BaseImportCommand):
         raise NotImplementedError
 
     def write_stream(self, chunks: Iterator[list], report: ImportReport, options) -> None:
-        """Write the records of every chunk of parsed files, counting outcomes into `report`; runs inside the
-        locked transaction. By default all chunks are gathered and written by `write_records`."""
-        self.write_records([record for chunk in chunks for record in chunk], report, options)
-
-    def write_records(self, records: list, report: ImportReport, options) -> None:
-        """Write every parsed record, counting outcomes into `report`; runs inside the locked transaction."""
+        """Write the records of every chunk of parsed files as the chunks come, counting outcomes into `report`;
+        runs inside the locked transaction."""
         raise NotImplementedError
 
     def parsed_chunks(self, files: list[Path], report: ImportReport, options) -> Iterator[list]:
