@@ -1,5 +1,6 @@
 """`manage.py import_keps`: on the shared upstream samples and on small trees built from them in tmp_path."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from django.test.utils import CaptureQueriesContext
 
 from keps.models import FeatureGate, Kep, Person, PrrApproval, Sig
 from tests.factories import KepFactory, PersonFactory
+from tests.special_files import fifo_with_a_writer
 
 pytestmark = pytest.mark.django_db
 
@@ -326,3 +328,27 @@ def test_statement_refused_in_the_pipeline_rolls_back_the_whole_import(postgres_
     assert error.returncode == 1
     assert str(error).startswith("the database refused the import, nothing was written: division by zero")
     assert Kep.objects.count() == Sig.objects.count() == Person.objects.count() == 0
+
+
+def test_files_that_are_not_regular_are_skipped_unread(tree):
+    """Issue 17 K: a kep.yaml symlinked to /dev/zero (size 0, endless) or a FIFO (an open that waits for a writer)
+    is skipped with one line naming it; the other files import."""
+    if not Path("/dev/zero").exists() or not hasattr(os, "mkfifo"):
+        pytest.skip("needs /dev/zero and FIFOs (a POSIX system)")
+    zero = tree / "keps/sig-node/9994-zero/kep.yaml"
+    zero.parent.mkdir()
+    zero.symlink_to("/dev/zero")
+    fifo = tree / "keps/sig-node/9995-fifo/kep.yaml"
+    fifo.parent.mkdir()
+    text = "title: Fifo\nkep-number: 9995\nowning-sig: sig-node\nauthors: ['@fifo']\nstatus: provisional\n"
+
+    with fifo_with_a_writer(fifo, text):
+        error, out, err = run_failing(tree)
+
+    assert error.returncode == 1
+    assert err.splitlines() == [
+        "skipped: keps/sig-node/9994-zero/kep.yaml: not a regular file (a character device); not read",
+        "skipped: keps/sig-node/9995-fifo/kep.yaml: not a regular file (a FIFO); not read",
+    ]
+    assert "10 files read: 8 created, 0 updated, 0 unchanged, 2 skipped" in out
+    assert sorted(Kep.objects.values_list("number", flat=True)) == [2625, 2727, 4960, 5075]

@@ -2,6 +2,7 @@
 
 import datetime
 import io
+import os
 import shutil
 import threading
 
@@ -13,6 +14,7 @@ from releases.choices import MilestoneKind, ReleaseState
 from releases.models import Milestone, Release
 from releases.services.schedule import release_state_at
 from tests.factories import MilestoneFactory, ReleaseFactory, SigFactory, TrackedEnhancementFactory
+from tests.special_files import fifo_with_a_writer
 
 pytestmark = pytest.mark.django_db
 
@@ -236,3 +238,21 @@ def test_moved_milestones_queue_a_stats_recompute(releases_dir, monkeypatch):
     assert requested == [{"release_ids": [release.pk]}]
     run(releases_dir / "release-1.24" / "README.md")
     assert len(requested) == 1  # nothing changed, nothing queued
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs need a POSIX system")
+def test_a_readme_that_is_not_a_regular_file_is_skipped_with_one_line(releases_dir, tmp_path):
+    """Issue 17 K: a FIFO README would block the import forever, a symlink to /dev/zero would fill the memory."""
+    (tmp_path / "release-1.24").mkdir()
+    shutil.copy(releases_dir / "release-1.24" / "README.md", tmp_path / "release-1.24" / "README.md")
+    (tmp_path / "release-1.40").mkdir()
+    (tmp_path / "release-1.40" / "README.md").symlink_to("/dev/zero")
+    (tmp_path / "release-1.41").mkdir()
+    text = "# Kubernetes 1.41\n\n- **Friday 6th February 2026**: Week 5 - Code Freeze\n"
+    with fifo_with_a_writer(tmp_path / "release-1.41" / "README.md", text):
+        status, out, err = run(tmp_path)
+    assert status == 1
+    assert "release-1.40/README.md: not a regular file (a character device); not read" in err
+    assert "release-1.41/README.md: not a regular file (a FIFO); not read" in err
+    assert "3 files read" in out and "2 skipped" in out
+    assert list(Release.objects.values_list("version", flat=True)) == ["1.24"]
