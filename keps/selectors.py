@@ -23,8 +23,9 @@ from django.db.models import (
 from django.db.models.functions import Cast, StrIndex, Substr
 
 from meetings.models import AgendaItem, Meeting
-from releases.choices import STATUS_FREEZE, EnhancementStatus, Freeze, MilestoneKind, TargetStage
+from releases.choices import EnhancementStatus, Freeze, TargetStage
 from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement, parse_version
+from releases.rules import FREEZE_MILESTONE, SLIP_STATUSES, STATUS_FREEZE
 
 from .choices import KepStage, KepStatus, PrrStage
 from .filtersets import KepFilterSet, PermaBetaFilterSet
@@ -36,13 +37,7 @@ ACTIVE_KEP_STATUSES = (KepStatus.PROVISIONAL, KepStatus.IMPLEMENTABLE)
 DESIGN_GROUP_SPLIT_AT = 20
 #: The perma-beta list's default N.
 PERMA_BETA_DEFAULT_RELEASES = 3
-SLIP_STATUSES = (EnhancementStatus.REMOVED, EnhancementStatus.DEFERRED)
-FREEZE_MILESTONES = {
-    MilestoneKind.PRR_FREEZE: Freeze.PRR,
-    MilestoneKind.ENHANCEMENTS_FREEZE: Freeze.ENHANCEMENTS,
-    MilestoneKind.CODE_FREEZE: Freeze.CODE,
-    MilestoneKind.DOCS_FREEZE: Freeze.DOCS,
-}
+_FREEZE_OF_KIND = {kind: freeze for freeze, kind in FREEZE_MILESTONE.items()}
 #: Agenda items listed on a KEP's page; the rest are one click away on the filtered meetings list.
 KEP_MENTIONS_SHOWN = 50
 
@@ -148,7 +143,7 @@ def _missed_freeze(changes: list[EnhancementStatusChange], freezes: list[Milesto
         moment = changes[slip_change].changed_at
         passed = [m for m in freezes if m.at <= moment]
         if passed:
-            return FREEZE_MILESTONES[passed[-1].kind].label
+            return _FREEZE_OF_KIND[passed[-1].kind].label
     return ""
 
 
@@ -164,7 +159,7 @@ def kep_timeline(*, kep: Kep) -> KepTimeline:
     freezes_by_release: dict[int, list[Milestone]] = defaultdict(list)
     if release_ids:
         for milestone in Milestone.objects.filter(
-            release_id__in=release_ids, kind__in=list(FREEZE_MILESTONES), sig__isnull=True
+            release_id__in=release_ids, kind__in=list(_FREEZE_OF_KIND), sig__isnull=True
         ).order_by("at"):
             freezes_by_release[milestone.release_id].append(milestone)
     timeline = KepTimeline()

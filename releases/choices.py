@@ -21,18 +21,6 @@ class MilestoneKind(models.TextChoices):
     OTHER = "other", "Other"
 
 
-#: Kinds of milestone that freeze something: reminders go out before these.
-FREEZE_KINDS = (
-    MilestoneKind.PRR_FREEZE,
-    MilestoneKind.ENHANCEMENTS_FREEZE,
-    MilestoneKind.SIG_SOFT_FREEZE,
-    MilestoneKind.FEATURE_BLOG_FREEZE,
-    MilestoneKind.CODE_FREEZE,
-    MilestoneKind.TEST_FREEZE,
-    MilestoneKind.DOCS_FREEZE,
-)
-
-
 class EnhancementType(models.TextChoices):
     """The release team's "type" column of the enhancements tracking board."""
 
@@ -76,27 +64,6 @@ class EnhancementStatus(models.TextChoices):
     DEFERRED = "deferred", "Deferred (SIG's choice)"
     REMOVED = "removed_from_milestone", "Removed from milestone"
     DONE = "done", "Done (shipped)"
-
-
-AT_RISK_STATUSES = (
-    EnhancementStatus.AT_RISK_PRR,
-    EnhancementStatus.AT_RISK_ENHANCEMENTS,
-    EnhancementStatus.AT_RISK_CODE,
-    EnhancementStatus.AT_RISK_DOCS,
-)
-#: Statuses after which a row is no longer in play for the release.
-FINAL_STATUSES = (EnhancementStatus.DEFERRED, EnhancementStatus.REMOVED, EnhancementStatus.DONE)
-
-STATUS_FREEZE = {
-    EnhancementStatus.AT_RISK_PRR: Freeze.PRR,
-    EnhancementStatus.TRACKED_PRR: Freeze.PRR,
-    EnhancementStatus.AT_RISK_ENHANCEMENTS: Freeze.ENHANCEMENTS,
-    EnhancementStatus.TRACKED_ENHANCEMENTS: Freeze.ENHANCEMENTS,
-    EnhancementStatus.AT_RISK_CODE: Freeze.CODE,
-    EnhancementStatus.TRACKED_CODE: Freeze.CODE,
-    EnhancementStatus.AT_RISK_DOCS: Freeze.DOCS,
-    EnhancementStatus.TRACKED_DOCS: Freeze.DOCS,
-}
 
 
 class RetroCategory(models.TextChoices):

@@ -17,8 +17,9 @@ from django.utils import timezone
 from django.utils.text import slugify
 from icalendar import Alarm, Calendar, Event
 
-from .choices import FREEZE_KINDS, MilestoneKind
+from .choices import MilestoneKind
 from .models import Milestone
+from .rules import FREEZE_KINDS
 
 #: How long before a freeze the calendar alarm fires.
 ALARM_BEFORE = datetime.timedelta(days=1)

@@ -10,9 +10,6 @@ from django.utils import timezone
 from keps.models import VERSION_REGEX, Kep, Person, Sig
 
 from .choices import (
-    AT_RISK_STATUSES,
-    FINAL_STATUSES,
-    STATUS_FREEZE,
     ActionStatus,
     DeliveryState,
     EnhancementStatus,
@@ -24,6 +21,7 @@ from .choices import (
     StatsSource,
     TargetStage,
 )
+from .rules import AT_RISK_STATUSES, FINAL_STATUSES, STATUS_FREEZE
 
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
 

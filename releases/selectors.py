@@ -5,7 +5,6 @@ Every selector issues a fixed number of queries, whatever the number of rows it 
 """
 
 import datetime
-import zoneinfo
 from dataclasses import dataclass, field
 
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
@@ -16,35 +15,14 @@ from keps.models import Sig
 from meetings.models import AgendaItem, Meeting
 
 from .choices import (
-    AT_RISK_STATUSES,
-    FREEZE_KINDS,
     ActionStatus,
-    EnhancementStatus,
-    Freeze,
     MilestoneKind,
     RetroCategory,
 )
 from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
 from .models import Milestone, Release, ReleaseStats, RetroItem, Retrospective, TrackedEnhancement
+from .rules import FREEZE_KINDS, PACIFIC, SLIP_STATUSES, at_risk_statuses_for
 
-PACIFIC = zoneinfo.ZoneInfo("America/Los_Angeles")
-#: Statuses that count as a slip of a KEP in a release (see the contracts).
-SLIP_STATUSES = (EnhancementStatus.REMOVED, EnhancementStatus.DEFERRED)
-#: Which freeze a milestone kind closes, for "at risk for the next freeze".
-MILESTONE_FREEZE = {
-    MilestoneKind.PRR_FREEZE: Freeze.PRR,
-    MilestoneKind.ENHANCEMENTS_FREEZE: Freeze.ENHANCEMENTS,
-    # SIG Node's soft freeze is the SIG's own deadline ahead of code freeze.
-    MilestoneKind.SIG_SOFT_FREEZE: Freeze.CODE,
-    MilestoneKind.CODE_FREEZE: Freeze.CODE,
-    MilestoneKind.DOCS_FREEZE: Freeze.DOCS,
-}
-AT_RISK_FOR = {
-    Freeze.PRR: EnhancementStatus.AT_RISK_PRR,
-    Freeze.ENHANCEMENTS: EnhancementStatus.AT_RISK_ENHANCEMENTS,
-    Freeze.CODE: EnhancementStatus.AT_RISK_CODE,
-    Freeze.DOCS: EnhancementStatus.AT_RISK_DOCS,
-}
 OPEN_ACTION_STATUSES = (ActionStatus.OPEN, ActionStatus.IN_PROGRESS)
 
 
@@ -224,8 +202,7 @@ def at_risk_for_milestone(*, release: Release, milestone: Milestone | None, sig:
     Returns `(rows, total, statuses)`: at most `limit` rows, oldest KEP first, how many there are in all, and the
     statuses that counted as at risk.
     """
-    freeze = MILESTONE_FREEZE.get(milestone.kind) if milestone else None
-    statuses = [AT_RISK_FOR[freeze]] if freeze else list(AT_RISK_STATUSES)
+    statuses = at_risk_statuses_for(milestone.kind if milestone else None)
     queryset = TrackedEnhancement.objects.filter(release=release, status__in=statuses)
     if sig is not None:
         queryset = queryset.filter(sig=sig)

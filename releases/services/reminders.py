@@ -23,7 +23,6 @@ that window is recognisably the same message.
 import datetime
 import logging
 import smtplib
-import zoneinfo
 from collections import defaultdict
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
@@ -38,55 +37,29 @@ from django.utils import timezone
 
 from keps.models import Person, Sig
 from releases.choices import (
-    AT_RISK_STATUSES,
-    FREEZE_KINDS,
     ActionStatus,
     DeliveryState,
     EnhancementStatus,
-    MilestoneKind,
     ReminderKind,
     RetroCategory,
 )
 from releases.models import Milestone, ReminderDelivery, RetroItem, TrackedEnhancement
-from releases.services.stats import OUT_OF_PLAY, status_at_expression
+from releases.rules import (
+    AOE,
+    AT_RISK_STATUSES,
+    FREEZE_KINDS,
+    MILESTONE_FREEZE,
+    OUT_OF_PLAY,
+    PACIFIC,
+    REQUIREMENTS,
+    is_ready_for,
+)
+from releases.services.stats import status_at_expression
 
 logger = logging.getLogger(__name__)
 
-PACIFIC = zoneinfo.ZoneInfo("America/Los_Angeles")
-#: Anywhere on Earth: a deadline "AoE" has passed only once it has passed in the last time zone, UTC−12.
-AOE = datetime.timezone(datetime.timedelta(hours=-12), "AoE")
 Anchor = ReminderDelivery.Anchor
 
-# How far along the board a freeze is: a KEP is ready for a freeze when it is tracked for it or a later one.
-_LEVEL = {"prr": 1, "enhancements": 2, "code": 3, "docs": 4}
-_STATUS_LEVEL = {
-    EnhancementStatus.AT_RISK_PRR: 1,
-    EnhancementStatus.TRACKED_PRR: 1,
-    EnhancementStatus.AT_RISK_ENHANCEMENTS: 2,
-    EnhancementStatus.TRACKED_ENHANCEMENTS: 2,
-    EnhancementStatus.AT_RISK_CODE: 3,
-    EnhancementStatus.TRACKED_CODE: 3,
-    EnhancementStatus.AT_RISK_DOCS: 4,
-    EnhancementStatus.TRACKED_DOCS: 4,
-}
-#: Which stage of the board each kind of freeze checks, and what it requires (the enhancements handbook).
-FREEZE_LEVEL = {
-    MilestoneKind.PRR_FREEZE: "prr",
-    MilestoneKind.ENHANCEMENTS_FREEZE: "enhancements",
-    MilestoneKind.FEATURE_BLOG_FREEZE: "enhancements",
-    MilestoneKind.SIG_SOFT_FREEZE: "code",
-    MilestoneKind.CODE_FREEZE: "code",
-    MilestoneKind.TEST_FREEZE: "code",
-    MilestoneKind.DOCS_FREEZE: "docs",
-}
-REQUIREMENTS = {
-    "prr": "the production readiness questionnaire answered and a PRR approver named in "
-    "keps/prod-readiness/<sig>/<number>.yaml",
-    "enhancements": "the KEP merged as implementable, with stage and latest-milestone set in kep.yaml, "
-    "a test plan, graduation criteria and PRR approval",
-    "code": "every code PR merged into kubernetes/kubernetes (or an exception requested)",
-    "docs": "the documentation PR reviewed and merged into kubernetes/website",
-}
 ROLE_LABELS = {"author": "author", "assignee": "assignee", "contact": "enhancements contact"}
 
 
@@ -217,25 +190,13 @@ def reminders_due(*, now: datetime.datetime) -> list[DueReminder]:
     return due
 
 
-def _ready(status: str, level: str, anchor: str) -> bool:
-    """Whether a row in `status` already meets the freeze at `level` (for the exception window: is done)."""
-    if status == EnhancementStatus.DONE:
-        return True
-    if status == EnhancementStatus.EXCEPTION_PENDING:
-        return False
-    if status == EnhancementStatus.EXCEPTION_APPROVED:
-        # An approved exception must land before the window closes.
-        return anchor == Anchor.FREEZE
-    stage = _STATUS_LEVEL.get(status)
-    if stage is None:
-        return True
-    if status in AT_RISK_STATUSES:
-        return stage > _LEVEL[level]
-    return stage >= _LEVEL[level]
+def _ready(status: str, level, anchor: str) -> bool:
+    """Whether a row in `status` already meets the freeze `level` (for the exception window: is done)."""
+    return is_ready_for(status, level, exception_window=anchor == Anchor.EXCEPTION_CLOSE)
 
 
 def _not_ready(rows, due: DueReminder) -> list:
-    level = FREEZE_LEVEL[due.milestone.kind]
+    level = MILESTONE_FREEZE[due.milestone.kind]
     return [
         row for row in rows if row.status_then not in OUT_OF_PLAY and not _ready(row.status_then, level, due.anchor)
     ]
@@ -400,8 +361,12 @@ def _span(hours: int) -> str:
     return "1 hour" if hours == 1 else f"{hours} hours"
 
 
-def _needs(status: str, level: str, due: DueReminder, milestone: Milestone) -> str:
-    requirement = REQUIREMENTS[level]
+def _requirement(kind: str) -> str:
+    return "; ".join(REQUIREMENTS[kind])
+
+
+def _needs(status: str, level, due: DueReminder, milestone: Milestone) -> str:
+    requirement = _requirement(milestone.kind)
     if status == EnhancementStatus.EXCEPTION_PENDING:
         return (
             "its exception request awaits the release team's decision; if granted, the remaining work must "
@@ -448,7 +413,6 @@ def _sort_key(entry: dict):
 def _common_context(due: DueReminder) -> dict:
     milestone = due.milestone
     release = milestone.release
-    level = FREEZE_LEVEL[milestone.kind]
     return {
         "release": release,
         "milestone": milestone,
@@ -459,7 +423,7 @@ def _common_context(due: DueReminder) -> dict:
         "in_effect": due.anchor == Anchor.FREEZE and due.offset_hours == 0,
         "when": _when(due.anchor_at, milestone),
         "freeze_when": _when(milestone.at, milestone),
-        "requirement": REQUIREMENTS[level],
+        "requirement": _requirement(milestone.kind),
         "release_url": _base_url() + release.get_absolute_url(),
         "base_url": _base_url(),
     }
@@ -499,7 +463,7 @@ def render_digest(
     """The SIG digest: the freeze and when, what it requires, every KEP of the SIG(s) at risk first,
     and the retro action items due in this release that are still open."""
     context = _common_context(due)
-    level = FREEZE_LEVEL[due.milestone.kind]
+    level = MILESTONE_FREEZE[due.milestone.kind]
     sigs = list(Sig.objects.filter(pk__in=sig_ids).order_by("slug"))
     if rows is None:
         rows = load_board(due=due, as_of=as_of)
@@ -551,7 +515,7 @@ def render_personal(
     """The personal note: just this person's KEPs that are not ready, with what each still needs.
     None when nothing is left to remind them of (the KEPs got ready since the reminder was planned)."""
     context = _common_context(due)
-    level = FREEZE_LEVEL[due.milestone.kind]
+    level = MILESTONE_FREEZE[due.milestone.kind]
     if rows is None:
         rows = load_board(due=due, as_of=as_of)
     mine = (people or people_index(rows)).get(recipient.lower(), {})

@@ -11,7 +11,8 @@ from django.db.models import Count, F, Max, Min, Q
 
 from keps.models import DesignGroup, FeatureGate, Kep, Person, PrrApproval, Sig
 from meetings.models import AgendaItem, Meeting
-from releases.choices import FINAL_STATUSES, EnhancementStatus, MilestoneKind, ReleaseState, RetroCategory
+from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState, RetroCategory
+from releases.rules import FINAL_STATUSES
 from releases.models import (
     EnhancementStatusChange,
     Milestone,
