@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from keps.models import VERSION_REGEX, Kep, Person, Sig
+from sigtracker.text import line_breaking_characters
 
 from .choices import (
     ActionStatus,
@@ -42,9 +43,14 @@ class ReleaseQuerySet(models.QuerySet):
         return self.filter(state=ReleaseState.RELEASED)
 
     def current(self):
-        """The release being worked on now: the newest active one, else the newest released one."""
-        active = self.filter(state=ReleaseState.ACTIVE).order_by("-major", "-minor").first()
-        return active or self.order_by("-major", "-minor").first()
+        """The release being worked on now: the newest active one, else the newest released one (a release
+        still in planning is not current while an older one is out); with neither, the newest known."""
+        newest_first = self.order_by("-major", "-minor")
+        return (
+            newest_first.filter(state=ReleaseState.ACTIVE).first()
+            or newest_first.filter(state=ReleaseState.RELEASED).first()
+            or newest_first.first()
+        )
 
 
 class Release(models.Model):
@@ -158,6 +164,13 @@ class Milestone(models.Model):
 
     def get_absolute_url(self):
         return self.release.get_absolute_url() + f"#milestone-{self.pk}"
+
+    def clean(self):
+        # A label goes into email subjects, calendar summaries and one-line lists: a CR/LF in it broke every
+        # reminder of its freeze (issue 17 F). A check here, not a field validator, so no migration is needed.
+        if found := line_breaking_characters(self.label):
+            shown = ", ".join(dict.fromkeys(f"U+{ord(char):04X}" for char in found))
+            raise ValidationError({"label": f"The label must be one line without control characters (found {shown})."})
 
     @property
     def date(self):

@@ -1,4 +1,4 @@
-"""Freeze reminder emails, delivered exactly once.
+"""Freeze reminder emails, delivered once per recipient; after a crash in one narrow window, at most one duplicate.
 
 What is due at an instant T: for each freeze milestone that sends reminders, each SIG on the release's
 board at T reminds at its offsets (`Sig.reminder_offsets`, else `SIGTRACKER_REMINDER_OFFSETS_HOURS`)
@@ -11,13 +11,15 @@ Two kinds of email go out for each due reminder: a digest to each SIG mailing li
 each author, assignee or enhancements contact of a KEP not ready for that freeze. Everything is read "as of"
 T from the status history, so replaying a past instant sends what would have been sent then.
 
-Exactly once: every (milestone, anchor, offset, kind, recipient) gets one `ReminderDelivery` row, created
-before anything is sent (the unique constraint decides between racing beats). A sender takes a lease on
-the row (`claimed_at`, a compare-and-swap UPDATE), sends outside any transaction, and marks it sent. A lease
-older than `SIGTRACKER_REMINDER_LEASE_SECONDS` belongs to a sender that died: the next planning run hands
-the row out again. The one window left is between the SMTP server's "250 OK" for the message and the
-commit that marks the row sent (microseconds); the Message-ID is fixed per row, so a copy resent across
-that window is recognisably the same message.
+Once per recipient, not "exactly once": every (milestone, anchor, offset, kind, recipient) gets one
+`ReminderDelivery` row, created before anything is sent (the unique constraint decides between racing beats).
+A sender takes a lease on the row (`claimed_at`, a compare-and-swap UPDATE), sends outside any transaction, and
+marks it sent. A lease older than `SIGTRACKER_REMINDER_LEASE_SECONDS` belongs to a sender that died: the next
+planning run hands the row out again. Exactly-once delivery cannot be had over SMTP (issue 17 M): a sender killed
+after the SMTP server's "250 OK" for the message but before the commit that marks the row sent (microseconds)
+leaves a row that looks unsent, and it is sent again once its lease runs out. So a recipient gets at most one
+duplicate, recognisable by its Message-ID (fixed per row), and only after a crash in that window; keep the
+window as small as it is (nothing between the send and the commit that marks the row sent).
 """
 
 import datetime
@@ -55,6 +57,7 @@ from releases.rules import (
     is_ready_for,
 )
 from releases.services.stats import status_at_expression
+from sigtracker.text import one_line
 
 logger = logging.getLogger(__name__)
 
@@ -431,6 +434,7 @@ def _common_context(due: DueReminder) -> dict:
 
 @dataclass
 class Message:
+    #: Always one line (`one_line`): a label stored with a CR/LF must not make the header unsendable (issue 17 F).
     subject: str
     text: str
     html: str
@@ -497,7 +501,7 @@ def render_digest(
     if not_ready:
         subject += f": {not_ready} KEP{'s' if not_ready != 1 else ''} not ready"
     return Message(
-        subject=subject,
+        subject=one_line(subject),
         text=render_to_string("releases/email/digest.txt", context),
         html=render_to_string("releases/email/digest.html", context),
     )
@@ -533,7 +537,7 @@ def render_personal(
         version = due.milestone.release.version
         subject = f"Exception window after {context['freeze']} (v{version}) {_lead(due)}: {n} of your KEPs"
     return Message(
-        subject=subject,
+        subject=one_line(subject),
         text=render_to_string("releases/email/personal.txt", context),
         html=render_to_string("releases/email/personal.html", context),
     )

@@ -4,9 +4,11 @@ carries it escaped, with no script, event handler or javascript: link from the d
 import re
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
-from releases.choices import ActionStatus, RetroCategory
+from releases.choices import ActionStatus, DeliveryState, RetroCategory
+from releases.models import Milestone, ReminderDelivery
 from tests.factories import RetroItemFactory, RetrospectiveFactory
 from tests.releases.test_reminders import FREEZE, HOUR, NODE_LIST, board  # noqa: F401 - the fixture
 
@@ -42,3 +44,44 @@ def test_hostile_text_arrives_inert_in_the_html_email(board, smtp_mailbox):  # n
         # The plain-text part keeps the words as written (nothing there is interpreted).
         assert "Sidecars" in message.text
     assert "&lt;svg onload=alert(3)&gt;" in digest.html
+
+
+#: A label written straight by the ORM (a shell, a data migration, an old row): header injection attempts.
+HOSTILE_LABEL = "Enhancements Freeze\r\nBcc: x@evil.example\u2028X-Injected: 1\x1b[31m\u202e"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_label_with_line_breaks_still_gets_its_reminders_sent_on_one_line(board, smtp_mailbox):  # noqa: F811
+    """Issue 17 F: a CR/LF in a label made every subject of that freeze a BadHeaderError, so nothing was sent."""
+    Milestone.objects.filter(pk=board.freeze.pk).update(label=HOSTILE_LABEL)
+
+    call_command("send_freeze_reminders", "--now", (FREEZE - 168 * HOUR).isoformat(), verbosity=0)
+
+    assert sorted(r for m in smtp_mailbox.messages for r in m.rcpt_tos) == sorted(
+        [NODE_LIST, "alice@example.com", "carol@example.com"]
+    )
+    assert set(ReminderDelivery.objects.values_list("state", flat=True)) == {DeliveryState.SENT}
+    (alice,) = smtp_mailbox.to("alice@example.com")
+    assert alice.message["Subject"] == (
+        "Enhancements Freeze Bcc: x@evil.example X-Injected: 1 [31m for v1.26 is in 7 days: "
+        "1 of your KEPs needs attention"
+    )
+    (digest,) = smtp_mailbox.to(NODE_LIST)
+    assert digest.message["Subject"].startswith("[sig-node] Enhancements Freeze Bcc: x@evil.example X-Injected: 1")
+    for message in (alice, digest):
+        assert message.message["Bcc"] is None and message.message["X-Injected"] is None
+
+
+@pytest.mark.parametrize("label", ["Code Freeze\r\nBcc: x@evil.example", "Code\tFreeze", "Code Freeze\u2028", "A\x00"])
+@pytest.mark.django_db
+def test_full_clean_refuses_a_label_with_control_characters(board, label):  # noqa: F811
+    board.freeze.label = label
+    with pytest.raises(ValidationError) as error:
+        board.freeze.full_clean()
+    assert list(error.value.message_dict) == ["label"]
+
+
+@pytest.mark.django_db
+def test_full_clean_accepts_labels_in_any_script(board):  # noqa: F811
+    board.freeze.label = "Enhancements Freeze 🧊 (コード凍結) — Ünïcode"
+    board.freeze.full_clean()
