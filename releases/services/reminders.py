@@ -726,7 +726,7 @@ class SendReport:
 
 
 def freeze_reminders_send(*, now: datetime.datetime, dry_run: bool = False) -> SendReport:
-    """Send what is due at `now`, synchronously, with the same exactly-once records as the Celery path.
+    """Send what is due at `now`, synchronously, with the same delivery records (one per recipient) as the Celery path.
 
     With `dry_run` nothing is recorded or sent: the report lists what would go out.
     """

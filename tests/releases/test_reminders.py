@@ -1,5 +1,5 @@
 """Freeze reminders: what is due when (offsets, per-SIG overrides, daylight saving), who gets what,
-opt-out, exactly-once records, the send_freeze_reminders command, and real SMTP delivery."""
+opt-out, one delivery record per recipient, the send_freeze_reminders command, and real SMTP delivery."""
 
 import datetime
 import threading
@@ -275,7 +275,7 @@ def test_personal_note_lists_only_their_keps_and_what_each_needs(board):
     assert "Send this person" in message.html
 
 
-# --- sending, exactly once -------------------------------------------------------------------------------
+# --- sending, once per recipient -------------------------------------------------------------------------------
 
 
 @pytest.mark.django_db(transaction=True)
