@@ -1,7 +1,18 @@
 from django.contrib import admin
 from django.db.models import Count
 
+from sigtracker.admin import SigScopedAdminMixin
+from sigtracker.roles import person_sig_ids
+
+from .choices import SigRole
 from .models import DesignGroup, FeatureGate, Kep, Person, PrrApproval, Sig, SigMembership
+
+
+class PublicSigScopedAdminMixin(SigScopedAdminMixin):
+    """KEPs and people are public and referred to across SIGs (a sig-node meeting discusses a sig-scheduling
+    KEP), so every staff user sees them all; changing and deleting stay within the user's SIGs."""
+
+    scope_visibility = False
 
 
 @admin.register(Sig)
@@ -18,16 +29,29 @@ class SigAdmin(admin.ModelAdmin):
 
 
 @admin.register(Person)
-class PersonAdmin(admin.ModelAdmin):
+class PersonAdmin(PublicSigScopedAdminMixin, admin.ModelAdmin):
+    """A person's details (email, reminder opt-out) decide where their reminders go, so only leads of a SIG
+    the person belongs to (`sigtracker.roles.person_sig_ids`: KEPs they author, review or approve, enhancements
+    they are the contact of) change or delete them. A person who belongs to no SIG yet is changed by any lead.
+    Liaisons may add people (to name an enhancements contact) but change none."""
+
+    editing_roles = (SigRole.LEAD,)
+    sig_optional = True
+
+    def obj_sig_ids(self, obj):
+        return person_sig_ids(obj)
+
     list_display = ["github", "name", "email", "reminders_opt_out"]
     list_filter = ["reminders_opt_out"]
     search_fields = ["github", "name", "email"]
     actions = ["opt_out_of_reminders"]
 
-    @admin.action(description="Opt the selected people out of reminder emails")
+    @admin.action(description="Opt the selected people out of reminder emails", permissions=["change"])
     def opt_out_of_reminders(self, request, queryset):
-        updated = queryset.update(reminders_opt_out=True)
-        self.message_user(request, f"{updated} people opted out of reminders.")
+        changed = list(queryset.filter(reminders_opt_out=False))
+        Person.objects.filter(pk__in=[row.pk for row in changed]).update(reminders_opt_out=True)
+        self.log_action_changes(request, changed, "Opted out of reminders (bulk action).")
+        self.message_user(request, f"{len(changed)} people opted out of reminders.")
 
 
 class FeatureGateInline(admin.TabularInline):
@@ -42,7 +66,10 @@ class PrrApprovalInline(admin.TabularInline):
 
 
 @admin.register(Kep)
-class KepAdmin(admin.ModelAdmin):
+class KepAdmin(PublicSigScopedAdminMixin, admin.ModelAdmin):
+    """A KEP is changed by the leads and liaisons of its owning SIG; participating SIGs read it."""
+
+    sig_lookup = "owning_sig"
     list_display = ["number", "title", "owning_sig", "stage", "status", "latest_milestone", "last_updated"]
     list_display_links = ["number", "title"]
     list_filter = ["owning_sig", "stage", "status", "disable_supported"]
@@ -64,7 +91,11 @@ class KepAdmin(admin.ModelAdmin):
 
 
 @admin.register(FeatureGate)
-class FeatureGateAdmin(admin.ModelAdmin):
+class FeatureGateAdmin(PublicSigScopedAdminMixin, admin.ModelAdmin):
+    """Feature gates follow their KEP's owning SIG."""
+
+    sig_lookup = "kep__owning_sig"
+    fk_sig_lookups = {**SigScopedAdminMixin.fk_sig_lookups, "keps.Kep": "owning_sig"}
     list_display = ["name", "kep", "components"]
     search_fields = ["name", "kep__title", "=kep__number"]
     autocomplete_fields = ["kep"]
@@ -72,7 +103,12 @@ class FeatureGateAdmin(admin.ModelAdmin):
 
 
 @admin.register(PrrApproval)
-class PrrApprovalAdmin(admin.ModelAdmin):
+class PrrApprovalAdmin(PublicSigScopedAdminMixin, admin.ModelAdmin):
+    """PRR approvals are recorded by leads of the KEP's owning SIG."""
+
+    sig_lookup = "kep__owning_sig"
+    editing_roles = (SigRole.LEAD,)
+    fk_sig_lookups = {**SigScopedAdminMixin.fk_sig_lookups, "keps.Kep": "owning_sig"}
     list_display = ["kep", "stage", "approver"]
     list_filter = ["stage", "approver"]
     search_fields = ["=kep__number", "kep__title", "approver__github"]
@@ -81,7 +117,15 @@ class PrrApprovalAdmin(admin.ModelAdmin):
 
 
 @admin.register(DesignGroup)
-class DesignGroupAdmin(admin.ModelAdmin):
+class DesignGroupAdmin(PublicSigScopedAdminMixin, admin.ModelAdmin):
+    """A design group spans SIGs: a lead of any of its SIGs changes it (any lead while it names none)."""
+
+    editing_roles = (SigRole.LEAD,)
+    sig_optional = True
+
+    def obj_sig_ids(self, obj):
+        return set(obj.sigs.values_list("pk", flat=True)) if obj.pk else set()
+
     list_display = ["name", "slug", "coverage_status", "kep_count"]
     list_filter = ["coverage_status", "sigs"]
     search_fields = ["name", "summary"]

@@ -31,9 +31,12 @@ class MeetingAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     def item_count(self, obj):
         return obj.item_count
 
-    @admin.action(description="Mark selected meetings cancelled")
+    @admin.action(description="Mark selected meetings cancelled", permissions=["change"])
     def mark_cancelled(self, request, queryset):
-        self.message_user(request, f"{queryset.update(cancelled=True)} meetings marked cancelled.")
+        changed = list(queryset.filter(cancelled=False))
+        Meeting.objects.filter(pk__in=[row.pk for row in changed]).update(cancelled=True)
+        self.log_action_changes(request, changed, "Marked cancelled (bulk action).")
+        self.message_user(request, f"{len(changed)} meetings marked cancelled.")
 
 
 @admin.register(AgendaItem)

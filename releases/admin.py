@@ -1,7 +1,9 @@
 from django.contrib import admin
+from django.db import transaction
 from django.db.models import Count, Q
 
-from sigtracker.admin import SigScopedAdminMixin, SigScopedInlineMixin
+from keps.choices import SigRole
+from sigtracker.admin import GuardedActionsMixin, SigScopedAdminMixin, SigScopedInlineMixin
 
 from .choices import EnhancementStatus
 from .models import (
@@ -17,7 +19,11 @@ from .models import (
 from .services import release_stats_compute, tracked_enhancement_bulk_set_status, tracked_enhancement_set_status
 
 
-class MilestoneInline(admin.TabularInline):
+class MilestoneInline(SigScopedInlineMixin, admin.TabularInline):
+    """On a release every lead edits: release-wide milestones and their own SIG's, never another SIG's."""
+
+    editing_roles = (SigRole.LEAD,)
+    sig_optional = True
     model = Milestone
     extra = 0
     fields = ["kind", "label", "at", "all_day", "quoted_timezone", "sig", "sends_reminders", "exception_deadline"]
@@ -33,7 +39,7 @@ class TrackedEnhancementInline(SigScopedInlineMixin, admin.TabularInline):
 
 
 @admin.register(Release)
-class ReleaseAdmin(admin.ModelAdmin):
+class ReleaseAdmin(GuardedActionsMixin, admin.ModelAdmin):
     list_display = [
         "version",
         "name",
@@ -69,15 +75,22 @@ class ReleaseAdmin(admin.ModelAdmin):
 
     actions = ["recompute_stats"]
 
-    @admin.action(description="Recompute stats of the selected releases")
+    @admin.action(description="Recompute stats of the selected releases", permissions=["change"])
     def recompute_stats(self, request, queryset):
         rows = release_stats_compute(release_ids=list(queryset.values_list("pk", flat=True)))
         releases = len({row.release_id for row in rows})
+        self.log_action_changes(request, queryset, "Recomputed stats (bulk action).")
         self.message_user(request, f"Stats recomputed for {releases} release(s) ({len(rows)} rows).")
 
 
 @admin.register(Milestone)
-class MilestoneAdmin(admin.ModelAdmin):
+class MilestoneAdmin(SigScopedAdminMixin, admin.ModelAdmin):
+    """A SIG's own milestone (a SIG soft freeze) is seen and changed only by leads of that SIG; release-wide
+    milestones (no SIG) are seen by all staff and changed by any SIG lead, as releases are. Liaisons and
+    viewers read."""
+
+    editing_roles = (SigRole.LEAD,)
+    sig_optional = True
     list_display = ["release", "kind", "label", "at", "all_day", "quoted_timezone", "sig", "sends_reminders"]
     list_filter = ["kind", "sends_reminders", "release", "sig"]
     search_fields = ["label", "source_text", "release__version"]
@@ -86,13 +99,19 @@ class MilestoneAdmin(admin.ModelAdmin):
     list_select_related = ["release", "sig"]
     actions = ["disable_reminders", "enable_reminders"]
 
-    @admin.action(description="Stop reminders for the selected milestones")
+    @admin.action(description="Stop reminders for the selected milestones", permissions=["change"])
     def disable_reminders(self, request, queryset):
-        self.message_user(request, f"Reminders off for {queryset.update(sends_reminders=False)} milestones.")
+        self._set_reminders(request, queryset, False)
 
-    @admin.action(description="Send reminders for the selected milestones")
+    @admin.action(description="Send reminders for the selected milestones", permissions=["change"])
     def enable_reminders(self, request, queryset):
-        self.message_user(request, f"Reminders on for {queryset.update(sends_reminders=True)} milestones.")
+        self._set_reminders(request, queryset, True)
+
+    def _set_reminders(self, request, queryset, on: bool):
+        changed = list(queryset.exclude(sends_reminders=on))
+        Milestone.objects.filter(pk__in=[row.pk for row in changed]).update(sends_reminders=on)
+        self.log_action_changes(request, changed, f"Reminders {'on' if on else 'off'} (bulk action).")
+        self.message_user(request, f"Reminders {'on' if on else 'off'} for {len(changed)} milestones.")
 
 
 class StatusChangeInline(admin.TabularInline):
@@ -106,12 +125,23 @@ class StatusChangeInline(admin.TabularInline):
 
 
 def _status_action(status: EnhancementStatus):
+    @transaction.atomic
     def action(modeladmin, request, queryset):
+        # Lock the rows first so that the log names exactly the rows the service changes, with their old status.
+        before = {
+            row.pk: row for row in queryset.select_related(None).select_for_update(of=("self",)) if row.status != status
+        }
         changed = tracked_enhancement_bulk_set_status(tracked_enhancements=queryset, status=status, user=request.user)
+        modeladmin.log_action_changes(
+            request,
+            before.values(),
+            lambda row: f"Status {row.get_status_display()} → {status.label} (bulk action).",
+        )
         modeladmin.message_user(request, f"{changed} enhancements marked “{status.label}”.")
 
     action.__name__ = f"mark_{status.value}"
     action.short_description = f"Mark selected as “{status.label}”"
+    action.allowed_permissions = ("change",)
     return action
 
 
@@ -185,13 +215,19 @@ class RetroItemAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     list_select_related = ["retrospective__release", "retrospective__sig", "owner", "due_release"]
     actions = ["mark_done", "mark_dropped"]
 
-    @admin.action(description="Mark selected action items done")
+    @admin.action(description="Mark selected action items done", permissions=["change"])
     def mark_done(self, request, queryset):
-        self.message_user(request, f"{queryset.filter(category='action_item').update(status='done')} marked done.")
+        self.message_user(request, f"{self._set_status(request, queryset, 'done')} marked done.")
 
-    @admin.action(description="Mark selected action items dropped")
+    @admin.action(description="Mark selected action items dropped", permissions=["change"])
     def mark_dropped(self, request, queryset):
-        self.message_user(request, f"{queryset.filter(category='action_item').update(status='dropped')} dropped.")
+        self.message_user(request, f"{self._set_status(request, queryset, 'dropped')} dropped.")
+
+    def _set_status(self, request, queryset, status: str) -> int:
+        changed = list(queryset.filter(category="action_item").exclude(status=status))
+        RetroItem.objects.filter(pk__in=[row.pk for row in changed]).update(status=status)
+        self.log_action_changes(request, changed, f"Status → {status} (bulk action).")
+        return len(changed)
 
 
 @admin.register(ReleaseStats)
@@ -204,7 +240,12 @@ class ReleaseStatsAdmin(admin.ModelAdmin):
 
 
 @admin.register(ReminderDelivery)
-class ReminderDeliveryAdmin(admin.ModelAdmin):
+class ReminderDeliveryAdmin(SigScopedAdminMixin, admin.ModelAdmin):
+    """Deliveries follow their milestone: a SIG freeze's are its leads', release-wide ones any lead's."""
+
+    sig_lookup = "milestone__sig"
+    editing_roles = (SigRole.LEAD,)
+    sig_optional = True
     list_display = [
         "milestone",
         "anchor",

@@ -6,9 +6,10 @@ the SIG scope on top: a lead or liaison of sig-node changes sig-node's rows and 
 
 from django.contrib.auth.models import Group
 from django.db import transaction
+from django.db.models import Q
 
 from keps.choices import SigRole
-from keps.models import Sig, SigMembership
+from keps.models import Kep, Sig, SigMembership
 
 ROLE_GROUPS = {SigRole.LEAD: "SIG lead", SigRole.LIAISON: "Release liaison", SigRole.VIEWER: "Viewer"}
 
@@ -95,15 +96,19 @@ def sig_membership_grant(*, user, sig: Sig, role: str) -> SigMembership:
     return membership
 
 
-def user_editable_sig_ids(user) -> set[int] | None:
-    """The SIGs whose rows `user` may change; None means every SIG (superusers)."""
+def user_editable_sig_ids(user, roles=EDITING_ROLES) -> set[int] | None:
+    """The SIGs whose rows `user` may change holding one of `roles`; None means every SIG (superusers).
+
+    Leads and liaisons change their SIG's board, meetings, retros and KEPs; calendar and reminder rows
+    (milestones, deliveries) and people ask for `roles=(SigRole.LEAD,)`.
+    """
     if user.is_superuser:
         return None
-    cached = getattr(user, "_editable_sig_ids", None)
-    if cached is None:
-        cached = set(SigMembership.objects.filter(user=user, role__in=EDITING_ROLES).values_list("sig_id", flat=True))
-        user._editable_sig_ids = cached
-    return cached
+    cache = user.__dict__.setdefault("_editable_sig_ids", {})
+    key = tuple(sorted(roles))
+    if key not in cache:
+        cache[key] = set(SigMembership.objects.filter(user=user, role__in=roles).values_list("sig_id", flat=True))
+    return cache[key]
 
 
 def user_visible_sig_ids(user) -> set[int] | None:
@@ -111,3 +116,21 @@ def user_visible_sig_ids(user) -> set[int] | None:
     if user.is_superuser:
         return None
     return set(SigMembership.objects.filter(user=user).values_list("sig_id", flat=True))
+
+
+def person_sig_ids(person) -> set[int]:
+    """The SIGs a person belongs to, for deciding who may change their details (email, reminder opt-out).
+
+    A person belongs to the owning SIG of every KEP they author, review or approve, and to the SIG of every
+    tracked enhancement they are the enhancements contact of. (PRR approvals and meeting presentations do not
+    count: PRR approvers and presenters serve every SIG.)
+    """
+    if not person.pk:
+        return set()
+    from releases.models import TrackedEnhancement
+
+    kep_sigs = Kep.objects.filter(Q(authors=person) | Q(reviewers=person) | Q(approvers=person)).values_list(
+        "owning_sig_id", flat=True
+    )
+    contact_sigs = TrackedEnhancement.objects.filter(enhancements_contact=person).values_list("sig_id", flat=True)
+    return set(kep_sigs) | set(contact_sigs)
