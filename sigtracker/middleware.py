@@ -4,7 +4,15 @@ from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 
 #: Reachable without a login even in private mode: load-balancer checks, the login page itself, static files.
-PUBLIC_PREFIXES = ("/healthz", "/admin/login/", "/admin/logout/", "/static/")
+#: Matched against `path_info`, the path the URL resolver routes, never `path`: `path` starts with SCRIPT_NAME,
+#: which a client can set (gunicorn maps a `SCRIPT_NAME` header from `forwarded_allow_ips`), so
+#: `SCRIPT_NAME: /healthz` on `/healthz/releases/` would pass for /healthz and still route to /releases/ (issue 17 A).
+PUBLIC_PATHS = ("/healthz",)
+PUBLIC_PREFIXES = ("/admin/login/", "/admin/logout/", "/static/")
+
+
+def is_public_path(path_info: str) -> bool:
+    return path_info in PUBLIC_PATHS or path_info.startswith(PUBLIC_PREFIXES)
 
 
 class LoginRequiredMiddleware:
@@ -17,7 +25,7 @@ class LoginRequiredMiddleware:
         if (
             settings.SIGTRACKER_REQUIRE_LOGIN
             and not request.user.is_authenticated
-            and not request.path.startswith(PUBLIC_PREFIXES)
+            and not is_public_path(request.path_info)
         ):
             return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
         return self.get_response(request)
