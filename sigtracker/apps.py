@@ -1,6 +1,20 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _sync_generation_triggers(sender, using, apps=None, **kwargs):
+    """Migrations install the page cache's triggers for the tables that existed when they were written; a model
+    added later gets its trigger here, after every migrate (and flush), idempotently."""
+    from django.db import connections
+
+    from .page_cache import generation_triggers_sync
+
+    generation_triggers_sync(connections[using], registry=apps)
 
 
 class SigtrackerConfig(AppConfig):
     name = "sigtracker"
     verbose_name = "sigtracker"
+
+    def ready(self):
+        post_migrate.connect(_sync_generation_triggers, sender=self, dispatch_uid="sigtracker.generation_triggers")

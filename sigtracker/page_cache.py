@@ -1,10 +1,24 @@
 """A page cache for the public, read-only pages, invalidated by the data itself.
 
-Every write to a table the pages read bumps one counter (database triggers, installed by
-sigtracker/migrations/0002). A cached page is stored under (counter, minute, path and query), so:
+Every write to a table the pages read bumps a data generation (database triggers: sigtracker/migrations/0002 and
+0003, and the post_migrate handler in sigtracker/apps.py for tables added later). A cached page is stored under
+(generation, minute, scheme, host, path and query), so:
 - any change — admin edit, import, stats recompute, bulk COPY — makes the next request render afresh;
-- time-dependent parts (countdowns, "next freeze", past milestones) are at most a minute old.
+- time-dependent parts (countdowns, "next freeze", past milestones) are at most a minute old;
+- a page whose links were built from the request's host (calendar feeds) is never served to another host: a
+  request with `Host: 127.0.0.1:6666` caches its own copy, not everyone's (issue 17 G).
 Only anonymous GET/HEAD requests with a 200 answer are cached; the admin, /healthz and logged-in users are not.
+
+The generation, and why writers never wait for each other (issue 14):
+- PostgreSQL: a sequence. The trigger takes a *shared* transaction-level advisory lock, then calls nextval(). Shared
+  locks do not conflict and nextval takes no row lock, so writers of unrelated tables never queue behind one
+  another (the old counter row made every writer wait for the one before it to commit). nextval is visible before
+  the writer commits, so a page rendered in between would show old data under the new generation; hence a miss is
+  cached only if, after the generation was read, no writer holds the advisory lock (one try-lock, released at
+  once). That is enough: a writer whose bump we read had taken the lock before it; if the lock is free now, the
+  writer has ended, and PostgreSQL makes a commit visible before it releases the transaction's locks, so the page
+  rendered afterwards shows its data. While a long transaction writes (an import), misses are served uncached.
+- SQLite (the demo): a counter row updated in the writer's transaction; SQLite has one writer at a time anyway.
 """
 
 import hashlib
@@ -15,63 +29,94 @@ from django.core.cache import caches
 from django.db import connection
 
 GENERATION_TABLE = "sigtracker_datageneration"
-#: Tables whose writes do not change what a public page shows.
-UNWATCHED_TABLES = {"releases_reminderdelivery"}
-WATCHED_APPS = ("keps", "releases", "meetings")
+GENERATION_SEQUENCE = "sigtracker_generation"
+#: Must match sigtracker/migrations/0003_generation_sequence.LOCK_KEY (the triggers' function).
+WRITER_LOCK_KEY = 7_316_544_023_891_537_261
+TRIGGER_PREFIX = "sigtracker_gen_"
+#: Matched against `path_info`, which is what the URL resolver routes (`path` starts with a client-settable
+#: SCRIPT_NAME, issue 17 A).
 SKIPPED_PREFIXES = ("/admin/", "/healthz", "/static/")
 
 _memo = {"value": None, "read_at": 0.0}
 
 
-def watched_tables() -> list[str]:
-    """Every table (and many-to-many table) of the curated apps, except those no page reads."""
-    from django.apps import apps
+def watched_tables(registry=None) -> list[str]:
+    """Every table (and many-to-many table) of the apps in SIGTRACKER_PAGE_CACHE_WATCHED_APPS, except those in
+    SIGTRACKER_PAGE_CACHE_UNWATCHED_TABLES. `registry` is an app registry (post_migrate passes the migrated state's)."""
+    if registry is None:
+        from django.apps import apps as registry
 
     tables = set()
-    for label in WATCHED_APPS:
-        for model in apps.get_app_config(label).get_models(include_auto_created=True):
+    for label in settings.SIGTRACKER_PAGE_CACHE_WATCHED_APPS:
+        try:
+            app_config = registry.get_app_config(label)
+        except LookupError:  # not in this (historical) state
+            continue
+        for model in app_config.get_models(include_auto_created=True):
             if not model._meta.proxy and model._meta.managed:
                 tables.add(model._meta.db_table)
-    return sorted(tables - UNWATCHED_TABLES)
+    return sorted(tables - set(settings.SIGTRACKER_PAGE_CACHE_UNWATCHED_TABLES))
 
 
 def _trigger_name(table: str) -> str:
-    return f"sigtracker_gen_{table}"[:63]
+    return f"{TRIGGER_PREFIX}{table}"[:63]
 
 
-def generation_triggers_install(conn) -> None:
+def generation_triggers_sync(conn, *, registry=None) -> tuple[list[str], list[str]]:
+    """Give every watched table that exists its trigger, and take it from tables no longer watched; returns
+    (tables given a trigger, tables that lost theirs). Idempotent: run after every migrate (sigtracker/apps.py), so a
+    model added after 0002 is watched too. Does nothing before the migrations that make the generation ran."""
+    existing_tables = set(conn.introspection.table_names())
+    if GENERATION_TABLE not in existing_tables:
+        return [], []
+    wanted = {table for table in watched_tables(registry) if table in existing_tables}
     with conn.cursor() as cursor:
-        cursor.execute(f"INSERT INTO {GENERATION_TABLE} (id, value) VALUES (1, 0)")
         if conn.vendor == "postgresql":
+            cursor.execute("SELECT 1 FROM pg_proc WHERE proname = 'sigtracker_bump_generation'")
+            if cursor.fetchone() is None:
+                return [], []
             cursor.execute(
-                f"""CREATE OR REPLACE FUNCTION sigtracker_bump_generation() RETURNS trigger AS $$
-                BEGIN UPDATE {GENERATION_TABLE} SET value = value + 1 WHERE id = 1; RETURN NULL; END;
-                $$ LANGUAGE plpgsql"""
+                "SELECT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+                "WHERE t.tgname LIKE %s AND NOT t.tgisinternal",
+                [TRIGGER_PREFIX + "%"],
             )
-            for table in watched_tables():
+            have = {row[0] for row in cursor.fetchall()}
+            for table in sorted(wanted - have):
                 cursor.execute(
                     f'CREATE TRIGGER "{_trigger_name(table)}" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE '
                     f'ON "{table}" FOR EACH STATEMENT EXECUTE FUNCTION sigtracker_bump_generation()'
                 )
+            for table in sorted(have - wanted):
+                cursor.execute(f'DROP TRIGGER IF EXISTS "{_trigger_name(table)}" ON "{table}"')
         elif conn.vendor == "sqlite":
-            for table in watched_tables():
+            cursor.execute("SELECT DISTINCT tbl_name FROM sqlite_master WHERE type = 'trigger' AND name LIKE ?",
+                           [TRIGGER_PREFIX + "%"])  # fmt: skip
+            have = {row[0] for row in cursor.fetchall()}
+            for table in sorted(wanted - have):
                 for event in ("INSERT", "UPDATE", "DELETE"):
                     cursor.execute(
-                        f'CREATE TRIGGER "{_trigger_name(table)}_{event.lower()}" AFTER {event} ON "{table}" '
-                        f"BEGIN UPDATE {GENERATION_TABLE} SET value = value + 1 WHERE id = 1; END"
+                        f'CREATE TRIGGER IF NOT EXISTS "{_trigger_name(table)}_{event.lower()}" AFTER {event} '
+                        f'ON "{table}" BEGIN UPDATE {GENERATION_TABLE} SET value = value + 1 WHERE id = 1; END'
                     )
-
-
-def generation_triggers_remove(conn) -> None:
-    with conn.cursor() as cursor:
-        for table in watched_tables():
-            if conn.vendor == "postgresql":
-                cursor.execute(f'DROP TRIGGER IF EXISTS "{_trigger_name(table)}" ON "{table}"')
-            else:
+            for table in sorted(have - wanted):
                 for event in ("insert", "update", "delete"):
                     cursor.execute(f'DROP TRIGGER IF EXISTS "{_trigger_name(table)}_{event}"')
-        if conn.vendor == "postgresql":
-            cursor.execute("DROP FUNCTION IF EXISTS sigtracker_bump_generation()")
+        else:
+            return [], []
+    return sorted(wanted - have), sorted(have - wanted)
+
+
+def _read_generation() -> int:
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(f"SELECT last_value FROM {GENERATION_SEQUENCE}")
+            return cursor.fetchone()[0]
+        cursor.execute(f"SELECT value FROM {GENERATION_TABLE} WHERE id = 1")
+        row = cursor.fetchone()
+        if row is None:  # a flushed database: start the counter again
+            cursor.execute(f"INSERT INTO {GENERATION_TABLE} (id, value) VALUES (1, 0)")
+            return 0
+        return row[0]
 
 
 def current_generation() -> int:
@@ -79,29 +124,39 @@ def current_generation() -> int:
     now = time.monotonic()
     if _memo["value"] is not None and now - _memo["read_at"] < settings.SIGTRACKER_PAGE_CACHE_RECHECK:
         return _memo["value"]
+    value = _read_generation()
+    _memo.update(value=value, read_at=now)
+    return value
+
+
+def no_writer_in_flight() -> bool:
+    """True when no other transaction has written a watched table without having ended (PostgreSQL); always true on
+    SQLite, whose counter is transactional. Our own transaction's writes do not count (a session's locks never
+    conflict with each other). The exclusive try-lock is held only for the length of this one statement."""
+    if connection.vendor != "postgresql":
+        return True
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT value FROM {GENERATION_TABLE} WHERE id = 1")
-        row = cursor.fetchone()
-        if row is None:  # a flushed database: start the counter again
-            cursor.execute(f"INSERT INTO {GENERATION_TABLE} (id, value) VALUES (1, 0)")
-            row = (0,)
-    _memo.update(value=row[0], read_at=now)
-    return row[0]
+        cursor.execute(
+            "SELECT CASE WHEN pg_try_advisory_lock(%s) THEN pg_advisory_unlock(%s) ELSE false END",
+            [WRITER_LOCK_KEY, WRITER_LOCK_KEY],
+        )
+        return bool(cursor.fetchone()[0])
 
 
 def _cacheable(request) -> bool:
     return (
         settings.SIGTRACKER_PAGE_CACHE_SECONDS > 0
         and request.method in ("GET", "HEAD")
-        and not request.path.startswith(SKIPPED_PREFIXES)
+        and not request.path_info.startswith(SKIPPED_PREFIXES)
         and settings.SESSION_COOKIE_NAME not in request.COOKIES
         and not request.user.is_authenticated
     )
 
 
-def _key(request) -> str:
+def _key(request, generation: int) -> str:
     minute = int(time.time() // 60)
-    raw = f"{current_generation()}|{minute}|{request.method}|{request.get_full_path()}"
+    # Scheme and host (with its port): pages may carry absolute links built from them (calendar feeds).
+    raw = f"{generation}|{minute}|{request.method}|{request.scheme}://{request.get_host()}{request.get_full_path()}"
     return "page:" + hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
 
 
@@ -115,13 +170,18 @@ class PageCacheMiddleware:
         if not _cacheable(request):
             return self.get_response(request)
         cache = caches[settings.SIGTRACKER_PAGE_CACHE_ALIAS]
-        key = _key(request)
+        key = _key(request, current_generation())
         response = cache.get(key)
         if response is not None:
             response["X-Page-Cache"] = "hit"
             return response
+        # Checked after the generation was read and before the page reads anything (see the module docstring).
+        storable = no_writer_in_flight()
         response = self.get_response(request)
         if response.status_code == 200 and not response.streaming and not response.cookies:
+            if not storable:
+                response["X-Page-Cache"] = "skip"  # a write was in flight: rendered, not kept
+                return response
             if hasattr(response, "render") and not response.is_rendered:
                 response.render()
             response["X-Page-Cache"] = "miss"

@@ -4,19 +4,84 @@ Statement-level on PostgreSQL (one bump per INSERT/UPDATE/DELETE/TRUNCATE/COPY, 
 SQLite. The counter row is updated inside the writing transaction, so a new value becomes visible together with
 the data it stands for. Reminder deliveries are left out: no page shows them, and reminder workers write them
 concurrently.
+
+The tables are literals, as they stood when this migration was written: a migration replays history, and today's
+models would name tables that do not exist yet at this point (or no longer exist). Tables added later get their
+trigger from the post_migrate handler in sigtracker/apps.py; 0003 moves PostgreSQL off the counter row.
 """
 
 from django.db import migrations
 
-from sigtracker.page_cache import generation_triggers_install, generation_triggers_remove
+TABLES = [
+    "keps_designgroup",
+    "keps_designgroup_keps",
+    "keps_designgroup_sigs",
+    "keps_featuregate",
+    "keps_kep",
+    "keps_kep_approvers",
+    "keps_kep_authors",
+    "keps_kep_participating_sigs",
+    "keps_kep_reviewers",
+    "keps_person",
+    "keps_prrapproval",
+    "keps_sig",
+    "keps_sigmembership",
+    "meetings_agendaitem",
+    "meetings_agendaitem_keps",
+    "meetings_agendaitem_presenters",
+    "meetings_meeting",
+    "releases_enhancementstatuschange",
+    "releases_milestone",
+    "releases_release",
+    "releases_releasestats",
+    "releases_retroitem",
+    "releases_retrospective",
+    "releases_trackedenhancement",
+]
+
+
+def _trigger_name(table):
+    return f"sigtracker_gen_{table}"[:63]
 
 
 def install(apps, schema_editor):
-    generation_triggers_install(schema_editor.connection)
+    conn = schema_editor.connection
+    with conn.cursor() as cursor:
+        cursor.execute("INSERT INTO sigtracker_datageneration (id, value) VALUES (1, 0)")
+        if conn.vendor == "postgresql":
+            cursor.execute(
+                """CREATE OR REPLACE FUNCTION sigtracker_bump_generation() RETURNS trigger AS $$
+                BEGIN UPDATE sigtracker_datageneration SET value = value + 1 WHERE id = 1; RETURN NULL; END;
+                $$ LANGUAGE plpgsql"""
+            )
+            for table in TABLES:
+                cursor.execute(
+                    f'CREATE TRIGGER "{_trigger_name(table)}" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE '
+                    f'ON "{table}" FOR EACH STATEMENT EXECUTE FUNCTION sigtracker_bump_generation()'
+                )
+        elif conn.vendor == "sqlite":
+            for table in TABLES:
+                for event in ("INSERT", "UPDATE", "DELETE"):
+                    cursor.execute(
+                        f'CREATE TRIGGER "{_trigger_name(table)}_{event.lower()}" AFTER {event} ON "{table}" '
+                        f"BEGIN UPDATE sigtracker_datageneration SET value = value + 1 WHERE id = 1; END"
+                    )
 
 
 def remove(apps, schema_editor):
-    generation_triggers_remove(schema_editor.connection)
+    conn = schema_editor.connection
+    with conn.cursor() as cursor:
+        if conn.vendor == "postgresql":
+            for table in TABLES:
+                cursor.execute(f'DROP TRIGGER IF EXISTS "{_trigger_name(table)}" ON "{table}"')
+            # CASCADE: triggers that post_migrate added for later tables go with the function.
+            cursor.execute("DROP FUNCTION IF EXISTS sigtracker_bump_generation() CASCADE")
+        elif conn.vendor == "sqlite":
+            # By name, not from TABLES: post_migrate may have added triggers for later tables.
+            cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'sigtracker_gen_%'")
+            for (name,) in cursor.fetchall():
+                cursor.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+        cursor.execute("DELETE FROM sigtracker_datageneration")
 
 
 class Migration(migrations.Migration):

@@ -82,6 +82,11 @@ SIGTRACKER_PAGE_CACHE_ALIAS = "pages"
 SIGTRACKER_PAGE_CACHE_SECONDS = int(os.environ.get("SIGTRACKER_PAGE_CACHE_SECONDS", "300"))
 # How stale a process's view of the data generation may be, in seconds (saves one query per request).
 SIGTRACKER_PAGE_CACHE_RECHECK = float(os.environ.get("SIGTRACKER_PAGE_CACHE_RECHECK", "1"))
+# Apps whose tables the public pages read: a write to any of their tables but the unwatched ones makes cached pages
+# stale (database triggers, kept in sync with the models after every migrate). No page shows reminder deliveries,
+# and reminder workers write them all the time.
+SIGTRACKER_PAGE_CACHE_WATCHED_APPS = ["keps", "releases", "meetings"]
+SIGTRACKER_PAGE_CACHE_UNWATCHED_TABLES = ["releases_reminderdelivery"]
 
 # Private mode: every page needs a login (for a company running its own release train).
 SIGTRACKER_REQUIRE_LOGIN = env_bool("SIGTRACKER_REQUIRE_LOGIN", False)
