@@ -3,6 +3,7 @@
 import csv
 import datetime
 import io
+import time
 
 import pytest
 from django.db import connection
@@ -120,6 +121,20 @@ def test_hostile_notes_are_inert(client, meeting):
     for hostile in ("onerror", "onclick", 'href="javascript:', "data:image", "alert(2)", "alert(3)", "alert(4)"):
         assert hostile not in page
     assert "<li>javascript:alert(1)</li>" in page  # a non-web link from `links` stays plain text
+
+
+@pytest.mark.parametrize("levels", [500, 1400])
+def test_deeply_nested_agenda_item_does_not_take_the_page_down(client, meeting, levels):
+    # Issue 17 I: a 500-level nested list raised RecursionError on every (uncached) request.
+    body = "\n".join(f"{'    ' * level}- level {level}" for level in range(levels))
+    AgendaItemFactory(meeting=meeting, order=3, title="Nested", body=body)
+    client.get("/meetings/sig-node/2022-03-01/")  # templates and URL resolvers loaded before timing
+    started = time.perf_counter()
+    response = client.get("/meetings/sig-node/2022-03-01/")
+    elapsed = time.perf_counter() - started
+    assert response.status_code == 200
+    assert elapsed < 1.0, elapsed
+    assert "level 3" in response.content.decode()
 
 
 def test_query_counts_constant_from_10_to_1000_rows(client):

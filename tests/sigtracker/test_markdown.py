@@ -1,9 +1,11 @@
 """Markdown notes are rendered, and whatever is hostile in them comes out inert."""
 
+import time
+
 import pytest
 from django.template import Context, Template
 
-from sigtracker.markdown import render_markdown
+from sigtracker.markdown import MAX_MARKDOWN_CHARS, MAX_NESTING_DEPTH, render_markdown
 
 
 def test_renders_markdown():
@@ -88,3 +90,64 @@ def test_template_filter():
     )
     assert "<em>hi</em>" in rendered
     assert "onerror" not in rendered
+
+
+# Issue 17 I: hostile nesting and size must not take a page down (RecursionError, or minutes of CPU).
+
+
+def nested_list(levels: int, indent: str = "    ", marker: str = "- ") -> str:
+    return "\n".join(f"{indent * level}{marker}level {level}" for level in range(levels))
+
+
+HOSTILE = {
+    "500-level list": nested_list(500),
+    "1,400-level list": nested_list(1400),
+    "2-space list": nested_list(1000, indent="  ", marker="* "),
+    "tab list": nested_list(600, indent="\t"),
+    "markers on one line": "- " * 1000 + "x",
+    "numbered markers on one line": "1. " * 1000 + "x",
+    "1,400-level blockquote": "\n".join(">" * level + " x" for level in range(1400)),
+    "blockquotes and lists": "> - " * 1000 + "x",
+    "20,000 open brackets": "[" * 20_000 + "x" + "]" * 20_000,
+    "unclosed link targets": "[a](" * 20_000,
+    "100k-row table": "|a|b|\n|-|-|\n" + "|x|y|\n" * 100_000,
+    "one huge line": "word " * 500_000,
+}
+
+
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_hostile_nesting_and_size_render_quickly(text):
+    started = time.perf_counter()
+    html = render_markdown(text)
+    assert time.perf_counter() - started < 1.0
+    assert html
+
+
+def test_deep_lines_come_out_as_escaped_text_nothing_lost():
+    html = render_markdown(nested_list(40) + "\n" + "    " * 40 + "- <script>alert(1)</script>")
+    assert "<li>level 3<ul>" in html  # the shallow part is still a list
+    for level in range(40):
+        assert f"level {level}" in html
+    assert "&lt;script&gt;" in html and "<script" not in html
+    assert html.count("<ul>") <= MAX_NESTING_DEPTH + 1
+
+
+def test_text_past_the_size_bound_is_shown_as_plain_text():
+    text = "**bold**\n" + "x\n" * MAX_MARKDOWN_CHARS + "**end** <img src=x onerror=alert(1)>"
+    html = render_markdown(text)
+    assert "<strong>bold</strong>" in html
+    assert "**end** &lt;img src=x onerror=alert(1)&gt;" in html
+
+
+def test_ordinary_notes_unchanged_by_the_bounds():
+    text = "- a\n    - b\n        - c [link](https://k8s.io/(x)) and `arr[`\n\n> quoted\n> > twice"
+    html = render_markdown(text)
+    assert html.count("<ul>") == 3
+    assert '<a href="https://k8s.io/(x)" rel="noopener nofollow">link</a>' in html
+    assert "<code>arr[</code>" in html
+    assert html.count("<blockquote>") == 2
+
+
+def test_indentation_inside_a_fence_is_kept():
+    html = render_markdown("```\n" + "    " * 30 + "deep: yaml\n```")
+    assert "    " * 30 + "deep: yaml" in html
