@@ -27,7 +27,7 @@ from releases.choices import EnhancementStatus, Freeze, TargetStage
 from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement, parse_version
 from releases.rules import FREEZE_MILESTONE, SLIP_STATUSES, STATUS_FREEZE
 
-from .choices import KepStage, KepStatus, PrrStage
+from .choices import CLOSED_KEP_STATUSES, KepStage, KepStatus, PrrStage
 from .filtersets import KepFilterSet, PermaBetaFilterSet
 from .models import DesignGroup, FeatureGate, Kep, Person, PrrApproval
 
@@ -235,26 +235,38 @@ def newest_release_version() -> str:
     return f"{major}.{minor}"
 
 
+def perma_beta_reference_version() -> str:
+    """The release perma-betas are counted against: the current one (the active release, else the latest
+    released). A release still being planned, or a KEP planning a stage for 1.40, must not make every beta
+    look older than it is. Without any Release row, the newest release the KEPs name."""
+    current = Release.objects.current()
+    return current.version if current else newest_release_version()
+
+
 def perma_beta_list(*, filters: dict | None = None) -> PermaBetaResult:
     """KEPs in beta (or alpha) for at least N releases (filter `min_releases`, default 3).
 
-    A KEP that reached beta in 1.22 has been in beta for 3 releases at 1.25 (the newest release known):
+    A KEP that reached beta in 1.22 has been in beta for 3 releases at 1.25 (the current release):
     the count is the number of minor releases since it arrived in the stage. Arrival is the kep.yaml
     milestone for the stage, else the first release in which the tracking board shows it shipped at that
-    stage. Feature gates take the stage of their KEP.
+    stage. Feature gates take the stage of their KEP. KEPs that are closed (implemented, withdrawn, rejected,
+    replaced) are not stuck anywhere and are left out, whatever stage their kep.yaml last named.
     """
     filters = filters or {}
     try:
         min_releases = max(1, int(filters.get("min_releases") or PERMA_BETA_DEFAULT_RELEASES))
     except (TypeError, ValueError):
         min_releases = PERMA_BETA_DEFAULT_RELEASES
-    newest = newest_release_version()
+    newest = perma_beta_reference_version()
     newest_parts = _version_or_none(newest)
 
     # Phase 1, on plain values: which KEPs qualify. Most KEPs in beta or alpha do not, so nothing heavier
     # than a few columns is read for them.
     candidates = PermaBetaFilterSet(
-        filters, queryset=Kep.objects.filter(stage__in=[KepStage.BETA, KepStage.ALPHA]).order_by()
+        filters,
+        queryset=Kep.objects.filter(stage__in=[KepStage.BETA, KepStage.ALPHA])
+        .exclude(status__in=CLOSED_KEP_STATUSES)
+        .order_by(),
     ).qs.values_list("pk", "stage", "alpha_milestone", "beta_milestone")
     since_by_pk: dict[int, tuple[str, str]] = {}
     undated_pks = []
@@ -325,8 +337,23 @@ def perma_beta_enrich(*, rows: list[PermaBetaRow]) -> None:
 # --- /keps/feature-gates/ -------------------------------------------------------------------------------
 
 
+def _stage_reached(stage: str) -> Subquery:
+    """The first release in which the KEP shipped at `stage`: a tracked enhancement of it at that target stage
+    marked done (by hand, by the notes importer or by the GitHub sync). kep.yaml's milestones are only plans."""
+    shipped = TrackedEnhancement.objects.filter(
+        kep=OuterRef("kep"), target_stage=stage, status=EnhancementStatus.DONE
+    ).order_by("release__major", "release__minor")
+    return Subquery(shipped.values("release__version")[:1])
+
+
 def feature_gate_list() -> QuerySet[FeatureGate]:
-    return FeatureGate.objects.select_related("kep__owning_sig").order_by("name", "kep__number")
+    """Every feature gate with its KEP; `alpha_reached`, `beta_reached`, `stable_reached` annotate the release in
+    which the KEP shipped at that stage (None where it has not), beside kep.yaml's planned milestones."""
+    return (
+        FeatureGate.objects.select_related("kep__owning_sig")
+        .annotate(**{f"{stage}_reached": _stage_reached(stage) for stage in ("alpha", "beta", "stable")})
+        .order_by("name", "kep__number")
+    )
 
 
 # --- /keps/approvers/ -----------------------------------------------------------------------------------

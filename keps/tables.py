@@ -56,9 +56,12 @@ class FeatureGateTable(BaseTable):
     )
     components = tables.Column(orderable=False)
     stage = tables.Column(accessor="kep__stage", verbose_name="Stage")
-    alpha = tables.Column(accessor="kep__alpha_milestone", verbose_name="Alpha in")
-    beta = tables.Column(accessor="kep__beta_milestone", verbose_name="Beta in")
-    stable = tables.Column(accessor="kep__stable_milestone", verbose_name="Stable in")
+    # Each stage: the release it was reached in (shipped on a tracking board) and the one kep.yaml plans.
+    alpha = tables.Column(accessor="alpha_reached", verbose_name="Alpha", order_by=("alpha_reached",), empty_values=())
+    beta = tables.Column(accessor="beta_reached", verbose_name="Beta", order_by=("beta_reached",), empty_values=())
+    stable = tables.Column(
+        accessor="stable_reached", verbose_name="Stable", order_by=("stable_reached",), empty_values=()
+    )
 
     class Meta(BaseTable.Meta):
         model = FeatureGate
@@ -74,6 +77,23 @@ class FeatureGateTable(BaseTable):
 
     def value_components(self, value):
         return "; ".join(value or [])
+
+    @staticmethod
+    def _stage_text(record, stage: str) -> str:
+        reached = getattr(record, f"{stage}_reached", None)
+        planned = getattr(record.kep, f"{stage}_milestone", "")
+        if reached:
+            return f"reached {reached}" + (f" (planned {planned})" if planned and planned != reached else "")
+        return f"planned {planned}" if planned else ""
+
+    def value_alpha(self, record):
+        return self._stage_text(record, "alpha")
+
+    def value_beta(self, record):
+        return self._stage_text(record, "beta")
+
+    def value_stable(self, record):
+        return self._stage_text(record, "stable")
 
 
 def _kep_url(record) -> str:

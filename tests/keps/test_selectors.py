@@ -71,7 +71,31 @@ def test_newest_release_includes_kep_milestones():
     releases("1.24")
     KepFactory(stage="beta", beta_milestone="1.22", latest_milestone="1.26")
     assert selectors.newest_release_version() == "1.26"
-    assert selectors.perma_beta_list(filters={}).rows[0].releases == 4
+
+
+def test_perma_beta_counts_against_the_current_release_not_the_newest_known():
+    ReleaseFactory(version="1.34", state="released")
+    ReleaseFactory(version="1.35", state="active")
+    ReleaseFactory(version="1.37", state="planning")  # a schedule published early
+    KepFactory(number=1, stage="beta", beta_milestone="1.31", latest_milestone="1.40")
+    result = selectors.perma_beta_list(filters={})
+    assert result.newest == "1.35"
+    assert [(r.kep.number, r.releases) for r in result.rows] == [(1, 4)]
+
+
+def test_perma_beta_without_an_active_release_counts_against_the_latest_released():
+    ReleaseFactory(version="1.34", state="released")
+    ReleaseFactory(version="1.36", state="planning")
+    KepFactory(number=1, stage="beta", beta_milestone="1.31")
+    assert selectors.perma_beta_list(filters={}).newest == "1.34"
+
+
+@pytest.mark.parametrize("status", ["withdrawn", "rejected", "replaced", "implemented"])
+def test_perma_beta_leaves_out_closed_keps(status):
+    releases("1.30")
+    KepFactory(number=1, stage="alpha", alpha_milestone="1.19", status=status)
+    KepFactory(number=2, stage="alpha", alpha_milestone="1.19", status="implementable")
+    assert [r.kep.number for r in selectors.perma_beta_list(filters={}).rows] == [2]
 
 
 def test_perma_beta_without_stage_milestone_uses_the_tracking_board():

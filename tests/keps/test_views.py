@@ -236,7 +236,30 @@ def test_feature_gate_ledger_and_csv(client):
     assert "4 feature gates" in page
     rows = list(csv.DictReader(io.StringIO(client.get("/keps/feature-gates/?q=Gate2&_export=csv").content.decode())))
     assert [r["Feature gate"] for r in rows] == ["Gate2"]
-    assert rows[0]["Beta in"] == "1.22"
+    assert rows[0]["Beta"] == "planned 1.22"
+
+
+def test_feature_gate_ledger_separates_planned_from_reached(client):
+    """kep.yaml's milestones are plans ("Stable in 1.40"); a stage is reached when a release shipped it."""
+    sig = Sig.objects.create(slug="sig-node")
+    kep = Kep.objects.create(
+        number=4321,
+        title="Gate KEP",
+        owning_sig=sig,
+        stage="beta",
+        alpha_milestone="1.30",
+        beta_milestone="1.32",
+        stable_milestone="1.40",
+    )
+    FeatureGate.objects.create(kep=kep, name="SomeGate", components=["kubelet"])
+    r30, r33 = Release.objects.create(version="1.30"), Release.objects.create(version="1.33")
+    TrackedEnhancement.objects.create(release=r30, kep=kep, sig=sig, target_stage="alpha", status="done")
+    # Beta slipped a release: planned for 1.32, shipped in 1.33.
+    TrackedEnhancement.objects.create(release=r33, kep=kep, sig=sig, target_stage="beta", status="done")
+    (row,) = csv.DictReader(io.StringIO(client.get("/keps/feature-gates/?_export=csv").content.decode()))
+    assert (row["Alpha"], row["Beta"], row["Stable"]) == ("reached 1.30", "reached 1.33 (planned 1.32)", "planned 1.40")
+    page = client.get("/keps/feature-gates/").content.decode()
+    assert "planned 1.40" in page and "<strong" in page
 
 
 def test_approver_page_counts_link_to_filtered_kep_list(client):
