@@ -33,6 +33,8 @@ from . import schedule_time as st
 
 #: Longest wording kept in `Milestone.source_text` (the model's max_length).
 SOURCE_TEXT_MAX = 500
+#: Largest major or minor number: `Release.major` and `Release.minor` are PositiveSmallIntegerFields.
+VERSION_PART_MAX = 32767
 _VERSION_IN_TEXT = re.compile(r"(?<![\w.])v?(1)\.(\d{1,2})(?![\d])(?:\.\d+)?")
 _FOLDER_VERSION = re.compile(r"^release-v?(\d+)\.(\d+)$")
 _H1 = re.compile(r"^#\s+(?P<title>\S.*?)\s*#*\s*$")
@@ -388,7 +390,7 @@ def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
         raise ImportFailure("empty file")
     lines = text.splitlines()
     version, name, _title, warnings = _title_and_version(lines, version_hint)
-    major, minor = (int(part) for part in version.split("."))
+    major, minor = check_version(version)
 
     entries: list[_Entry] = []
     for number, when_text, what_text in _bullets(lines):
@@ -426,6 +428,7 @@ def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
         hint_time, hint_zone, hint_eod = st.parse_hint(st.clean_markdown(entry.what))
         try:
             instant = st.resolve(entry.when, anchor=anchor, hint_time=hint_time, hint_zone=hint_zone, hint_eod=hint_eod)
+            st.check_year(instant.at.year)  # also when the year was inferred (the cycle's, the release number's)
         except ImportFailure as failure:
             failure.line, failure.field = entry.line, failure.field or "date"
             raise
@@ -479,6 +482,36 @@ def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
         milestones=milestones,
         warnings=warnings,
     )
+
+
+def check_version(version: str) -> tuple[int, int]:
+    """(major, minor) of a version the Release model can hold, else an ImportFailure on the `version` field.
+
+    Issue 17 L: a folder named ``release-1.99999999999999999999`` gave a version longer than `Release.version`
+    and the database refused it mid-import. The rule is the format's: MAJOR.MINOR, each part a number of at most
+    VERSION_PART_MAX, the whole within the field's max_length (read from the model, so the two cannot drift).
+    """
+    from releases.models import Release  # here, not at the top: the parser module stays importable on its own
+
+    max_length = Release._meta.get_field("version").max_length
+    major, _, minor = version.partition(".")
+    fits = (
+        len(version) <= max_length
+        and major.isascii()
+        and major.isdigit()
+        and minor.isascii()
+        and minor.isdigit()
+        and int(major) <= VERSION_PART_MAX
+        and int(minor) <= VERSION_PART_MAX
+    )
+    if not fits:
+        shown = version if len(version) <= 40 else version[:40] + "…"
+        raise ImportFailure(
+            f"{shown!r} does not fit a release version (MAJOR.MINOR, each at most {VERSION_PART_MAX}, "
+            f"{max_length} characters in all)",
+            field="version",
+        )
+    return int(major), int(minor)
 
 
 def version_from_path(path) -> str | None:

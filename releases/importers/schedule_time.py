@@ -22,6 +22,9 @@ The release team writes times many ways (kubernetes/sig-release `releases/releas
 - ``Friday 17th October 2025 at 12:00am anywhere on Earth time (12:00 UTC)`` — a parenthesised time is
   one more half; "anywhere on Earth" is AoE.
 - A date without any time is an all-day milestone: midnight UTC of that date, ``all_day`` set.
+- Years are checked, written or inferred: a number where the year goes (``6th February 99999``) must be a year
+  between `FIRST_YEAR` and `LAST_YEAR`, or the file is skipped naming the line (issue 17 L; before, 99999 was
+  not read as a year at all and the date landed in a year inferred from the release number).
 
 Nothing here touches the database. Errors are `ImportFailure` without a line; the caller adds it.
 """
@@ -32,6 +35,7 @@ from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from sigtracker.importing import ImportFailure
+from sigtracker.text import one_line
 
 PACIFIC = ZoneInfo("America/Los_Angeles")
 UTC = datetime.UTC
@@ -92,6 +96,11 @@ _MONTH_DAY = re.compile(
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"(?<![\d.])(?P<year>(?:19|20)\d\d)(?![\d.:])")
+# Whatever number is written where a date's year goes ("6th February 99999", "February 6th, 202"): it is the year,
+# and must be a plausible one, rather than a date "without a year" that the cycle then places (issue 17 L).
+_YEAR_AFTER_DATE = re.compile(r"\s*,?\s*(?P<year>\d{3,})(?![\d:])")
+#: Years a schedule may name: from the project's first year to the last of the century `_YEAR` reads.
+FIRST_YEAR, LAST_YEAR = 2014, 2099
 _WEEKDAY = re.compile(rf"(?<![a-z])(?P<weekday>{_WEEKDAY_WORD})(?![a-z])", re.IGNORECASE)
 _TIME = re.compile(
     r"(?<![\d.:])(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<ampm>[ap]\.?m\.?(?![a-z]))?(?![\d:])",
@@ -109,7 +118,6 @@ _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])?")
 _HTML_TAG = re.compile(r"<[^>]+>")
 _EMPHASIS = re.compile(r"(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)")
 _DASHES = re.compile(r"[\u2012\u2013\u2014\u2015\u2212]")  # figure/en/em dashes, minus sign
-_SPACES = re.compile(r"\s+")  # includes no-break spaces
 
 
 def clean_markdown(text: str) -> str:
@@ -119,7 +127,9 @@ def clean_markdown(text: str) -> str:
     text = text.replace("**", "").replace("__", "").replace("`", "")
     text = _EMPHASIS.sub("", text)
     text = _DASHES.sub("-", text)
-    return _SPACES.sub(" ", text).strip()
+    # One line, no control or bidi characters: the text becomes milestone labels, which go into email subjects
+    # and must pass Milestone.clean (issue 17 F).
+    return one_line(text)
 
 
 @dataclass(frozen=True)
@@ -200,14 +210,26 @@ def parse_date(text: str) -> PartialDate | None:
     day = int(match.group("day"))
     if not 1 <= day <= 31:
         raise ImportFailure(f"impossible day {day} in {text!r}")
-    year_match = _YEAR.search(text, match.end()) or _YEAR.search(text)
-    year = int(year_match.group("year")) if year_match else None
+    if written := _YEAR_AFTER_DATE.match(text, match.end()):
+        year = check_year(written.group("year"))
+    else:
+        year_match = _YEAR.search(text, match.end()) or _YEAR.search(text)
+        year = check_year(year_match.group("year")) if year_match else None
     weekday_match = _WEEKDAY.search(text[: match.start()]) or _WEEKDAY.search(text)
     weekday = WEEKDAYS[weekday_match.group("weekday")[:3].lower()] if weekday_match else None
     partial = PartialDate(month=month, day=day, year=year, weekday=weekday)
     # Reject 31 April and 30 February even before the year is known (29 February waits for a year).
     partial.with_year(year if year is not None else 2024)
     return partial
+
+
+def check_year(year: int | str) -> int:
+    """`year` as a number when it lies between FIRST_YEAR and LAST_YEAR; else an ImportFailure saying so."""
+    digits = str(year)
+    if len(digits) != 4 or not FIRST_YEAR <= int(digits) <= LAST_YEAR:
+        shown = digits if len(digits) <= 12 else digits[:12] + "…"
+        raise ImportFailure(f"year {shown} is not between {FIRST_YEAR} and {LAST_YEAR}")
+    return int(digits)
 
 
 def _strip_dates(text: str) -> str:

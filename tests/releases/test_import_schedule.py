@@ -256,3 +256,54 @@ def test_a_readme_that_is_not_a_regular_file_is_skipped_with_one_line(releases_d
     assert "release-1.41/README.md: not a regular file (a FIFO); not read" in err
     assert "3 files read" in out and "2 skipped" in out
     assert list(Release.objects.values_list("version", flat=True)) == ["1.24"]
+
+
+SMALL_SCHEDULE = "# Kubernetes {version}\n\n- **Friday 6th February {year}**: Week 5 - Code Freeze\n"
+
+
+@pytest.mark.parametrize(
+    "folder,reason",
+    [
+        # Longer than Release.version (varchar(10)): the database refused it and the import crashed.
+        ("release-1.99999999999999999999", "version: '1.99999999999999999999' does not fit"),
+        # Fits in 10 characters, not in Release.minor (a PostgreSQL smallint).
+        ("release-1.40000", "version: '1.40000' does not fit"),
+    ],
+)
+def test_a_version_beyond_the_model_limits_is_skipped_with_one_line(tmp_path, folder, reason):
+    """Issue 17 L: the rule is the version format the model can hold, whatever the folder is called."""
+    (tmp_path / "release-1.40").mkdir()
+    (tmp_path / "release-1.40" / "README.md").write_text(SMALL_SCHEDULE.format(version="1.40", year=2026))
+    (tmp_path / folder).mkdir()
+    (tmp_path / folder / "README.md").write_text(SMALL_SCHEDULE.format(version="1.99", year=2026))
+    status, out, err = run(tmp_path)
+    assert status == 1
+    skipped = [line for line in err.splitlines() if line.startswith("skipped:")]
+    assert len(skipped) == 1 and f"{folder}/README.md: {reason}" in skipped[0], err
+    assert "Traceback" not in err and "2 files read" in out
+    assert list(Release.objects.values_list("version", flat=True)) == ["1.40"]
+
+
+@pytest.mark.parametrize("year", ["99999", "1999", "202"])
+def test_a_year_out_of_range_is_skipped_naming_the_line(tmp_path, year):
+    """Issue 17 L: "February 99999" was read as a date without a year and stored in 2045."""
+    (tmp_path / "release-1.40").mkdir()
+    (tmp_path / "release-1.40" / "README.md").write_text(SMALL_SCHEDULE.format(version="1.40", year=year))
+    status, _, err = run(tmp_path)
+    assert status == 1
+    assert f"release-1.40/README.md:3: date: year {year} is not between 2014 and 2099" in err
+    assert not Release.objects.exists() and not Milestone.objects.exists()
+
+
+def test_control_characters_in_a_label_are_cleaned_on_import(tmp_path):
+    """Issue 17 F: imported labels pass the model's own check (one line, no control characters)."""
+    (tmp_path / "release-1.40").mkdir()
+    (tmp_path / "release-1.40" / "README.md").write_text(
+        "# Kubernetes 1.40\n\n- **Friday 6th February 2026**: Week 5 - Code Freeze\x1b]0;pwned\x07 \u202eends\n"
+    )
+    status, _, err = run(tmp_path)
+    assert status == 0, err
+    freeze = Milestone.objects.get(kind=MilestoneKind.CODE_FREEZE)
+    assert freeze.label == "Code Freeze ]0;pwned ends"
+    assert "\x1b" not in freeze.source_text and "\u202e" not in freeze.source_text
+    freeze.full_clean()
