@@ -11,7 +11,6 @@ import random
 
 from celery import shared_task
 from django.conf import settings
-from django.core.cache import cache
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -38,9 +37,7 @@ def _instant(value: str | None) -> datetime.datetime:
 @shared_task(acks_late=True)
 def compute_release_stats(release_id: int) -> int:
     """Recompute one release's stats (queued, debounced, by `release_stats_request`)."""
-    # Clear the debounce key before computing, so changes committed while we run queue another job.
-    cache.delete(stats.pending_key(release_id))
-    return len(stats.release_stats_compute(release_ids=[release_id]))
+    return len(stats.release_stats_compute_queued(release_id=release_id))
 
 
 @shared_task(acks_late=True)

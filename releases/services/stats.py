@@ -14,12 +14,13 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import transaction
 from django.db.models import Case, Count, Exists, F, Min, OuterRef, Q, Subquery, Value, When
 from django.db.models.fields import CharField, DateTimeField
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from releases.choices import EnhancementStatus, MilestoneKind, StatsSource
 from releases.models import EnhancementStatusChange, Milestone, Release, ReleaseStats, Retrospective, TrackedEnhancement
@@ -304,7 +305,8 @@ def release_stats_request(*, release_ids: Iterable[int], using: str | None = Non
 
     Calls within one transaction collapse into one job per release (a bulk import of 500 rows queues
     one job, not 500). Across transactions, a job already queued and not yet started absorbs later
-    requests (a cache key per release, with a short countdown), so a burst of single-row edits does too.
+    requests (a mark per release in the cache all processes share, with a short countdown), so a burst of
+    single-row edits does too. The job clears the mark as it starts (`release_stats_compute_queued`).
     """
     ids = {int(pk) for pk in release_ids if pk is not None}
     if not ids:
@@ -326,8 +328,46 @@ def release_stats_request(*, release_ids: Iterable[int], using: str | None = Non
     batch.ids |= ids
 
 
+#: The cache every process sees (settings.CACHES): the debounce marks must be set by the web process and
+#: cleared by the worker in one place, or the worker clears only its own copy (issue 14).
+PENDING_CACHE = "shared"
+#: How long a mark outlives its job's countdown. A job normally starts within the countdown; if it has not
+#: started by then (a backlog, a lost message), the next edit queues another: a duplicate recompute is
+#: cheap, an edit left uncomputed until the nightly run is not.
+PENDING_GRACE_SECONDS = 60
+
+
 def pending_key(release_id: int) -> str:
-    return f"sigtracker:stats-pending:{release_id}"
+    return f"stats-pending:{release_id}"
+
+
+def release_stats_compute_queued(*, release_id: int) -> list[ReleaseStats]:
+    """Run a recompute queued by `release_stats_request`.
+
+    The release's mark is cleared before any data is read: a change committed from then on finds no mark and
+    queues a job of its own, and one committed before is read by this run. No edit is left uncomputed.
+    """
+    _pending_clear(release_id)
+    return release_stats_compute(release_ids=[release_id])
+
+
+def _pending_mark(release_id: int, timeout: float) -> bool:
+    """Mark a job as queued for this release; False if one is already queued and has not started.
+    With the cache unreachable (Redis down) the answer is unknown: queue anyway, at worst a duplicate."""
+    try:
+        return caches[PENDING_CACHE].add(pending_key(release_id), 1, timeout=timeout)
+    except RedisError:  # connection refused, timed out, ...
+        logger.warning("stats debounce cache unreachable; queueing the recompute of release %s anyway", release_id)
+        return True
+
+
+def _pending_clear(release_id: int) -> None:
+    try:
+        caches[PENDING_CACHE].delete(pending_key(release_id))
+    except RedisError:
+        # The mark expires by itself after the countdown and grace period. Redis unreachable from here
+        # mostly means unreachable from the web processes too, and then their requests queue anyway.
+        logger.warning("stats debounce cache unreachable; could not clear the mark of release %s", release_id)
 
 
 def _enqueue(release_ids: Iterable[int]) -> None:
@@ -336,12 +376,12 @@ def _enqueue(release_ids: Iterable[int]) -> None:
     delay = getattr(settings, "SIGTRACKER_STATS_DEBOUNCE_SECONDS", 5)
     for release_id in sorted(release_ids):
         # A job for this release is queued and has not started: it will see these changes too.
-        if not cache.add(pending_key(release_id), 1, timeout=delay + 300):
+        if not _pending_mark(release_id, timeout=delay + PENDING_GRACE_SECONDS):
             continue
         try:
             compute_release_stats.apply_async(args=[release_id], countdown=delay)
         except Exception:
             # The edit is committed; a broker outage must not turn it into an error page. The nightly
             # recompute catches up, and the next edit of this release tries again.
-            cache.delete(pending_key(release_id))
+            _pending_clear(release_id)
             logger.exception("could not queue the stats recompute of release %s", release_id)

@@ -68,8 +68,22 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 
+
+def shared_cache(redis_url: str) -> dict:
+    """A cache every process sees (web, workers): Redis, with short timeouts so that a Redis outage costs a
+    caller about a second, not a hung request; callers treat its errors as "unknown" and carry on."""
+    return {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": redis_url,
+        "KEY_PREFIX": "sigtracker",
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+
+
 # Public pages are cached per process, keyed by the data generation (see sigtracker/page_cache.py).
 # Local memory, not Redis: pages must keep working when Redis is down.
+# "shared" holds state that must agree across processes, such as the stats debounce marks (issue 14): the
+# broker's Redis when there is one; without a broker, tasks run in-process and local memory is shared enough.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
     "pages": {
@@ -77,6 +91,11 @@ CACHES = {
         "LOCATION": "pages",
         "OPTIONS": {"MAX_ENTRIES": 500},
     },
+    "shared": (
+        shared_cache(os.environ["CELERY_BROKER_URL"])
+        if os.environ.get("CELERY_BROKER_URL")
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "shared"}
+    ),
 }
 SIGTRACKER_PAGE_CACHE_ALIAS = "pages"
 SIGTRACKER_PAGE_CACHE_SECONDS = int(os.environ.get("SIGTRACKER_PAGE_CACHE_SECONDS", "300"))

@@ -1,5 +1,6 @@
 """End to end through real components: Celery worker subprocesses on the Redis broker, the test database
-on PostgreSQL, and an SMTP server on loopback. Includes killing a worker in the middle of a batch."""
+on PostgreSQL, and an SMTP server on loopback. Includes killing a worker in the middle of a batch, and this
+process acting as the web process whose edits the worker's stats recomputes must all pick up (issue 14)."""
 
 import time
 
@@ -129,3 +130,68 @@ def test_worker_retries_a_transient_smtp_failure_with_backoff(board, celery_work
     assert_exactly_once(mailbox, 3)
     # Two failed attempts, each retried after its backoff: five attempts for three messages.
     assert sum(ReminderDelivery.objects.values_list("attempts", flat=True)) == 5
+
+
+@pytest.fixture
+def web_process(celery_worker, settings):
+    """This test process as a production web process beside the worker: tasks are published to the worker's
+    broker (not run eagerly) and the shared cache is the broker's Redis, as the worker's settings make it."""
+    from sigtracker.celery import app
+    from sigtracker.settings.base import shared_cache
+    from tests.releases.test_outages import _drop_broker_connections
+
+    url = celery_worker.client.conf.broker_url
+    settings.CELERY_BROKER_URL = url
+    settings.CACHES = {**settings.CACHES, "shared": shared_cache(url)}
+    settings.SIGTRACKER_STATS_DEBOUNCE_SECONDS = 1
+    before = app.conf.broker_url, app.conf.task_always_eager
+    app.conf.broker_url, app.conf.task_always_eager = url, False
+    _drop_broker_connections()
+    try:
+        yield
+    finally:
+        app.conf.broker_url, app.conf.task_always_eager = before
+        _drop_broker_connections()
+
+
+def wait_for_done(release, count, timeout=20):
+    deadline = time.monotonic() + timeout
+    while not ReleaseStats.objects.filter(release=release, sig=None, done=count).exists():
+        assert time.monotonic() < deadline, f"the stats never showed {count} done within {timeout} s"
+        time.sleep(0.1)
+
+
+def test_two_edits_seconds_apart_are_both_computed_by_the_worker(board, celery_worker, web_process):  # noqa: F811
+    """Issue 14: the debounce mark lived in each process's memory, so the worker's clearing it did not reach
+    the web process, and a second edit a few seconds after the first queued nothing for five minutes."""
+    from releases.choices import EnhancementStatus
+    from releases.services import tracked_enhancement_set_status
+
+    celery_worker()
+    tracked_enhancement_set_status(tracked_enhancement=board.rows[0], status=EnhancementStatus.DONE)
+    wait_for_done(board.release, 1)
+    time.sleep(2)
+    tracked_enhancement_set_status(tracked_enhancement=board.rows[1], status=EnhancementStatus.DONE)
+    wait_for_done(board.release, 2)
+
+
+def test_with_the_debounce_cache_unreachable_edits_are_still_queued(
+    board,  # noqa: F811
+    celery_worker,
+    web_process,
+    settings,
+    caplog,
+):
+    """The web process cannot reach the cache's Redis (a closed port) while the broker is up: it cannot tell
+    whether a job is queued, so each edit queues one, and the worker computes them."""
+    from releases.choices import EnhancementStatus
+    from releases.services import tracked_enhancement_set_status
+    from sigtracker.settings.base import shared_cache
+    from tests.releases.conftest import free_port
+
+    settings.CACHES = {**settings.CACHES, "shared": shared_cache(f"redis://127.0.0.1:{free_port()}/0")}
+    celery_worker()
+    tracked_enhancement_set_status(tracked_enhancement=board.rows[0], status=EnhancementStatus.DONE)
+    tracked_enhancement_set_status(tracked_enhancement=board.rows[1], status=EnhancementStatus.DONE)
+    wait_for_done(board.release, 2)
+    assert caplog.text.count("stats debounce cache unreachable; queueing") == 2
