@@ -25,22 +25,27 @@ def percent(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.0f} %"
 
 
+def _enhancement_list_url(record, query: str = "") -> str | None:
+    if record.stats_source == StatsSource.RECORDED_TALLY:
+        return None
+    return reverse("releases:enhancement_list", kwargs={"version": record.version}) + query
+
+
 class ReleaseTable(BaseTable):
     version = tables.Column(linkify=True, verbose_name="Version")
     # Plain columns with a render_ method: DateColumn/DateTimeColumn compile a template for every cell.
     enhancements_freeze_at = tables.Column(verbose_name="Enhancements freeze")
     code_freeze_at = tables.Column(verbose_name="Code freeze")
     release_on = tables.Column(verbose_name="Release date")
+    # A release with only a retro tally kept no list of KEPs: its counts link nowhere rather than to an empty list.
     tracked = tables.Column(
         verbose_name="Tracked",
-        linkify=lambda record: reverse("releases:enhancement_list", kwargs={"version": record.version}),
+        linkify=lambda record: _enhancement_list_url(record),
         attrs={"td": {"class": "num"}},
     )
     done = tables.Column(
         verbose_name="Done",
-        linkify=lambda record: (
-            reverse("releases:enhancement_list", kwargs={"version": record.version}) + "?status=done"
-        ),
+        linkify=lambda record: _enhancement_list_url(record, "?status=done"),
         attrs={"td": {"class": "num"}},
     )
     merge_rate = tables.Column(verbose_name="Merge rate", attrs={"td": {"class": "num"}})

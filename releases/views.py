@@ -194,7 +194,9 @@ class TrackedEnhancementListView(PublicListView):
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
-        context.update(nav="releases", release=self.release)
+        stats = selectors.release_stats_get(release=self.release)
+        tally = stats if stats and stats.source == StatsSource.RECORDED_TALLY else None
+        context.update(nav="releases", release=self.release, tally=tally)
         return context
 
 

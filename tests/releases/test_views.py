@@ -197,6 +197,18 @@ def _tally_release(version, tracked, done, source=StatsSource.TRACKED_ROWS):
     return release
 
 
+def test_a_tally_only_release_offers_no_empty_drill_down(client):
+    """1.22 kept only a retro tally: its counts must not lead to an empty list, and that list says why."""
+    _tally_release("1.22", 24, 13, StatsSource.RECORDED_TALLY)
+    _tally_release("1.24", 23, 6)
+    html = client.get("/releases/").content.decode()
+    assert "/releases/1.24/enhancements/" in html
+    assert "/releases/1.22/enhancements/" not in html
+    listing = client.get("/releases/1.22/enhancements/").content.decode()
+    assert "recorded only a" in listing and "13 of 24" in listing
+    assert "Download CSV" not in listing
+
+
 def test_release_list_chart_shows_the_fall_of_the_merge_rate(client):
     _tally_release("1.22", 24, 13, StatsSource.RECORDED_TALLY)
     _tally_release("1.23", 14, 8, StatsSource.RECORDED_TALLY)
