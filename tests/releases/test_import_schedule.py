@@ -307,3 +307,13 @@ def test_control_characters_in_a_label_are_cleaned_on_import(tmp_path):
     assert freeze.label == "Code Freeze ]0;pwned ends"
     assert "\x1b" not in freeze.source_text and "\u202e" not in freeze.source_text
     freeze.full_clean()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs need a POSIX system")
+def test_a_fifo_named_on_the_command_line_is_skipped_by_name(tmp_path):
+    text = SMALL_SCHEDULE.format(version="1.40", year=2026)
+    with fifo_with_a_writer(tmp_path / "README.md", text) as fifo:
+        status, out, err = run(fifo)
+    assert status == 1
+    assert f"skipped: {fifo}: not a regular file (a FIFO); not read" in err
+    assert "1 files read" in out and not Release.objects.exists()

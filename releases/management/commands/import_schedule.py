@@ -39,7 +39,8 @@ class Command(BaseImportCommand):
             path = Path(raw)
             if not path.exists():
                 raise CommandError(f"{raw}: no such file or folder", returncode=2)
-            if path.is_file():
+            if not path.is_dir():
+                # A file, or something that is not one (a FIFO, a device): read_text reads or refuses it by name.
                 files[path] = None
                 continue
             found = sorted(
