@@ -126,6 +126,10 @@ class Kep(models.Model):
                 for field in ("latest_milestone", "alpha_milestone", "beta_milestone", "stable_milestone")
             ],
             models.CheckConstraint(
+    is_stub = models.BooleanField(
+        default=False,
+        help_text="Made by sync_github from the tracking issue; import_keps replaces it with the kep.yaml.",
+    )
                 condition=models.Q(status__in=[*KepStatus.values, ""]),
                 name="kep_status_valid",
                 violation_error_message="Unknown KEP status.",

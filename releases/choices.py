@@ -94,3 +94,14 @@ class DeliveryState(models.TextChoices):
     SENT = "sent", "Sent"
     FAILED = "failed", "Failed"
     SKIPPED = "skipped", "Skipped"
+
+
+class HistorySource(models.TextChoices):
+    """Where a status change of a tracked enhancement was made (history rows keep theirs)."""
+
+    ADMIN = "admin", "Admin"
+    IMPORT = "import", "Import"
+    NOTES = "notes", "Meeting notes"
+    FIXTURE = "fixture", "Fixture"
+    GITHUB = "github", "GitHub"
+    SHELL = "shell", "Shell"

@@ -15,6 +15,7 @@ from .choices import (
     DeliveryState,
     EnhancementStatus,
     EnhancementType,
+    HistorySource,
     MilestoneKind,
     ReleaseState,
     ReminderKind,
@@ -195,6 +196,13 @@ class TrackedEnhancement(models.Model):
     notes = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
+    # Set by `sync_github`: the KEP's tracking issue whose milestone, labels and timeline this row mirrors.
+    # On such a row GitHub owns status, stage and milestone membership; notes and contacts stay local.
+    github_issue_number = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    github_issue_url = models.URLField(blank=True, editable=False)
+    github_synced_at = models.DateTimeField(
+        null=True, blank=True, editable=False, help_text="When a sync last changed this row."
+    )
 
     class Meta:
         ordering = ["release__major", "release__minor", "kep__number"]
@@ -240,6 +248,11 @@ class TrackedEnhancement(models.Model):
     def freeze(self):
         return STATUS_FREEZE.get(self.status)
 
+    @property
+    def is_synced(self) -> bool:
+        """Whether GitHub owns this row's status (a `sync_github` made or updated it)."""
+        return bool(self.github_issue_url)
+
 
 class EnhancementStatusChange(models.Model):
     """One change of a tracked enhancement's status: the history that reproduces the board at any freeze."""
@@ -251,6 +264,12 @@ class EnhancementStatusChange(models.Model):
     changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
     author = models.CharField(max_length=100, blank=True, help_text="Who made the change, when not a user here.")
     note = models.TextField(blank=True)
+    source = models.CharField(max_length=20, choices=HistorySource.choices, blank=True, default="")
+    link = models.URLField(max_length=500, blank=True, help_text="Where the change was made, e.g. the GitHub issue.")
+    assumed = models.BooleanField(
+        default=False,
+        help_text="The instant is assumed (e.g. a fixture or notes import), not recorded when it happened.",
+    )
 
     class Meta:
         ordering = ["tracked_enhancement", "changed_at", "pk"]
@@ -441,3 +460,25 @@ class ReminderDelivery(models.Model):
 
     def __str__(self):
         return f"{self.milestone} −{self.offset_hours}h → {self.recipient} ({self.state})"
+
+
+class GitHubCachedResponse(models.Model):
+    """One page of a GitHub API answer as last received: its ETag and the (trimmed) body.
+
+    The sync sends the ETag as `If-None-Match`; GitHub's `304` (free of rate limit) then means this body still
+    holds, so an unchanged re-sync costs only 304s and rebuilds every issue from here.
+    """
+
+    url = models.CharField(max_length=1000, unique=True)
+    resource = models.CharField(max_length=300, db_index=True, help_text="The URL's path, shared by its pages.")
+    etag = models.CharField(max_length=200)
+    body = models.JSONField(default=list)
+    next_url = models.CharField(max_length=1000, blank=True)
+    fetched_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["url"]
+        verbose_name = "GitHub cached response"
+
+    def __str__(self):
+        return self.url

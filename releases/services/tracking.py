@@ -1,11 +1,13 @@
-"""Writes for the releases domain."""
+"""Status changes of tracked enhancements: the one write path of their history (admin, imports, sync)."""
 
-from collections.abc import Iterable
+import datetime
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
 
-from releases.choices import EnhancementStatus
+from releases.choices import EnhancementStatus, HistorySource
 from releases.models import EnhancementStatusChange, TrackedEnhancement
 from releases.services.stats import release_stats_request
 
@@ -19,8 +21,16 @@ def tracked_enhancement_set_status(
     author: str = "",
     note: str = "",
     at=None,
+    source: str = "",
+    link: str = "",
+    assumed: bool = False,
 ) -> TrackedEnhancement:
-    """Change one row's status and record the change in its history (no-op when unchanged)."""
+    """Change one row's status and record the change in its history (no-op when unchanged).
+
+    `source` says where the change was made (`HistorySource`: admin, import, notes, fixture, github, shell;
+    "admin" when a user is given and no source), `link` where to see it (e.g. the GitHub issue), `assumed`
+    that `at` is a stand-in for an instant nobody recorded.
+    """
     if status not in EnhancementStatus.values:
         raise ValueError(f"status: unknown value {status!r}")
     previous = (
@@ -39,6 +49,9 @@ def tracked_enhancement_set_status(
             changed_by=user if getattr(user, "pk", None) else None,
             author=author or (user.get_username() if getattr(user, "pk", None) else ""),
             note=note,
+            source=_source(source, user),
+            link=link,
+            assumed=assumed,
         )
         release_stats_request(release_ids=[tracked_enhancement.release_id])
     return tracked_enhancement
@@ -46,7 +59,13 @@ def tracked_enhancement_set_status(
 
 @transaction.atomic
 def tracked_enhancement_bulk_set_status(
-    *, tracked_enhancements: Iterable[TrackedEnhancement], status: str, user=None, note: str = ""
+    *,
+    tracked_enhancements: Iterable[TrackedEnhancement],
+    status: str,
+    user=None,
+    note: str = "",
+    source: str = "",
+    link: str = "",
 ) -> int:
     """Set the same status on many rows, each change kept in history; returns how many changed."""
     if status not in EnhancementStatus.values:
@@ -70,6 +89,8 @@ def tracked_enhancement_bulk_set_status(
                 changed_by=user if getattr(user, "pk", None) else None,
                 author=user.get_username() if getattr(user, "pk", None) else "",
                 note=note,
+                source=_source(source, user),
+                link=link,
             )
         )
         row.status = status
@@ -79,3 +100,84 @@ def tracked_enhancement_bulk_set_status(
     EnhancementStatusChange.objects.bulk_create(changes)
     release_stats_request(release_ids={row.release_id for row in changed})
     return len(changes)
+
+
+def _source(source: str, user) -> str:
+    if source and source not in HistorySource.values:
+        raise ValueError(f"source: unknown value {source!r}")
+    return source or (HistorySource.ADMIN if getattr(user, "pk", None) else "")
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One change as its source recorded it: when, to what, by whom."""
+
+    at: datetime.datetime
+    status: str
+    author: str = ""
+    note: str = ""
+
+
+@transaction.atomic
+def tracked_enhancement_mirror_history(
+    *, tracked_enhancement: TrackedEnhancement, entries: Sequence[HistoryEntry], source: str, link: str = ""
+) -> tuple[int, int]:
+    """Make the row's history from `source` equal `entries` (a mirror of an outside record, e.g. a GitHub
+    timeline, at the instants it gives), leaving rows from other sources as they are; then set the row's
+    status to the latest change of all sources. Returns (rows added, rows removed); (0, 0) writes nothing.
+
+    Rows of `source` that the outside record no longer implies (e.g. a freeze moved, so a change now falls on
+    the other side of it) are replaced: they mirror that record, and are not anyone's local edit.
+    """
+    for entry in entries:
+        if entry.status not in EnhancementStatus.values:
+            raise ValueError(f"status: unknown value {entry.status!r}")
+    wanted = [(entry.at, entry.status, entry.author) for entry in entries]
+    existing = list(
+        tracked_enhancement.history.filter(source=source)
+        .order_by("changed_at", "pk")
+        .values_list("pk", "changed_at", "to_status", "author")
+    )
+    have = {(at, status, author): pk for pk, at, status, author in existing}
+    stale = [pk for key, pk in have.items() if key not in set(wanted)]
+    missing = [entry for entry in entries if (entry.at, entry.status, entry.author) not in have]
+    if not stale and not missing:
+        return 0, 0
+    if stale:
+        EnhancementStatusChange.objects.filter(pk__in=stale).delete()
+    timeline = sorted(
+        [
+            *(
+                (at, status)
+                for at, status in tracked_enhancement.history.exclude(source=source).values_list(
+                    "changed_at", "to_status"
+                )
+            ),
+            *((entry.at, entry.status) for entry in entries),
+        ],
+        key=lambda item: item[0],
+    )
+    previous_of = {}
+    before = ""
+    for at, status in timeline:
+        previous_of.setdefault((at, status), before)
+        before = status
+    EnhancementStatusChange.objects.bulk_create(
+        EnhancementStatusChange(
+            tracked_enhancement=tracked_enhancement,
+            from_status=previous_of.get((entry.at, entry.status), ""),
+            to_status=entry.status,
+            changed_at=entry.at,
+            author=entry.author,
+            note=entry.note,
+            source=source,
+            link=link,
+        )
+        for entry in missing
+    )
+    latest = timeline[-1][1] if timeline else tracked_enhancement.status
+    if latest != tracked_enhancement.status:
+        tracked_enhancement.status = latest
+        tracked_enhancement.save(update_fields=["status", "updated_at"])
+    release_stats_request(release_ids=[tracked_enhancement.release_id])
+    return len(missing), len(stale)
