@@ -22,21 +22,20 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from releases.choices import EnhancementStatus, MilestoneKind, StatsSource
+from releases.choices import EnhancementStatus, Freeze, StatsSource
 from releases.models import EnhancementStatusChange, Milestone, Release, ReleaseStats, Retrospective, TrackedEnhancement
+from releases.rules import FREEZE_MILESTONE, OUT_OF_PLAY, RELEASE_KIND
 
 logger = logging.getLogger(__name__)
 
-#: Statuses of a row that has left the release: the SIG deferred it, or it missed a requirement.
-OUT_OF_PLAY = (EnhancementStatus.DEFERRED, EnhancementStatus.REMOVED)
 
 #: The funnel's steps: (key, label, milestone kind giving its instant).
 FUNNEL_STEPS = (
     ("opted_in", "Opted in", None),
-    ("prr_freeze", "Still in at PRR freeze", MilestoneKind.PRR_FREEZE),
-    ("enhancements_freeze", "Still in at enhancements freeze", MilestoneKind.ENHANCEMENTS_FREEZE),
-    ("code_freeze", "Still in at code freeze", MilestoneKind.CODE_FREEZE),
-    ("shipped", "Shipped", MilestoneKind.RELEASE),
+    ("prr_freeze", "Still in at PRR freeze", FREEZE_MILESTONE[Freeze.PRR]),
+    ("enhancements_freeze", "Still in at enhancements freeze", FREEZE_MILESTONE[Freeze.ENHANCEMENTS]),
+    ("code_freeze", "Still in at code freeze", FREEZE_MILESTONE[Freeze.CODE]),
+    ("shipped", "Shipped", RELEASE_KIND),
 )
 _FREEZE_STEPS = [(key, kind) for key, _, kind in FUNNEL_STEPS if key not in ("opted_in", "shipped")]
 
