@@ -3,7 +3,17 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.urls import reverse
 
-from .choices import CoverageStatus, KepStage, KepStatus, PrrStage, SigRole
+from .choices import (
+    CoverageStatus,
+    KepStage,
+    KepStatus,
+    MeetingFrequency,
+    PrrStage,
+    SigKind,
+    SigLeaderRole,
+    SigRole,
+    Weekday,
+)
 
 VERSION_REGEX = r"^[0-9]+\.[0-9]+$"
 
@@ -34,6 +44,16 @@ class Sig(models.Model):
         default=list,
         blank=True,
         help_text="Hours before a freeze at which reminders go out, e.g. [336, 168, 48, 24, 0]; empty: default.",
+    )
+    # From kubernetes/community's sigs.yaml (`manage.py import_sigs`); rows created from a kep.yaml spelling
+    # before that import keep in_community=False, which keeps them out of the SIG filters.
+    kind = models.CharField(max_length=20, choices=SigKind.choices, default=SigKind.SIG)
+    label = models.CharField(max_length=64, blank=True, help_text="GitHub label suffix: sig/<label>, e.g. node.")
+    mission = models.TextField(blank=True)
+    mailing_list_url = models.URLField(max_length=300, blank=True, help_text="The Google group's page.")
+    slack_channel = models.CharField(max_length=100, blank=True)
+    in_community = models.BooleanField(
+        default=False, help_text="Listed in kubernetes/community's sigs.yaml (not only named in a kep.yaml)."
     )
 
     objects = NaturalKeyManager("slug")
@@ -106,6 +126,10 @@ class Kep(models.Model):
     disable_supported = models.BooleanField(null=True, blank=True)
     tracking_issue_url = models.URLField(blank=True)
     source_path = models.CharField(max_length=300, blank=True, help_text="kep.yaml this row was imported from.")
+    is_stub = models.BooleanField(
+        default=False,
+        help_text="Made by sync_github from the tracking issue; import_keps replaces it with the kep.yaml.",
+    )
 
     objects = NaturalKeyManager("number")
 
@@ -126,10 +150,6 @@ class Kep(models.Model):
                 for field in ("latest_milestone", "alpha_milestone", "beta_milestone", "stable_milestone")
             ],
             models.CheckConstraint(
-    is_stub = models.BooleanField(
-        default=False,
-        help_text="Made by sync_github from the tracking issue; import_keps replaces it with the kep.yaml.",
-    )
                 condition=models.Q(status__in=[*KepStatus.values, ""]),
                 name="kep_status_valid",
                 violation_error_message="Unknown KEP status.",
@@ -254,3 +274,98 @@ class SigMembership(models.Model):
 
     def __str__(self):
         return f"{self.user} — {self.get_role_display()} of {self.sig}"
+
+
+class SigLeadership(models.Model):
+    """A chair or tech lead of a SIG (sigs.yaml `leadership:`, older files `leads:`): who personal reminders reach."""
+
+    sig = models.ForeignKey(Sig, on_delete=models.CASCADE, related_name="leaderships")
+    person = models.ForeignKey(Person, on_delete=models.CASCADE, related_name="sig_leaderships")
+    role = models.CharField(max_length=20, choices=SigLeaderRole.choices)
+
+    class Meta:
+        ordering = ["sig__slug", "role", "person__github"]
+        verbose_name = "SIG leader"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["sig", "person", "role"], name="sigleadership_unique", violation_error_message="Listed twice."
+            ),
+            models.CheckConstraint(
+                condition=models.Q(role__in=SigLeaderRole.values),
+                name="sigleadership_role_valid",
+                violation_error_message="Unknown role.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.person} — {self.get_role_display()} of {self.sig}"
+
+
+class SigMeeting(models.Model):
+    """A SIG's recurring meeting as sigs.yaml lists it. `day`/`time`/`tz` are empty when the file's words could
+    not be read; `frequency_note` keeps what the file says either way."""
+
+    sig = models.ForeignKey(Sig, on_delete=models.CASCADE, related_name="regular_meetings")
+    position = models.PositiveSmallIntegerField(default=0, help_text="Order in sigs.yaml.")
+    description = models.CharField(max_length=300, blank=True)
+    day = models.PositiveSmallIntegerField(choices=Weekday.choices, null=True, blank=True)
+    time = models.TimeField(null=True, blank=True, help_text="Local time in `tz`.")
+    tz = models.CharField(max_length=64, blank=True, help_text="IANA zone, e.g. America/Los_Angeles.")
+    frequency = models.CharField(max_length=20, choices=MeetingFrequency.choices, blank=True)
+    week_of_month = models.SmallIntegerField(
+        null=True, blank=True, help_text="Monthly meetings: 1-4 for first-fourth, -1 for last."
+    )
+    anchor_date = models.DateField(null=True, blank=True, help_text="A date it met, for every-other-week meetings.")
+    frequency_note = models.CharField(max_length=300, blank=True, help_text="sigs.yaml's words.")
+    url = models.URLField(max_length=500, blank=True)
+    archive_url = models.URLField(max_length=500, blank=True, help_text="Meeting notes.")
+    recordings_url = models.URLField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["sig__slug", "position"]
+        verbose_name = "SIG meeting"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["sig", "position"], name="sigmeeting_unique_position", violation_error_message="Same slot."
+            ),
+            models.CheckConstraint(
+                condition=models.Q(day__isnull=True) | models.Q(day__gte=0, day__lte=6),
+                name="sigmeeting_day_valid",
+                violation_error_message="Day is 0 (Monday) to 6 (Sunday).",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(frequency__in=[*MeetingFrequency.values, ""]),
+                name="sigmeeting_frequency_valid",
+                violation_error_message="Unknown frequency.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.sig}: {self.description or 'meeting'}"
+
+
+class SigAlias(models.Model):
+    """A SIG spelling found in kep.yaml files and the SIG it means; an empty `sig_slug` means "no SIG" (`TBD`).
+
+    The one place that maps kep.yaml spellings (`sig-machinery`) to sigs.yaml SIGs. The target is a slug, not a
+    foreign key, so an alias can exist (seeded by a migration) before the SIG it names is imported.
+    """
+
+    spelling = models.CharField(max_length=100, unique=True, help_text="As written in kep.yaml, lower case.")
+    sig_slug = models.CharField(max_length=64, blank=True, help_text="The SIG it means; empty: no SIG.")
+    note = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["spelling"]
+        verbose_name = "SIG alias"
+        verbose_name_plural = "SIG aliases"
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(spelling=Lower("spelling")) & ~models.Q(spelling=""),
+                name="sigalias_spelling_lower",
+                violation_error_message="Write the spelling in lower case.",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.spelling} → {self.sig_slug or 'no SIG'}"

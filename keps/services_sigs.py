@@ -1,0 +1,187 @@
+"""Writes for SIG data from kubernetes/community's sigs.yaml, and the alias table kep.yaml spellings go through.
+
+Kept apart from keps/services.py (the KEP import) because the two imports share nothing but the Person table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models.functions import Lower
+
+from .choices import SigLeaderRole
+from .importers.sigs_yaml import GroupRecord, Leader, MeetingRecord
+from .models import Person, Sig, SigAlias, SigLeadership, SigMeeting
+
+__all__ = ["SigImportResult", "SigResolver", "sig_resolver_load", "sigs_import"]
+
+#: Sig columns sigs.yaml decides (reminder offsets and curators' other fields are left alone).
+SIG_FIELDS = ("kind", "name", "label", "mission", "mailing_list", "mailing_list_url", "slack_channel", "in_community")
+MEETING_FIELDS = (
+    "description",
+    "day",
+    "time",
+    "tz",
+    "frequency",
+    "week_of_month",
+    "anchor_date",
+    "frequency_note",
+    "url",
+    "archive_url",
+    "recordings_url",
+)
+
+
+@dataclass
+class SigImportResult:
+    outcomes: dict[str, str] = field(default_factory=dict)  # slug -> created | updated | unchanged
+    people_created: int = 0
+
+    def count(self, outcome: str) -> int:
+        return sum(1 for value in self.outcomes.values() if value == outcome)
+
+
+@transaction.atomic
+def sigs_import(*, groups: Sequence[GroupRecord]) -> SigImportResult:
+    """Make each group's SIG row, leaders and meetings what sigs.yaml says; the outcome per group.
+
+    Rows are matched by slug, so a SIG first created from a kep.yaml spelling becomes the community SIG (its KEPs
+    stay linked). A re-run on the same file writes nothing. Groups absent from the file are left as they are: KEPs
+    and meetings still name retired SIGs. A curator's blank-filled person details win, as in the KEP import: the
+    file only fills a person's blank name or email.
+    """
+    result = SigImportResult()
+    sigs = {sig.slug: sig for sig in Sig.objects.filter(slug__in=[g.slug for g in groups])}
+    people = _people_ensure(
+        leaders=[leader for g in groups for leader in (*g.chairs, *g.tech_leads)], result=result
+    )
+    leaderships: dict[int, set[tuple[int, str]]] = {}
+    for sig_id, person_id, role in SigLeadership.objects.filter(sig__in=sigs.values()).values_list(
+        "sig_id", "person_id", "role"
+    ):
+        leaderships.setdefault(sig_id, set()).add((person_id, role))
+    meetings: dict[int, list[SigMeeting]] = {}
+    for meeting in SigMeeting.objects.filter(sig__in=sigs.values()).order_by("position"):
+        meetings.setdefault(meeting.sig_id, []).append(meeting)
+
+    for group in groups:
+        wanted = {
+            "kind": group.kind,
+            "name": group.name,
+            "label": group.label,
+            "mission": group.mission,
+            "mailing_list": group.mailing_list,
+            "mailing_list_url": group.mailing_list_url,
+            "slack_channel": group.slack_channel,
+            "in_community": True,
+        }
+        sig = sigs.get(group.slug)
+        if sig is None:
+            sig = Sig.objects.create(slug=group.slug, **wanted)
+            outcome = "created"
+        else:
+            changed = [name for name in SIG_FIELDS if getattr(sig, name) != wanted[name]]
+            for name in changed:
+                setattr(sig, name, wanted[name])
+            if changed:
+                sig.save(update_fields=changed)
+            outcome = "updated" if changed else "unchanged"
+        leaders_changed = _leaders_sync(sig, group, people, leaderships.get(sig.pk, set()))
+        meetings_changed = _meetings_sync(sig, group.meetings, meetings.get(sig.pk, []))
+        if outcome == "unchanged" and (leaders_changed or meetings_changed):
+            outcome = "updated"
+        result.outcomes[group.slug] = outcome
+    return result
+
+
+def _people_ensure(*, leaders: Iterable[Leader], result: SigImportResult) -> dict[str, Person]:
+    """Person by lower-cased handle for every leader: created when new, a blank name or email filled."""
+    wanted: dict[str, Leader] = {}
+    for leader in leaders:
+        first = wanted.setdefault(leader.key, leader)
+        if first is not leader and (not first.name or not first.email):
+            wanted[leader.key] = Leader(first.github, first.name or leader.name, first.email or leader.email)
+    people = {
+        person.key: person
+        for person in Person.objects.annotate(key=Lower("github")).filter(key__in=list(wanted))
+    }
+    for key, leader in wanted.items():
+        person = people.get(key)
+        if person is None:
+            people[key] = Person.objects.create(github=leader.github, name=leader.name, email=leader.email)
+            result.people_created += 1
+            continue
+        filled = []
+        if leader.name and not person.name:
+            person.name = leader.name
+            filled.append("name")
+        if leader.email and not person.email:
+            person.email = leader.email
+            filled.append("email")
+        if filled:
+            person.save(update_fields=filled)
+    return people
+
+
+def _leaders_sync(sig: Sig, group: GroupRecord, people: dict[str, Person], have: set[tuple[int, str]]) -> bool:
+    wanted = {(people[leader.key].pk, SigLeaderRole.CHAIR.value) for leader in group.chairs}
+    wanted |= {(people[leader.key].pk, SigLeaderRole.TECH_LEAD.value) for leader in group.tech_leads}
+    gone, new = have - wanted, wanted - have
+    for person_id, role in gone:
+        SigLeadership.objects.filter(sig=sig, person_id=person_id, role=role).delete()
+    SigLeadership.objects.bulk_create(
+        [SigLeadership(sig=sig, person_id=person_id, role=role) for person_id, role in sorted(new)]
+    )
+    return bool(gone or new)
+
+
+def _meetings_sync(sig: Sig, records: Sequence[MeetingRecord], have: list[SigMeeting]) -> bool:
+    """Meetings by position in the file: a changed one is updated in place, extra ones are deleted."""
+    existing = {meeting.position: meeting for meeting in have}
+    changed = False
+    for position, record in enumerate(records):
+        values = {name: getattr(record, name) for name in MEETING_FIELDS}
+        meeting = existing.pop(position, None)
+        if meeting is None:
+            SigMeeting.objects.create(sig=sig, position=position, **values)
+            changed = True
+        elif any(getattr(meeting, name) != value for name, value in values.items()):
+            for name, value in values.items():
+                setattr(meeting, name, value)
+            meeting.save(update_fields=list(MEETING_FIELDS))
+            changed = True
+    if existing:
+        SigMeeting.objects.filter(pk__in=[meeting.pk for meeting in existing.values()]).delete()
+        changed = True
+    return changed
+
+
+# -- kep.yaml spellings --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SigResolver:
+    """What a kep.yaml SIG spelling means, from the alias table and the SIGs sigs.yaml listed.
+
+    `community` is empty until sigs.yaml has been imported: then every slug is taken as written (the demo and
+    older databases keep working), and only the alias table applies.
+    """
+
+    aliases: dict[str, str]  # spelling -> slug, "" for "no SIG"
+    community: frozenset[str]
+
+    def resolve(self, spelling: str) -> tuple[str | None, bool]:
+        """(slug or None for "no SIG", known): `known` is False for a spelling that is neither a community SIG
+        nor an alias, once sigs.yaml has been imported."""
+        if spelling in self.aliases:
+            return self.aliases[spelling] or None, True
+        return spelling, not self.community or spelling in self.community
+
+
+def sig_resolver_load() -> SigResolver:
+    return SigResolver(
+        aliases=dict(SigAlias.objects.values_list("spelling", "sig_slug")),
+        community=frozenset(Sig.objects.filter(in_community=True).values_list("slug", flat=True)),
+    )
