@@ -1,11 +1,12 @@
 """Per-SIG roles: who may change which SIG's rows in the admin.
 
-Model permissions come from the three groups made by keps/migrations/0003_role_groups.py; this module adds
-the SIG scope on top: a lead or liaison of sig-node changes sig-node's rows and nothing of sig-scheduling's.
+Model permissions come from the three role groups (`GROUP_GRANTS`: made by keps/migrations/0003_role_groups.py,
+kept in sync after every migrate by `role_groups_ensure`); this module adds the SIG scope on top: a lead or
+liaison of sig-node changes sig-node's rows and nothing of sig-scheduling's.
 """
 
 from django.contrib.auth.models import Group
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Q
 
 from keps.choices import SigRole
@@ -46,24 +47,28 @@ GROUP_GRANTS = {
 }
 
 
-def role_groups_ensure(*, apps=None) -> None:
-    """Create (or repair) the three role groups with their permissions. Used by the migration that introduces
-    them (with historical `apps`) and whenever a group has gone missing (e.g. a flushed test database)."""
+def role_groups_ensure(*, apps=None, using: str = DEFAULT_DB_ALIAS) -> None:
+    """Bring the three role groups in line with `GROUP_GRANTS`: create a missing group, add missing permissions,
+    remove permissions no grant names. Idempotent.
+
+    keps/migrations/0003_role_groups.py made the groups with the grants of its day (as literals: a migration
+    cannot know later models); this runs after every migrate and flush (the post_migrate handler in
+    keps/apps.py), so a grant on a model added later applies on fresh and existing databases alike. `apps` is
+    the registry post_migrate passes (default: the live one).
+    """
     from django.apps import apps as live_apps
     from django.contrib.auth.management import create_permissions
 
-    apps = apps or live_apps
-    # Permissions are normally created after migrate; make sure they exist now.
-    for app_config in apps.get_app_configs():
-        # create_permissions skips app configs without models_module (historical stubs have none).
-        was = getattr(app_config, "models_module", None)
-        app_config.models_module = was or True
-        create_permissions(app_config, verbosity=0, apps=apps)
-        app_config.models_module = was
-    group_model = apps.get_model("auth", "Group")
-    permission_model = apps.get_model("auth", "Permission")
+    registry = apps or live_apps
+    group_model = registry.get_model("auth", "Group")
+    permission_model = registry.get_model("auth", "Permission")
+    tables = set(connections[using].introspection.table_names())
+    if not {group_model._meta.db_table, permission_model._meta.db_table} <= tables:
+        return  # auth is not migrated (yet) on this database
+    # Django creates each app's permissions in its own post_migrate handler, possibly after this one.
+    for app_config in live_apps.get_app_configs():
+        create_permissions(app_config, verbosity=0, using=using, apps=registry)
     for name, grants in GROUP_GRANTS.items():
-        group, _ = group_model.objects.get_or_create(name=name)
         wanted = {
             (app, f"{action}_{model}")
             for actions, models_by_app in grants
@@ -71,9 +76,17 @@ def role_groups_ensure(*, apps=None) -> None:
             for app, models in models_by_app.items()
             for model in models
         }
-        group.permissions.set(
-            [permission_model.objects.get(content_type__app_label=app, codename=code) for app, code in wanted]
-        )
+        found = {
+            (permission.content_type.app_label, permission.codename): permission
+            for permission in permission_model.objects.using(using)
+            .filter(content_type__app_label__in={app for app, _ in wanted}, codename__in={c for _, c in wanted})
+            .select_related("content_type")
+        }
+        missing = wanted - found.keys()
+        if missing:
+            raise LookupError(f"GROUP_GRANTS[{name!r}] names unknown permissions: {sorted(missing)}")
+        group, _ = group_model.objects.using(using).get_or_create(name=name)
+        group.permissions.set([found[key] for key in sorted(wanted)])
 
 
 #: Roles that may change rows of their SIG.
