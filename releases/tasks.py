@@ -89,3 +89,30 @@ def deliver_reminders(self, delivery_ids: list[int], as_of: str) -> dict:
     countdown = min(DELIVERY_BACKOFF_MAX, base * 2**self.request.retries) * random.uniform(1, 1.25)
     first = next(iter(result.retry.values()))
     raise self.retry(args=[list(result.retry), as_of], exc=first, countdown=countdown)
+
+
+@shared_task(acks_late=True)
+def sync_github_current_release() -> str:
+    """Every 15 minutes (beat): sync the current release from its GitHub tracking issues.
+
+    Safe to run twice, or beside a manual `sync_github`: syncs of one release take a lock and write only what
+    differs from the database. GitHub failures are logged, not retried here: the next beat is the retry.
+    """
+    from releases.services import github_sync
+
+    if not settings.GITHUB_TOKEN:
+        logger.info("GitHub sync skipped: GITHUB_TOKEN is not set")
+        return "skipped: no GITHUB_TOKEN"
+    try:
+        report = github_sync.github_current_release_sync()
+    except (github_sync.GitHubSyncError, github_sync.GitHubError) as exc:
+        logger.warning("GitHub sync failed: %s", exc)
+        return f"failed: {exc}"
+    if report is None:
+        return "skipped: no release"
+    logger.info("GitHub sync: %s", report.summary())
+    for line in report.skipped:
+        logger.warning("GitHub sync skipped %s", line)
+    if report.stopped:
+        logger.warning("GitHub sync stopped: %s", report.stopped)
+    return report.summary()

@@ -1,0 +1,69 @@
+"""`manage.py sync_github --release 1.35 [--repo kubernetes/enhancements] [--dry-run]` or `--backfill 1.20..1.36`.
+
+Reads the KEP tracking issues of kubernetes/enhancements (GITHUB_TOKEN, GITHUB_API_URL) and writes each
+release's tracked enhancements with their true status history. Exit status: 0 synced; 1 some issues skipped
+(each named) or stopped at a rate limit (what was synced is kept, the next run resumes); 2 nothing could be
+done (no token, bad token, unknown repo, release or milestone).
+"""
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from releases.github import GitHubAuthError, GitHubError, GitHubNotFound
+from releases.models import parse_version
+from releases.services.github_sync import GitHubSyncError, github_backfill
+
+
+def _versions(spec: str) -> list[str]:
+    """`1.20..1.36` -> every minor release in between, both ends included (same major)."""
+    first, _, last = spec.partition("..")
+    try:
+        (major, low), (major_last, high) = parse_version(first), parse_version(last or first)
+    except ValueError as exc:
+        raise CommandError(f"--backfill: {exc}; expected e.g. 1.20..1.36", returncode=2) from exc
+    if major != major_last or low > high:
+        raise CommandError(f"--backfill: {spec!r} is not an ascending range of one major version", returncode=2)
+    return [f"{major}.{minor}" for minor in range(low, high + 1)]
+
+
+class Command(BaseCommand):
+    help = "Sync releases' tracked enhancements from the release team's GitHub tracking issues."
+
+    def add_arguments(self, parser):
+        which = parser.add_mutually_exclusive_group(required=True)
+        which.add_argument("--release", metavar="VERSION", help="The release to sync, e.g. 1.35.")
+        which.add_argument("--backfill", metavar="FIRST..LAST", help="Sync these releases one after another.")
+        parser.add_argument(
+            "--repo",
+            default=None,
+            help="owner/name of the tracking issues' repository (default: kubernetes/enhancements).",
+        )
+        parser.add_argument("--dry-run", action="store_true", help="Print what would change; write nothing.")
+
+    def handle(self, *args, release, backfill, repo, dry_run, verbosity, **options):
+        versions = _versions(backfill) if backfill else _versions(release)
+        repo = repo or settings.SIGTRACKER_GITHUB_REPO
+        if "/" not in repo:
+            raise CommandError(f"--repo: expected owner/name, got {repo!r}", returncode=2)
+        echo = self.stderr.write
+        try:
+            reports = github_backfill(versions=versions, repo=repo, dry_run=dry_run, echo=echo)
+        except (GitHubSyncError, GitHubAuthError, GitHubNotFound) as exc:
+            raise CommandError(str(exc), returncode=2) from exc
+        except GitHubError as exc:
+            raise CommandError(str(exc), returncode=1) from exc
+        for report in reports:
+            if verbosity >= 1:
+                self.stdout.write(report.summary())
+            if dry_run and verbosity >= 1:
+                for line in report.planned:
+                    self.stdout.write(f"  would {line}")
+            if verbosity >= 2 and report.not_opted_in:
+                numbers = ", ".join(f"#{n}" for n in report.not_opted_in)
+                self.stdout.write(f"  in milestone, not opted in: {numbers}")
+        stopped = next((report.stopped for report in reports if report.stopped), "")
+        if stopped:
+            raise CommandError(stopped, returncode=1)
+        skipped = sum(len(report.skipped) for report in reports)
+        if skipped:
+            raise CommandError(f"{skipped} issue(s) skipped (named above); the rest synced.", returncode=1)

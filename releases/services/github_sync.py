@@ -1,0 +1,533 @@
+"""Sync a release's tracked enhancements from the release team's KEP tracking issues on GitHub.
+
+The release team's source of truth is kubernetes/enhancements: each KEP's tracking issue (issue number = KEP
+number) carries the release milestone and the `lead-opted-in` / `tracked/*` / `stage/*` / `sig/*` labels, and
+its timeline says when each changed and who changed it. `github_release_sync` reads them and writes, per issue
+and in its own transaction, the tracked enhancement and one status-history row per change at the event's real
+instant (`releases.rules.github_issue_verdict` says which changes; `tracked_enhancement_mirror_history` writes
+them).
+
+Finding a release's issues. A KEP removed from a release is usually demilestoned afterwards, so the issues
+currently in the milestone are not enough (the removed ones would vanish and inflate the merge rate). The
+candidates are every issue updated since the cycle began (`since=`; an issue that entered the milestone was
+updated then), those now in the milestone, and those an earlier sync kept; each candidate's timeline says
+whether it was ever in the milestone.
+
+Cost. Every page is fetched with the ETag it last had (`GitHubCachedResponse`), so a re-sync with nothing
+changed costs only 304s, which GitHub does not count, and writes nothing: issues are rebuilt from the cached
+bodies and compared with the database. Timelines are fetched by up to 8 threads at once while this thread
+writes the issues already fetched; only this thread touches the database.
+"""
+
+import datetime
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from urllib.parse import urlparse
+
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import Min
+from django.utils import timezone
+
+from keps.models import Kep, Person, Sig
+from releases.choices import HistorySource, MilestoneKind
+from releases.github import (
+    CachedPage,
+    GitHubAuthError,
+    GitHubClient,
+    GitHubError,
+    GitHubNotFound,
+    GitHubRateLimited,
+    Issue,
+    MalformedPayload,
+    parse_issue,
+    parse_milestone,
+    parse_timeline,
+)
+from releases.github.payloads import shape_issues, shape_timeline
+from releases.models import (
+    EnhancementStatusChange,
+    GitHubCachedResponse,
+    Milestone,
+    Release,
+    TrackedEnhancement,
+    parse_version,
+)
+from releases.rules import (
+    CYCLE_START_KIND,
+    RELEASE_KIND,
+    GitHubVerdict,
+    github_issue_verdict,
+    github_milestone_title,
+    is_release_milestone,
+)
+from releases.services.retro import release_ensure_versions
+from releases.services.stats import release_stats_request
+from releases.services.tracking import HistoryEntry, tracked_enhancement_mirror_history
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_REPO = "kubernetes/enhancements"
+#: Requests in flight at once: GitHub asks integrators not to hammer it; 8 keeps a release sync to seconds.
+MAX_IN_FLIGHT = 8
+#: How far before the cycle start to look for issues updated (a SIG may opt in before the cycle opens).
+SINCE_MARGIN = datetime.timedelta(days=30)
+#: Namespace of the PostgreSQL advisory lock that serialises syncs of one release.
+LOCK_NAMESPACE = 0x6769  # "gi"
+
+
+class GitHubSyncError(Exception):
+    """A sync that cannot start (no token, unknown release or milestone): one line for the user."""
+
+
+@dataclass
+class SyncReport:
+    version: str
+    repo: str
+    dry_run: bool = False
+    issues_read: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    history_added: int = 0
+    requests: int = 0
+    not_modified: int = 0
+    retries: int = 0
+    seconds: float = 0.0
+    not_opted_in: list[int] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    planned: list[str] = field(default_factory=list)
+    stopped: str = ""
+
+    def summary(self) -> str:
+        verb = "would create" if self.dry_run else "created"
+        return (
+            f"v{self.version} from {self.repo}: {self.issues_read} issues read; tracked enhancements {verb} "
+            f"{self.created}, updated {self.updated}, unchanged {self.unchanged}; history rows added "
+            f"{self.history_added}; {len(self.not_opted_in)} in milestone, not opted in; {self.requests} requests "
+            f"({self.not_modified} not modified, {self.retries} retries) in {self.seconds:.1f} s."
+        )
+
+
+def github_settings() -> tuple[str, str]:
+    """(token, API URL) from the settings; raises GitHubSyncError naming what to set."""
+    token = getattr(settings, "GITHUB_TOKEN", "")
+    if not token:
+        raise GitHubSyncError("GITHUB_TOKEN is not set: export a GitHub token (public read access is enough).")
+    return token, getattr(settings, "GITHUB_API_URL", "") or "https://api.github.com"
+
+
+def github_client(*, cache: dict | None = None) -> GitHubClient:
+    token, api_url = github_settings()
+    return GitHubClient(token=token, api_url=api_url, cache=cache, max_in_flight=MAX_IN_FLIGHT)
+
+
+# --- instants of the release ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Cycle:
+    start: datetime.datetime | None
+    enhancements_freeze: datetime.datetime | None
+    release_day: datetime.datetime | None
+
+
+def _midnight(day: datetime.date | None) -> datetime.datetime | None:
+    return datetime.datetime.combine(day, datetime.time(), tzinfo=datetime.UTC) if day else None
+
+
+def _cycle(release: Release, due_on: datetime.datetime | None) -> _Cycle:
+    first = {
+        row["kind"]: row["at"]
+        for row in Milestone.objects.filter(release=release, sig__isnull=True)
+        .values("kind")
+        .annotate(at=Min("at"))
+        .order_by()
+    }
+    return _Cycle(
+        start=first.get(CYCLE_START_KIND) or _midnight(release.cycle_start),
+        enhancements_freeze=first.get(MilestoneKind.ENHANCEMENTS_FREEZE),
+        release_day=first.get(RELEASE_KIND) or _midnight(release.release_date) or due_on,
+    )
+
+
+# --- the ETag cache ---------------------------------------------------------------------------------------------
+
+
+def _resource(url: str) -> str:
+    return urlparse(url).path[:300]
+
+
+def _load_cache(client: GitHubClient, resources: list[str]) -> None:
+    for start in range(0, len(resources), 500):
+        for row in GitHubCachedResponse.objects.filter(resource__in=resources[start : start + 500]).values_list(
+            "url", "etag", "body", "next_url"
+        ):
+            client.cache[row[0]] = CachedPage(url=row[0], etag=row[1], body=row[2], next_url=row[3])
+
+
+def _store_pages(pages: list[CachedPage]) -> None:
+    if not pages:
+        return
+    now = timezone.now()
+    GitHubCachedResponse.objects.bulk_create(
+        [
+            GitHubCachedResponse(
+                url=page.url,
+                resource=_resource(page.url),
+                etag=page.etag,
+                body=page.body,
+                next_url=page.next_url or "",
+                fetched_at=now,
+            )
+            for page in pages
+        ],
+        update_conflicts=True,
+        unique_fields=["url"],
+        update_fields=["etag", "body", "next_url", "fetched_at"],
+    )
+
+
+def _skip(report: SyncReport, line: str, echo: Callable[[str], None] | None) -> None:
+    head, _, rest = line.partition(": ")
+    if rest.startswith(head + ":"):
+        line = rest  # the parser named the issue already
+    report.skipped.append(line)
+    if echo:
+        echo(line)
+
+
+# --- the lock ---------------------------------------------------------------------------------------------------
+
+_local_locks: dict[int, threading.Lock] = {}
+
+
+@contextmanager
+def _release_lock(release_id: int) -> Iterator[None]:
+    """One sync of a release at a time (beat and a manual run): the second waits, then finds little to do."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", [LOCK_NAMESPACE, release_id])
+        try:
+            yield
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [LOCK_NAMESPACE, release_id])
+    else:
+        # SQLite serialises writers anyway; this keeps two threads of one process from interleaving.
+        with _local_locks.setdefault(release_id, threading.Lock()):
+            yield
+
+
+# --- the sync ---------------------------------------------------------------------------------------------------
+
+
+def github_release_sync(
+    *,
+    version: str,
+    repo: str = DEFAULT_REPO,
+    dry_run: bool = False,
+    client: GitHubClient | None = None,
+    now: datetime.datetime | None = None,
+    echo: Callable[[str], None] | None = None,
+) -> SyncReport:
+    """Sync release `version` from `repo`'s tracking issues. Per-issue failures are skipped and listed in the
+    report; a rate limit far ahead stops the sync with `report.stopped` set (what was synced is kept).
+    Raises GitHubSyncError / GitHubError for what stops it before it starts (token, repo, milestone)."""
+    started = time.perf_counter()
+    release = Release.objects.filter(version=version).first()
+    if release is None and not dry_run:
+        # A release no schedule import made yet: its milestone's due date stands in for release day.
+        release = release_ensure_versions(versions=[version])[0][
+            f"{parse_version(version)[0]}.{parse_version(version)[1]}"
+        ]
+    if release is None:
+        raise GitHubSyncError(f"release {version} is not in the database: run import_schedule first.")
+    report = SyncReport(version=release.version, repo=repo, dry_run=dry_run)
+    own_client = client is None
+    client = client or github_client()
+    try:
+        with _release_lock(release.pk):
+            _sync(release, repo, client, report, dry_run=dry_run, now=now or timezone.now(), echo=echo)
+    finally:
+        report.requests, report.not_modified, report.retries = client.requests, client.not_modified, client.retries
+        report.seconds = time.perf_counter() - started
+        if own_client:
+            client.close()
+    return report
+
+
+def _sync(release, repo, client, report, *, dry_run, now, echo) -> None:
+    base = f"/repos/{repo}"
+    _load_cache(client, [f"{base}/milestones", f"{base}/issues"])
+    title = github_milestone_title(release.version)
+    milestones = client.get_all(f"{base}/milestones", {"state": "all", "per_page": 100})
+    found = None
+    for item in milestones.items:
+        try:
+            milestone = parse_milestone(item)
+        except MalformedPayload:
+            continue
+        if is_release_milestone(milestone.title, release.version):
+            found = milestone
+            break
+    if found is None:
+        raise GitHubSyncError(f"{repo} has no milestone {title}: check --repo and the release version.")
+    cycle = _cycle(release, found.due_on)
+
+    pools = ThreadPoolExecutor(MAX_IN_FLIGHT, thread_name_prefix="github-sync")
+    try:
+        lists = [
+            pools.submit(
+                client.get_all,
+                f"{base}/issues",
+                {"state": "all", "milestone": found.number, "per_page": 100},
+                shape=shape_issues,
+            )
+        ]
+        if cycle.start is not None:
+            since = (cycle.start - SINCE_MARGIN).strftime("%Y-%m-%dT%H:%M:%SZ")
+            lists.append(
+                pools.submit(
+                    client.get_all,
+                    f"{base}/issues",
+                    {"state": "all", "since": since, "per_page": 100},
+                    shape=shape_issues,
+                )
+            )
+        issues: dict[int, Issue] = {}
+        list_pages: list[CachedPage] = list(milestones.new_pages)
+        for future in lists:
+            fetched = future.result()
+            list_pages.extend(fetched.new_pages)
+            for item in fetched.items:
+                try:
+                    issue = parse_issue(item)
+                except MalformedPayload as exc:
+                    report.skipped.append(f"issue list: {exc}")
+                    continue
+                if issue.is_pull_request:
+                    continue
+                if cycle.release_day and issue.created_at and issue.created_at > cycle.release_day:
+                    continue  # opened after release day: cannot have been in this release
+                issues[issue.number] = issue
+
+        rows = {
+            row.kep.number: row
+            for row in TrackedEnhancement.objects.filter(release=release).select_related("kep", "sig", "assignee")
+        }
+        # Keep an issue once seen: one that left every list (e.g. an old release's) is still read by number.
+        kept = sorted({row.github_issue_number for row in rows.values() if row.github_issue_number} - set(issues))
+        timeline_path = f"{base}/issues/{{}}/timeline"
+        _load_cache(
+            client,
+            [timeline_path.format(n) for n in sorted(set(issues) | set(kept))] + [f"{base}/issues/{n}" for n in kept],
+        )
+        history = _github_history(release)
+        context = _Context(release=release, rows=rows, history=history, cycle=cycle, now=now, dry_run=dry_run)
+
+        def fetch(number: int):
+            issue = issues.get(number)
+            pages = []
+            if issue is None:
+                single = client.get_all(f"{base}/issues/{number}", shape=shape_issues)
+                pages.extend(single.new_pages)
+                issue = parse_issue(single.body)
+            timeline = client.get_all(timeline_path.format(number), {"per_page": 100}, shape=shape_timeline)
+            return issue, timeline.items, pages + timeline.new_pages
+
+        pending = {pools.submit(fetch, number): number for number in sorted(set(issues) | set(kept))}
+        if not dry_run:
+            _store_pages(list_pages)
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                number = pending.pop(future)
+                try:
+                    issue, items, pages = future.result()
+                except GitHubRateLimited as exc:
+                    report.stopped = str(exc)
+                    for other in pending:
+                        other.cancel()
+                    pending.clear()
+                    break
+                except (GitHubAuthError, GitHubNotFound):
+                    raise
+                except (GitHubError, MalformedPayload) as exc:
+                    # e.g. a 5xx that outlasted the retries: this issue waits for the next run.
+                    _skip(report, f"issue #{number}: {exc}", echo)
+                    continue
+                report.issues_read += 1
+                try:
+                    with transaction.atomic():
+                        _apply_issue(context, issue, items, report)
+                        if not dry_run:
+                            _store_pages(pages)
+                except (MalformedPayload, ValueError, IntegrityError, DatabaseError) as exc:
+                    _skip(report, f"issue #{number}: {exc}", echo)
+                    if not dry_run:
+                        # Cached all the same: until GitHub's answer changes, it is skipped again for a 304.
+                        _store_pages(pages)
+    finally:
+        pools.shutdown(wait=True, cancel_futures=True)
+    report.not_opted_in.sort()
+
+
+@dataclass
+class _Context:
+    release: Release
+    rows: dict[int, TrackedEnhancement]
+    history: dict[int, set]
+    cycle: _Cycle
+    now: datetime.datetime
+    dry_run: bool
+
+
+def _github_history(release: Release) -> dict[int, set]:
+    history: dict[int, set] = {}
+    for te_id, at, status, author in EnhancementStatusChange.objects.filter(
+        tracked_enhancement__release=release, source=HistorySource.GITHUB
+    ).values_list("tracked_enhancement_id", "changed_at", "to_status", "author"):
+        history.setdefault(te_id, set()).add((at, status, author))
+    return history
+
+
+def _apply_issue(context: _Context, issue: Issue, items, report: SyncReport) -> None:
+    """Write what one issue says about the release (inside the caller's per-issue transaction)."""
+    events = parse_timeline(items, issue=issue.number)
+    verdict: GitHubVerdict = github_issue_verdict(
+        version=context.release.version,
+        events=events,
+        labels_now=issue.labels,
+        enhancements_freeze=context.cycle.enhancements_freeze,
+        release_day=context.cycle.release_day,
+        cycle_start=context.cycle.start,
+        now=context.now,
+    )
+    if verdict.not_opted_in:
+        report.not_opted_in.append(issue.number)
+    if not verdict.tracked:
+        return
+    entries = [HistoryEntry(at=c.at, status=c.status, author=c.author, note=c.note) for c in verdict.changes]
+    row = context.rows.get(issue.number)
+    if row is None:
+        report.created += 1
+        report.history_added += len(entries)
+        if context.dry_run:
+            report.planned.append(f"create KEP-{issue.number} ({verdict.status}, {len(entries)} history rows)")
+            return
+        row = _create_row(context, issue, verdict)
+        if row is None:
+            report.created -= 1
+            report.history_added -= len(entries)
+            report.skipped.append(f"issue #{issue.number}: no sig/* label and no KEP in the catalogue to file it under")
+            return
+        context.rows[issue.number] = row
+    else:
+        wanted = {(e.at, e.status, e.author) for e in entries}
+        fields = _field_changes(row, issue, verdict)
+        same_history = context.history.get(row.pk, set()) == wanted
+        if same_history and not fields:
+            report.unchanged += 1
+            return
+        report.updated += 1
+        report.history_added += len(wanted - context.history.get(row.pk, set()))
+        if context.dry_run:
+            report.planned.append(f"update KEP-{issue.number}: {', '.join(fields) or 'history'}")
+            return
+        for name, value in fields.items():
+            setattr(row, name, value)
+        if fields:
+            row.github_synced_at = timezone.now()
+            row.save(update_fields=[*fields, "github_synced_at", "updated_at"])
+            release_stats_request(release_ids=[row.release_id])
+    tracked_enhancement_mirror_history(
+        tracked_enhancement=row, entries=entries, source=HistorySource.GITHUB, link=issue.html_url
+    )
+    context.history[row.pk] = {(e.at, e.status, e.author) for e in entries}
+
+
+def _person(login: str) -> Person:
+    person = Person.objects.filter(github__iexact=login).first()
+    return person or Person.objects.create(github=login)
+
+
+def _sig_for(kep: Kep | None, verdict: GitHubVerdict) -> Sig | None:
+    if kep is not None and (not verdict.sigs or kep.owning_sig.slug in verdict.sigs):
+        return kep.owning_sig
+    if not verdict.sigs:
+        return None
+    return Sig.objects.get_or_create(slug=verdict.sigs[0])[0]
+
+
+def _field_changes(row: TrackedEnhancement, issue: Issue, verdict: GitHubVerdict) -> dict:
+    wanted = {"github_issue_number": issue.number, "github_issue_url": issue.html_url}
+    if verdict.target_stage:
+        wanted["target_stage"] = verdict.target_stage
+    if verdict.sigs and row.sig.slug not in verdict.sigs:
+        wanted["sig"] = _sig_for(None, verdict)
+    if issue.assignees and (row.assignee is None or row.assignee.github.lower() != issue.assignees[0].lower()):
+        wanted["assignee"] = _person(issue.assignees[0])
+    return {name: value for name, value in wanted.items() if getattr(row, name) != value}
+
+
+def _create_row(context: _Context, issue: Issue, verdict: GitHubVerdict) -> TrackedEnhancement | None:
+    kep = Kep.objects.select_related("owning_sig").filter(number=issue.number).first()
+    sig = _sig_for(kep, verdict)
+    if sig is None:
+        return None
+    if kep is None:
+        # A stub until import_keps reads its kep.yaml (which then updates this same row by number).
+        kep = Kep.objects.create(
+            number=issue.number,
+            title=(issue.title or f"KEP {issue.number}")[:300],
+            owning_sig=sig,
+            tracking_issue_url=issue.html_url,
+            is_stub=True,
+        )
+        kep.authors.set([_person(login) for login in issue.assignees])
+    first = verdict.changes[0]
+    row = TrackedEnhancement.objects.create(
+        release=context.release,
+        kep=kep,
+        sig=sig,
+        target_stage=verdict.target_stage,
+        status=first.status,
+        assignee=_person(issue.assignees[0]) if issue.assignees else None,
+        created_at=verdict.opted_in_at,
+        github_issue_number=issue.number,
+        github_issue_url=issue.html_url,
+        github_synced_at=timezone.now(),
+    )
+    return row
+
+
+# --- entry points for the command and the task ------------------------------------------------------------------
+
+
+def github_backfill(
+    *, versions: list[str], repo: str = DEFAULT_REPO, dry_run: bool = False, echo: Callable[[str], None] | None = None
+) -> list[SyncReport]:
+    """Sync several releases one after another, sharing one client; stops at a rate limit."""
+    reports = []
+    with github_client() as client:
+        for version in versions:
+            report = github_release_sync(version=version, repo=repo, dry_run=dry_run, client=client, echo=echo)
+            reports.append(report)
+            client.requests = client.not_modified = client.retries = 0
+            if report.stopped:
+                break
+    return reports
+
+
+def github_current_release_sync(*, repo: str | None = None) -> SyncReport | None:
+    """Beat: sync the current release; None when there is none."""
+    release = Release.objects.current()
+    if release is None:
+        return None
+    return github_release_sync(version=release.version, repo=repo or settings.SIGTRACKER_GITHUB_REPO)
