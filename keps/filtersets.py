@@ -4,6 +4,7 @@ import django_filters
 from django.db.models import Q
 
 from releases.models import Release
+from sigtracker.text import parse_kep_number
 
 from .choices import KepStage, KepStatus
 from .models import DesignGroup, FeatureGate, Kep, Sig
@@ -87,10 +88,10 @@ class KepFilterSet(django_filters.FilterSet):
         value = value.strip()
         if not value:
             return queryset
-        digits = value.upper().removeprefix("KEP-").removeprefix("KEP").lstrip("#").strip()
         condition = Q(title__icontains=value)
-        if digits.isdigit():
-            condition |= Q(number=int(digits))
+        number = parse_kep_number(value)
+        if number is not None:
+            condition |= Q(number=number)
         return queryset.filter(condition)
 
 
@@ -115,9 +116,9 @@ class FeatureGateFilterSet(django_filters.FilterSet):
         if not value:
             return queryset
         condition = Q(name__icontains=value)
-        digits = value.upper().removeprefix("KEP-").lstrip("#")
-        if digits.isdigit():
-            condition |= Q(kep__number=int(digits))
+        number = parse_kep_number(value)
+        if number is not None:
+            condition |= Q(kep__number=number)
         return queryset.filter(condition)
 
     def filter_component(self, queryset, name, value):

@@ -7,6 +7,7 @@ from django.db import connections
 from django.db.models import FloatField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
 
 from keps.models import Sig
+from sigtracker.text import bound_search_text
 
 from .models import AgendaItem, Meeting
 
@@ -24,8 +25,10 @@ def matching_agenda_items(text: str, *, using: str = "default") -> QuerySet[Agen
 
     PostgreSQL: full-text search, `websearch_to_tsquery` syntax ("perma beta", "quoted phrase", -word, or),
     English stemming, served by the GIN index. Other databases: every word must appear (case-insensitive)
-    in the title, notes or presenters; rank is 0.
+    in the title, notes or presenters; rank is 0. Either way `text` is first bounded (`bound_search_text`):
+    PostgreSQL refuses some operator runs and very long phrases with an error, not an empty result.
     """
+    text = bound_search_text(text)
     items = AgendaItem.objects.using(using).order_by()  # no default ordering: it joins meeting and SIG
     if connections[using].vendor == "postgresql":
         query = SearchQuery(text, search_type="websearch", config=SEARCH_CONFIG)
@@ -78,7 +81,7 @@ class MeetingFilterSet(django_filters.FilterSet):
 
     def search(self, queryset, name, value):
         """Meetings with an agenda item matching `value`, best match first, each with its `matches`."""
-        if not value.strip():
+        if not bound_search_text(value):
             return queryset
         return search_agenda_items(queryset, value)
 

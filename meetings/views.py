@@ -5,6 +5,7 @@ import datetime
 from django.http import Http404
 from django.views.generic import TemplateView
 
+from sigtracker.text import bound_search_text
 from sigtracker.views import PublicListView
 
 from . import selectors
@@ -24,7 +25,8 @@ class MeetingListView(PublicListView):
         return selectors.meeting_list()
 
     def searching(self) -> bool:
-        return bool(self.request.GET.get("q", "").strip())
+        # The filter's own test: `?q=---` holds nothing searchable, so it lists meetings, not search results.
+        return bool(bound_search_text(self.request.GET.get("q", "")))
 
     def get_table_kwargs(self):
         # The "matching agenda items" column only means something on search results.

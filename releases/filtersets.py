@@ -5,6 +5,7 @@ from django import forms
 from django.db.models import Q
 
 from keps.models import Sig
+from sigtracker.text import parse_kep_number
 
 from .choices import EnhancementStatus, EnhancementType, ReleaseState, TargetStage
 from .models import Release, TrackedEnhancement
@@ -55,9 +56,9 @@ class TrackedEnhancementFilterSet(django_filters.FilterSet):
         value = value.strip()
         if not value:
             return queryset
-        number = value.upper().removeprefix("KEP-").removeprefix("#")
-        if number.isdigit():
-            return queryset.filter(kep__number=int(number))
+        number = parse_kep_number(value)
+        if number is not None:
+            return queryset.filter(kep__number=number)
         return queryset.filter(
             Q(kep__title__icontains=value)
             | Q(kep__slug__icontains=value)

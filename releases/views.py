@@ -26,6 +26,9 @@ COMPUTE_STATS_HINT = "python manage.py compute_stats"
 
 
 def _release_or_404(version: str) -> Release:
+    # `<str:version>` lets `%00` through, and PostgreSQL refuses a NUL in a query (issue 17 H): no release has one.
+    if "\x00" in version:
+        raise Http404("No such release.")
     try:
         return selectors.release_get(version=version)
     except Release.DoesNotExist:

@@ -94,6 +94,7 @@ JUNK = st.one_of(
             "title,-number",
         ]
     ),
+    st.sampled_from(["²", "①", "٢٧٢٧", "𝟐𝟕𝟐𝟕", "KEP-²", "#①", "1.24\x00", "-" * 33, "!" * 40, "|" * 40, "<->" * 20]),
 )
 KNOWN_KEYS = [
     "q", "page", "per_page", "sort", "_export", "sig", "owning_sig", "participating_sig", "stage", "status",
@@ -133,6 +134,50 @@ def test_url_arguments_never_cause_a_server_error(data, route, entry, value):
     url = _fill_route(route, data, junk=value)
     response = Client(raise_request_exception=False).get(url)
     assert response.status_code in ALLOWED, (url, response.status_code)
+
+
+# Issue 17 H: text that once gave anonymous 500s on PostgreSQL, tried on every page, always.
+HOSTILE_TEXT = {
+    "superscript digit": "²",
+    "circled digit": "①",
+    "KEP and a superscript": "KEP-²",
+    "Arabic-Indic digits": "٢٧٢٧",
+    "NUL": "\x00",
+    "NUL inside": "1.24\x00",
+    "33 dashes": "-" * 33,
+    "dashes and spaces": "- " * 200,
+    "negations": "!" * 300,
+    "or runs": "or " * 500,
+    "pipes and ampersands": "| & " * 300,
+    "phrase operators": "<->" * 300,
+    "quotes": '"' * 301,
+    "15k-word phrase": '"' + "word " * 15_000 + '"',
+    "15k words": "kubelet " * 15_000,
+    "100k-digit number": "9" * 100_000,
+    "100k-digit KEP": "KEP-" + "9" * 100_000,
+}
+HOSTILE_URL_ARGS = {"NUL": "%00", "NUL after a version": "1.24%00", "superscript digit": "%C2%B2", "two NULs": "%00%00"}
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXT.values(), ids=HOSTILE_TEXT.keys())
+@pytest.mark.parametrize("route,entry", PATTERNS, ids=[route or "/" for route, _ in PATTERNS])
+def test_hostile_search_text_never_causes_a_server_error(data, route, entry, text):
+    url = _fill_route(route, data)
+    for key in ("q", "kep", "sig", "presenter"):
+        response = Client(raise_request_exception=False).get(url, {key: text})
+        assert response.status_code in ALLOWED, (url, key, text[:40], response.status_code)
+
+
+@pytest.mark.parametrize("value", HOSTILE_URL_ARGS.values(), ids=HOSTILE_URL_ARGS.keys())
+@pytest.mark.parametrize(
+    "route,entry",
+    [(r, e) for r, e in PATTERNS if e.pattern.converters],
+    ids=[r for r, e in PATTERNS if e.pattern.converters],
+)
+def test_hostile_url_arguments_are_not_found(data, route, entry, value):
+    url = _fill_route(route, data, junk=value)
+    response = Client(raise_request_exception=False).get(url)
+    assert response.status_code in {400, 404}, (url, response.status_code)
 
 
 def test_every_public_page_is_covered():
