@@ -3,6 +3,7 @@ actions (issue 17, item B)."""
 
 import functools
 
+from django import forms
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import PermissionDenied
 
@@ -47,7 +48,8 @@ class GuardedActionsMixin:
         Selected ids the changelist does not show (another SIG's rows) are checked too, instead of being
         dropped silently, so that a crafted selection is refused rather than half applied.
         """
-        if request.POST.get("select_across") == "1":
+        # Read "select all N rows" as Django's action form does, so both agree on which rows the action gets.
+        if forms.BooleanField(required=False).to_python(request.POST.get("select_across")):
             rows = queryset
         else:
             selected = request.POST.getlist(ACTION_CHECKBOX_NAME)

@@ -107,6 +107,19 @@ def test_an_out_of_scope_row_refuses_the_whole_action(client, node, scheduling):
     assert not _logged(TrackedEnhancement, [own, foreign]).exists()
 
 
+def test_selecting_all_rows_checks_every_row(client, node, scheduling):
+    own = TrackedEnhancementFactory(kep=KepFactory(owning_sig=node))
+    foreign = TrackedEnhancementFactory(kep=KepFactory(owning_sig=scheduling))
+    _login(client, "liaison", (node, "liaison"), (scheduling, "viewer"))
+    response = client.post(
+        reverse("admin:releases_trackedenhancement_changelist"),
+        {"action": "mark_done", ACTION_CHECKBOX_NAME: [own.pk], "select_across": "1", "index": 0},
+    )
+    assert response.status_code == 403
+    assert set(TrackedEnhancement.objects.values_list("status", flat=True)) == {"tracked_enhancements"}
+    assert foreign.history.count() == 0
+
+
 def test_lead_cannot_switch_off_another_sigs_milestone_reminders(client, node, scheduling):
     release = ReleaseFactory(version="1.24")
     foreign = MilestoneFactory(release=release, sig=node, label="sig-node soft freeze")
