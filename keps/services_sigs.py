@@ -54,9 +54,7 @@ def sigs_import(*, groups: Sequence[GroupRecord]) -> SigImportResult:
     """
     result = SigImportResult()
     sigs = {sig.slug: sig for sig in Sig.objects.filter(slug__in=[g.slug for g in groups])}
-    people = _people_ensure(
-        leaders=[leader for g in groups for leader in (*g.chairs, *g.tech_leads)], result=result
-    )
+    people = _people_ensure(leaders=[leader for g in groups for leader in (*g.chairs, *g.tech_leads)], result=result)
     leaderships: dict[int, set[tuple[int, str]]] = {}
     for sig_id, person_id, role in SigLeadership.objects.filter(sig__in=sigs.values()).values_list(
         "sig_id", "person_id", "role"
@@ -104,8 +102,7 @@ def _people_ensure(*, leaders: Iterable[Leader], result: SigImportResult) -> dic
         if first is not leader and (not first.name or not first.email):
             wanted[leader.key] = Leader(first.github, first.name or leader.name, first.email or leader.email)
     people = {
-        person.key: person
-        for person in Person.objects.annotate(key=Lower("github")).filter(key__in=list(wanted))
+        person.key: person for person in Person.objects.annotate(key=Lower("github")).filter(key__in=list(wanted))
     }
     for key, leader in wanted.items():
         person = people.get(key)
