@@ -53,6 +53,8 @@ def pr_flow_chart(*, meetings: QuerySet[Meeting], points: int = CHART_POINTS) ->
     return line_bar_chart(
         title="Open PRs and weekly PR flow",
         labels=[row["date"].isoformat() for row in rows],
+        dates=[row["date"] for row in rows],
+        bars="overlaid",
         series=[
             Series("PRs created that week", [row["created"] for row in rows], kind="bar"),
             Series("PRs merged that week", [row["merged"] for row in rows], kind="bar"),

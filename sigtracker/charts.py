@@ -1,15 +1,39 @@
 """Small server-side SVG charts: readable at a glance, accessible, no JavaScript and no network.
 
-Each function returns a safe SVG string with a <title> and <desc> for screen readers; values are
-numbers and labels are escaped.
+`line_bar_chart` returns a safe SVG string (with a <title> and <desc> for screen readers) followed by an HTML
+legend; values are numbers and labels are escaped. The geometry is computed first, as plain data
+(`chart_layout`), so that tests can check it without parsing SVG:
+
+- the SVG has a viewBox and no fixed size: the stylesheet gives it `width: 100%`, so it is never cut off;
+- on a phone (the stylesheet's `max-width: 640px` query) its text is drawn at `PHONE_FONT` user units instead of
+  `FONT`, so it stays readable once the chart is scaled down; every label carries a `wide-only` or `narrow-only`
+  class when it fits at one of the two sizes only, so no two labels overlap (nor a value label a bar) at either;
+- colours are classes (`series-0`…, `grid`, `axis`, `no-data`) that the stylesheet maps to CSS variables, with a
+  dark palette under `prefers-color-scheme: dark`; the fill/stroke attributes are only a fallback;
+- with `dates`, x positions are proportional to time (a month is a month, however many meetings it had) and the
+  ticks are month starts; without, labels are evenly spaced categories and a category where no series draws
+  anything (no value, or only bars of height 0) says "no data" instead of being a blank slot;
+- `bars="overlaid"` draws all bar series of one x as one bar (the later, narrower ones inside the first).
 """
 
-from dataclasses import dataclass
+import datetime
+import math
+from dataclasses import dataclass, field
 
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+#: Fallback colours, in the order of the stylesheet's --chart-1… variables.
 PALETTE = ["#0b5cad", "#cf6a00", "#1a7f37", "#8250df", "#cf222e"]
+#: Font sizes in user units: on a wide screen, and on a phone where the chart is scaled down about 2.4 times.
+FONT = 12
+PHONE_FONT = 24
+#: Average advance of a character of system-ui digits and lower case, as a share of the font size (a little
+#: generous so that estimated boxes contain the real ones).
+CHAR_WIDTH = 0.62
+NO_DATA = "no data"
+#: The widest a single bar (or group of bars) gets, so one meeting is not drawn as a slab across the chart.
+MAX_BAR_GROUP = 56
 
 
 @dataclass
@@ -20,8 +44,282 @@ class Series:
     percent: bool = False
 
 
+@dataclass(frozen=True)
+class Box:
+    """An axis-aligned rectangle in user units."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+    def overlaps(self, other: "Box", gap: float = 0) -> bool:
+        return (
+            self.x < other.x + other.w + gap
+            and other.x < self.x + self.w + gap
+            and self.y < other.y + other.h + gap
+            and other.y < self.y + self.h + gap
+        )
+
+
+@dataclass
+class Label:
+    """A text of the chart. `x, y` is the anchor point (baseline); `rotate` is -90 for vertical text."""
+
+    text: str
+    x: float
+    y: float
+    kind: str  # "tick", "value", "no-data", "axis"
+    anchor: str = "middle"
+    rotate: int = 0
+    css: str = ""
+    wide: bool = True  # shown on a wide screen
+    narrow: bool = True  # shown on a phone
+
+    def box(self, size: float) -> Box:
+        """The box the text covers at font `size`."""
+        length = len(self.text) * size * CHAR_WIDTH
+        if self.rotate:
+            # Rotated -90° about its anchor: it runs upwards from (x, y); the glyphs sit left of x.
+            along = {"start": (0, length), "middle": (length / 2, length / 2), "end": (length, 0)}[self.anchor]
+            return Box(self.x - size * 0.8, self.y - along[1], size, length)
+        start = {"start": 0, "middle": length / 2, "end": length}[self.anchor]
+        return Box(self.x - start, self.y - size * 0.8, length, size)
+
+
+@dataclass
+class Bar:
+    series: int
+    x: float
+    y: float
+    w: float
+    h: float
+    tooltip: str
+
+    @property
+    def box(self) -> Box:
+        return Box(self.x, self.y, self.w, self.h)
+
+
+@dataclass
+class Layout:
+    width: int
+    height: int
+    left: float
+    top: float
+    plot_w: float
+    plot_h: float
+    x_of: list[float]  # the centre of each label's slot
+    bars: list[Bar] = field(default_factory=list)
+    lines: list[tuple[int, list[list[tuple[float, float, str]]]]] = field(default_factory=list)  # (series, segments)
+    labels: list[Label] = field(default_factory=list)
+    grid: list[float] = field(default_factory=list)
+    no_data: list[str] = field(default_factory=list)
+
+
 def _fmt(value: float, percent: bool) -> str:
     return f"{value * 100:.0f}%" if percent else f"{value:g}"
+
+
+def _nice_step(raw: float) -> float:
+    """The smallest of 1, 2, (2.5,) 5 times a power of ten that is at least `raw` (whole numbers: counts)."""
+    if raw <= 1:
+        return 1
+    power = 10 ** math.floor(math.log10(raw))
+    steps = (1, 2, 5, 10) if power == 1 else (1, 2, 2.5, 5, 10)
+    return next(m * power for m in steps if m * power >= raw)
+
+
+def _nothing_drawn(s: Series, i: int) -> bool:
+    """No mark at slot i: no value, or a bar of height zero (a release with no stats computed has 0 tracked)."""
+    value = s.values[i] if i < len(s.values) else None
+    return value is None or (s.kind == "bar" and value == 0)
+
+
+def _place(
+    labels: list[Label], *, against: list[Box] = (), gap: float = 4, within: tuple[float, float] | None = None
+) -> None:
+    """Greedily keep each label, at each font size, unless it overlaps a label kept before it or a box, or leaves
+    the horizontal band `within`."""
+    for attr, size in (("wide", FONT), ("narrow", PHONE_FONT)):
+        kept: list[Box] = []
+        for label in labels:
+            if not getattr(label, attr):
+                continue
+            box = label.box(size)
+            outside = within is not None and (box.x < within[0] or box.x + box.w > within[1])
+            if outside or any(box.overlaps(other, gap) for other in kept) or any(box.overlaps(b) for b in against):
+                setattr(label, attr, False)
+            else:
+                kept.append(box)
+
+
+def _month_ticks(start: datetime.date, end: datetime.date) -> list[datetime.date]:
+    month = datetime.date(start.year, start.month, 1)
+    ticks = []
+    while month <= end:
+        if month >= start:
+            ticks.append(month)
+        month = datetime.date(month.year + month.month // 12, month.month % 12 + 1, 1)
+    return ticks
+
+
+def chart_layout(
+    *,
+    labels: list[str],
+    series: list[Series],
+    dates: list[datetime.date] | None = None,
+    width: int = 860,
+    height: int = 300,
+    bars: str = "grouped",
+) -> Layout:
+    """Where everything goes: bars, line segments, tick/value/"no data" labels, in user units."""
+    has_percent = any(s.percent for s in series)
+    plain = [v for s in series if not s.percent for v in s.values if v is not None]
+    tick_step = _nice_step(max(plain, default=0) / 4)
+    plain_max = tick_step * 4
+    axis_texts = [f"{tick_step * i:g}" for i in range(5)]
+    # The left margin fits the longest axis label at the phone's font size.
+    left = 10 + max(len(t) for t in axis_texts) * PHONE_FONT * CHAR_WIDTH
+    right, top, bottom = (72 if has_percent else 24), 36, 8 + PHONE_FONT + 8
+    plot_w, plot_h = width - left - right, height - top - bottom
+    count = len(labels)
+    bar_series = [i for i, s in enumerate(series) if s.kind == "bar"]
+
+    if dates:
+        # Time axis: pad the domain by half the shortest gap so the first and last bars are whole.
+        ordinals = [d.toordinal() for d in dates]
+        gaps = [b - a for a, b in zip(ordinals, ordinals[1:], strict=False) if b > a]
+        pad = (min(gaps) if gaps else 7) / 2
+        lo, hi = min(ordinals) - pad, max(ordinals) + pad
+        scale = plot_w / (hi - lo)
+        x_of = [left + (o - lo) * scale for o in ordinals]
+        group_w = min(2 * pad * scale * 0.8, MAX_BAR_GROUP)
+    else:
+        step = plot_w / max(count, 1)
+        x_of = [left + step * (i + 0.5) for i in range(count)]
+        group_w = min(step * 0.8, MAX_BAR_GROUP * max(len(bar_series), 1))
+
+    def y_of(value: float, percent: bool) -> float:
+        return top + plot_h - (value / (1.0 if percent else plain_max)) * plot_h
+
+    layout = Layout(width, height, left, top, plot_w, plot_h, x_of)
+    axis_labels: list[Label] = []
+    for i in range(5):
+        y = y_of(tick_step * i, False)
+        layout.grid.append(y)
+        axis_labels.append(Label(axis_texts[i], left - 6, y + 4, "axis", anchor="end"))
+        if has_percent:
+            axis_labels.append(Label(f"{i * 25}%", left + plot_w + 6, y_of(i / 4, True) + 4, "axis", anchor="start"))
+    _place(axis_labels, gap=0)
+
+    # Bars.
+    for n, index in enumerate(bar_series):
+        s = series[index]
+        if bars == "overlaid":
+            w = group_w * (1 - 0.45 * n / max(len(bar_series) - 1, 1))
+            offset = -w / 2
+        else:
+            w = group_w / len(bar_series)
+            offset = -group_w / 2 + n * w
+        for i, value in enumerate(s.values):
+            if value is None:
+                continue
+            y = y_of(value, s.percent)
+            tooltip = f"{s.name} {labels[i]}: {_fmt(value, s.percent)}"
+            layout.bars.append(Bar(index, x_of[i] + offset, y, w, top + plot_h - y, tooltip))
+
+    # Lines, broken where a value is missing, with value labels above their points.
+    value_labels: list[Label] = []
+    for index, s in enumerate(series):
+        if s.kind != "line":
+            continue
+        segments: list[list[tuple[float, float, str]]] = [[]]
+        for i, value in enumerate(s.values):
+            if value is None:
+                if segments[-1]:
+                    segments.append([])
+                continue
+            x, y = x_of[i], y_of(value, s.percent)
+            segments[-1].append((x, y, f"{s.name} {labels[i]}: {_fmt(value, s.percent)}"))
+            label = Label(_fmt(value, s.percent), x, y - 8, "value", css=f"series-{index}")
+            # A value label goes above the bars it would cover; a label pushed out of the chart is dropped.
+            for _ in range(len(layout.bars) + 1):
+                covered = [b.y for b in layout.bars if label.box(PHONE_FONT).overlaps(b.box)]
+                if not covered:
+                    break
+                label.y = min(covered) - PHONE_FONT * 0.2 - 2
+            if label.box(PHONE_FONT).y < 0:
+                label.narrow = False
+            if label.box(FONT).y < 0:
+                label.wide = False
+            value_labels.append(label)
+        layout.lines.append((index, [seg for seg in segments if seg]))
+    _place(value_labels, against=[b.box for b in layout.bars], within=(left, left + plot_w))
+
+    # "No data" where no series has a value (a category axis only: a time axis has no empty slots).
+    no_data_labels: list[Label] = []
+    if not dates:
+        slot = plot_w / max(count, 1)
+        for i, label in enumerate(labels):
+            if all(_nothing_drawn(s, i) for s in series):
+                layout.no_data.append(label)
+                text = Label(NO_DATA, x_of[i], top + plot_h - 6, "no-data")
+                if text.box(PHONE_FONT).w > slot * 0.9:
+                    text.rotate, text.anchor, text.x = -90, "start", x_of[i] + PHONE_FONT * 0.35
+                no_data_labels.append(text)
+        shown_values = [lbl.box(PHONE_FONT) for lbl in value_labels if lbl.wide or lbl.narrow]
+        _place(no_data_labels, against=[b.box for b in layout.bars] + shown_values, within=(left, left + plot_w))
+
+    # Ticks under the axis (hanging text is emulated: baseline one font size below the axis).
+    ticks: list[Label] = []
+    base = top + plot_h + 6
+    if dates:
+        lo_date = datetime.date.fromordinal(int(lo + 0.5))
+        hi_date = datetime.date.fromordinal(int(hi))
+        months = _month_ticks(lo_date, hi_date)
+        if len(months) >= 2:
+            points = [(m, f"{m:%b}" if m.month != 1 and i else f"{m:%b %Y}") for i, m in enumerate(months)]
+        else:
+            points = [(d, f"{d.day} {d:%b %Y}") for d in dates]
+        for day, text in points:
+            ticks.append(Label(text, left + (day.toordinal() - lo) * scale, base, "tick"))
+    else:
+        ticks = [Label(label, x_of[i], base, "tick") for i, label in enumerate(labels)]
+    for tick in ticks:
+        # Baselines per size: wide ticks sit one FONT below the axis, phone ticks one PHONE_FONT below.
+        tick.y = base + FONT
+    _place_ticks(ticks, left=0, right=width)
+
+    layout.labels = axis_labels + value_labels + no_data_labels + ticks
+    return layout
+
+
+def _place_ticks(ticks: list[Label], *, left: float, right: float) -> None:
+    """Keep ticks that stay inside the chart and clear of the previous kept tick, at each font size."""
+    for attr, size in (("wide", FONT), ("narrow", PHONE_FONT)):
+        last: Box | None = None
+        for tick in ticks:
+            box = tick.box(size)
+            if box.x < left or box.x + box.w > right or (last is not None and box.overlaps(last, 6)):
+                setattr(tick, attr, False)
+            else:
+                last = box
+
+
+def tick_box(tick: Label, size: float) -> Box:
+    """A tick's box at `size`: its baseline is `size` below the axis (the `dy` the SVG gives it)."""
+    box = tick.box(size)
+    return Box(box.x, box.y + (size - FONT), box.w, box.h)
+
+
+def _classes(label: Label) -> str:
+    classes = [label.kind, label.css]
+    if not label.narrow:
+        classes.append("wide-only")
+    if not label.wide:
+        classes.append("narrow-only")
+    return " ".join(c for c in classes if c)
 
 
 def line_bar_chart(
@@ -29,29 +327,18 @@ def line_bar_chart(
     title: str,
     labels: list[str],
     series: list[Series],
+    dates: list[datetime.date] | None = None,
+    bars: str = "grouped",
     width: int = 860,
-    height: int = 280,
-    max_labels: int = 16,
+    height: int = 300,
 ) -> SafeString:
-    """Bars and lines over shared x labels. Percent series (0..1) use their own right-hand axis."""
+    """Bars and lines over shared x labels (or dates). Percent series (0..1) use their own right-hand axis."""
     if not labels:
         return mark_safe("")
-    left, right, top, bottom = 48, 48, 40, 48  # top leaves room for value labels under the legend
-    plot_w, plot_h = width - left - right, height - top - bottom
-    count = len(labels)
-    step = plot_w / count
-    plain = [v for s in series if not s.percent for v in s.values if v is not None]
-    plain_max = max(plain, default=0) or 1
-    bar_series = [s for s in series if s.kind == "bar"]
-    bar_w = step * 0.8 / max(len(bar_series), 1)
-
-    def y_of(value: float, percent: bool) -> float:
-        top_value = 1.0 if percent else plain_max
-        return top + plot_h - (value / top_value) * plot_h
-
+    layout = chart_layout(labels=labels, series=series, dates=dates, width=width, height=height, bars=bars)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-labelledby="chart-title chart-desc" font-family="system-ui, sans-serif" font-size="11">',
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" role="img" class="chart-svg" '
+        f'aria-labelledby="chart-title chart-desc" font-family="system-ui, sans-serif" font-size="{FONT}">',
         f'<title id="chart-title">{escape(title)}</title>',
     ]
     desc = "; ".join(
@@ -61,61 +348,45 @@ def line_bar_chart(
         )
         for s in series
     )
+    if layout.no_data:
+        desc += f"; no data for {escape(', '.join(layout.no_data))}"
     parts.append(f'<desc id="chart-desc">{desc}</desc>')
-    # Grid and left axis.
-    for i in range(5):
-        value = plain_max * i / 4
-        y = y_of(value, False)
-        parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e5e7eb"/>')
-        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#57606a">{value:.0f}</text>')
-    if any(s.percent for s in series):
-        for i in range(5):
-            y = y_of(i / 4, True)
-            parts.append(f'<text x="{left + plot_w + 6}" y="{y + 4:.1f}" fill="#57606a">{i * 25}%</text>')
-    every = max(1, -(-count // max_labels))
-    for i, label in enumerate(labels):
-        if i % every == 0:
-            x = left + step * (i + 0.5)
-            parts.append(
-                f'<text x="{x:.1f}" y="{top + plot_h + 16}" text-anchor="middle" fill="#1b1f24">{escape(label)}</text>'
-            )
-    # Bars, then lines on top.
-    for b, s in enumerate(bar_series):
-        color = PALETTE[series.index(s) % len(PALETTE)]
-        for i, value in enumerate(s.values):
-            if value is None:
-                continue
-            x = left + step * i + step * 0.1 + b * bar_w
-            y = y_of(value, s.percent)
-            parts.append(
-                f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{top + plot_h - y:.1f}" fill="{color}" '
-                f'opacity="0.85"><title>{escape(s.name)} {escape(labels[i])}: {_fmt(value, s.percent)}</title></rect>'
-            )
-    for s in series:
-        if s.kind != "line":
-            continue
-        color = PALETTE[series.index(s) % len(PALETTE)]
-        points = [
-            (left + step * (i + 0.5), y_of(v, s.percent), v, labels[i]) for i, v in enumerate(s.values) if v is not None
-        ]
-        if len(points) > 1:
-            path = " ".join(f"{x:.1f},{y:.1f}" for x, y, _, _ in points)
-            parts.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2.5"/>')
-        for x, y, v, lbl in points:
-            parts.append(
-                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{color}">'
-                f"<title>{escape(s.name)} {escape(lbl)}: {_fmt(v, s.percent)}</title></circle>"
-            )
-            if count <= max_labels:
+    right = layout.left + layout.plot_w
+    for y in layout.grid:
+        parts.append(f'<line class="grid" x1="{layout.left}" x2="{right}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e5e7eb"/>')
+    for bar in layout.bars:
+        color = PALETTE[bar.series % len(PALETTE)]
+        parts.append(
+            f'<rect class="bar series-{bar.series}" x="{bar.x:.1f}" y="{bar.y:.1f}" width="{bar.w:.1f}" '
+            f'height="{bar.h:.1f}" fill="{color}"><title>{escape(bar.tooltip)}</title></rect>'
+        )
+    for index, segments in layout.lines:
+        color = PALETTE[index % len(PALETTE)]
+        for segment in segments:
+            if len(segment) > 1:
+                path = " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in segment)
                 parts.append(
-                    f'<text x="{x:.1f}" y="{y - 8:.1f}" text-anchor="middle" fill="{color}" font-weight="600">'
-                    f"{_fmt(v, s.percent)}</text>"
+                    f'<polyline class="line series-{index}" points="{path}" fill="none" stroke="{color}" '
+                    'stroke-width="2.5"/>'
                 )
-    # Legend.
-    for i, s in enumerate(series):
-        x = left + i * 170
-        color = PALETTE[i % len(PALETTE)]
-        parts.append(f'<rect x="{x}" y="6" width="12" height="12" fill="{color}"/>')
-        parts.append(f'<text x="{x + 16}" y="16" fill="#1b1f24">{escape(s.name)}</text>')
+            for x, y, tooltip in segment:
+                parts.append(
+                    f'<circle class="point series-{index}" cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{color}">'
+                    f"<title>{escape(tooltip)}</title></circle>"
+                )
+    for label in layout.labels:
+        attrs = f'x="{label.x:.1f}" y="{label.y:.1f}"'
+        if label.kind == "tick":
+            attrs = f'x="{label.x:.1f}" y="{layout.top + layout.plot_h + 6:.1f}" dy="1em"'
+        if label.rotate:
+            attrs += f' transform="rotate({label.rotate} {label.x:.1f} {label.y:.1f})"'
+        parts.append(
+            f'<text class="{_classes(label)}" {attrs} text-anchor="{label.anchor}">{escape(label.text)}</text>'
+        )
     parts.append("</svg>")
+    legend = "".join(
+        format_html('<li><span class="swatch {} series-{}" aria-hidden="true"></span>{}</li>', s.kind, i, s.name)
+        for i, s in enumerate(series)
+    )
+    parts.append(f'<ul class="chart-legend">{legend}</ul>')
     return mark_safe("".join(parts))
