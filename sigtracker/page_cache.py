@@ -109,7 +109,8 @@ def generation_triggers_sync(conn, *, registry=None) -> tuple[list[str], list[st
 def _read_generation() -> int:
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            cursor.execute(f"SELECT last_value FROM {GENERATION_SEQUENCE}")
+            # A new sequence reads last_value 1 both before and after its first nextval(): is_called tells them apart.
+            cursor.execute(f"SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM {GENERATION_SEQUENCE}")
             return cursor.fetchone()[0]
         cursor.execute(f"SELECT value FROM {GENERATION_TABLE} WHERE id = 1")
         row = cursor.fetchone()

@@ -13,12 +13,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(scope="module")
-def private_server(django_db_setup, django_db_blocker):
+def private_server(django_db_setup, django_db_blocker, tmp_path_factory):
     with django_db_blocker.unblock():
-        database_url = shared_database_url()
-    env = {"SIGTRACKER_REQUIRE_LOGIN": "true"}
-    if database_url:
-        env["DATABASE_URL"] = database_url
+        # On SQLite (an in-memory test database) an empty file: a redirect to the login needs no data.
+        database_url = shared_database_url() or f"sqlite:///{tmp_path_factory.mktemp('private') / 'db.sqlite3'}"
+    env = {"SIGTRACKER_REQUIRE_LOGIN": "true", "DATABASE_URL": database_url}
     # '*': every client may set the forwarded headers, as behind a proxy that passes them through.
     with production_gunicorn("--forwarded-allow-ips", "*", **env) as port:
         yield port
