@@ -2,14 +2,28 @@
 
 import os
 
+from django.core.checks.security.base import (
+    SECRET_KEY_INSECURE_PREFIX,
+    SECRET_KEY_MIN_LENGTH,
+    SECRET_KEY_MIN_UNIQUE_CHARACTERS,
+)
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
 from .base import env_bool
 
 DEBUG = env_bool("DEBUG", False)
-if not SECRET_KEY or SECRET_KEY.startswith("dev-only") or len(SECRET_KEY) < 32:  # noqa: F405
-    raise ImproperlyConfigured("SECRET_KEY must be set to a random string of at least 32 characters.")
+# The same rule as `check --deploy` (security.W009), from Django's own constants, so that a key the site starts
+# with is never one the deploy check calls weak (issue 17 N: a 32-character key passed here and failed there).
+if (
+    len(SECRET_KEY) < SECRET_KEY_MIN_LENGTH  # noqa: F405
+    or len(set(SECRET_KEY)) < SECRET_KEY_MIN_UNIQUE_CHARACTERS  # noqa: F405
+    or SECRET_KEY.startswith((SECRET_KEY_INSECURE_PREFIX, "dev-only"))  # noqa: F405
+):
+    raise ImproperlyConfigured(
+        f"SECRET_KEY must be set to a random string of at least {SECRET_KEY_MIN_LENGTH} characters, e.g. "
+        "python -c 'import secrets; print(secrets.token_urlsafe(50))'."
+    )
 if not ALLOWED_HOSTS:  # noqa: F405
     raise ImproperlyConfigured("ALLOWED_HOSTS must list the host names this site answers to.")
 
