@@ -13,3 +13,18 @@ class DataGeneration(models.Model):
 
     def __str__(self):
         return str(self.value)
+
+
+class Heartbeat(models.Model):
+    """When a periodic process last proved it is alive. Beat queues `sigtracker.tasks.beat_heartbeat` every
+    SIGTRACKER_BEAT_HEARTBEAT_SECONDS and a worker writes the time here, so a fresh row means beat, the broker and
+    a worker all work; /healthz reads it (issue 14: reminders had stopped silently)."""
+
+    name = models.CharField(max_length=50, primary_key=True)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return f"{self.name} at {self.at:%Y-%m-%d %H:%M:%S}"

@@ -189,6 +189,7 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 # Countdowns and acks_late redeliveries must stay under Redis's visibility timeout.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+SIGTRACKER_BEAT_HEARTBEAT_SECONDS = int(os.environ.get("SIGTRACKER_BEAT_HEARTBEAT_SECONDS", "60"))
 CELERY_BEAT_SCHEDULE = {
     # Freeze reminders: every 15 minutes, so a reminder is at most a quarter hour late.
     "send-freeze-reminders": {
@@ -199,6 +200,13 @@ CELERY_BEAT_SCHEDULE = {
     "compute-all-release-stats": {
         "task": "releases.tasks.compute_all_release_stats",
         "schedule": crontab(hour=3, minute=10),
+    },
+    # Every SIGTRACKER_BEAT_HEARTBEAT_SECONDS, beat's proof of life for /healthz (stale after two intervals); a
+    # heartbeat older than one interval is dropped, so a backlog after an outage cannot pass for a live beat.
+    "beat-heartbeat": {
+        "task": "sigtracker.tasks.beat_heartbeat",
+        "schedule": SIGTRACKER_BEAT_HEARTBEAT_SECONDS,
+        "options": {"expires": SIGTRACKER_BEAT_HEARTBEAT_SECONDS},
     },
 }
     # Every SIGTRACKER_BEAT_HEARTBEAT_SECONDS, beat's proof of life for /healthz (stale after two intervals); a

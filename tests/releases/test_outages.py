@@ -116,7 +116,8 @@ def test_redis_down_pages_and_edits_keep_working_and_reminders_catch_up(broker, 
     assert time.monotonic() - started < 15
     assert TrackedEnhancement.objects.get(pk=row.pk).status == "tracked_enhancements"
     health = admin_client.get("/healthz")
-    assert health.status_code == 503 and health.json()["status"] == "unavailable: broker"
+    # Degraded, not down: the load balancer keeps the site in rotation while pages work (issue 14).
+    assert health.status_code == 200 and health.json()["status"] == "degraded: broker"
 
     # Beat cannot queue its run while Redis is down (this is what beat would hit, and log).
     with pytest.raises(Exception):  # noqa: B017 - kombu's OperationalError subclass varies by transport
