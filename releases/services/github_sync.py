@@ -342,8 +342,7 @@ def _sync(release, repo, client, report, *, dry_run, now, echo) -> None:
             return issue, timeline.items, pages + timeline.new_pages
 
         pending = {pools.submit(fetch, number): number for number in sorted(set(issues) | set(kept))}
-        if not dry_run:
-            _store_pages(list_pages)
+        new_pages: list[CachedPage] = list_pages
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
@@ -363,18 +362,25 @@ def _sync(release, repo, client, report, *, dry_run, now, echo) -> None:
                     _skip(report, f"issue #{number}: {exc}", echo)
                     continue
                 report.issues_read += 1
+                # Pages are stored in batches after the issues are written (also those of a skipped issue:
+                # until GitHub's answer changes, it is skipped again for a 304); a sync that dies before
+                # storing them only costs the next run full answers.
+                new_pages.extend(pages)
                 try:
                     with transaction.atomic():
                         _apply_issue(context, issue, items, report)
-                        if not dry_run:
-                            _store_pages(pages)
                 except (MalformedPayload, ValueError, IntegrityError, DatabaseError) as exc:
                     _skip(report, f"issue #{number}: {exc}", echo)
-                    if not dry_run:
-                        # Cached all the same: until GitHub's answer changes, it is skipped again for a 304.
-                        _store_pages(pages)
+                if not dry_run and len(new_pages) >= 200:
+                    _store_pages(new_pages)
+                    new_pages = []
+        if not dry_run:
+            _store_pages(new_pages)
     finally:
         pools.shutdown(wait=True, cancel_futures=True)
+    if context.changed and not dry_run:
+        # One stats recompute for the whole sync, not one per issue.
+        release_stats_request(release_ids=[release.pk])
     report.not_opted_in.sort()
 
 
@@ -386,6 +392,7 @@ class _Context:
     cycle: _Cycle
     now: datetime.datetime
     dry_run: bool
+    changed: bool = False
 
 
 def _github_history(release: Release) -> dict[int, set]:
@@ -445,9 +452,9 @@ def _apply_issue(context: _Context, issue: Issue, items, report: SyncReport) -> 
         if fields:
             row.github_synced_at = timezone.now()
             row.save(update_fields=[*fields, "github_synced_at", "updated_at"])
-            release_stats_request(release_ids=[row.release_id])
+    context.changed = True
     tracked_enhancement_mirror_history(
-        tracked_enhancement=row, entries=entries, source=HistorySource.GITHUB, link=issue.html_url
+        tracked_enhancement=row, entries=entries, source=HistorySource.GITHUB, link=issue.html_url, request_stats=False
     )
     context.history[row.pk] = {(e.at, e.status, e.author) for e in entries}
 

@@ -120,7 +120,12 @@ class HistoryEntry:
 
 @transaction.atomic
 def tracked_enhancement_mirror_history(
-    *, tracked_enhancement: TrackedEnhancement, entries: Sequence[HistoryEntry], source: str, link: str = ""
+    *,
+    tracked_enhancement: TrackedEnhancement,
+    entries: Sequence[HistoryEntry],
+    source: str,
+    link: str = "",
+    request_stats: bool = True,
 ) -> tuple[int, int]:
     """Make the row's history from `source` equal `entries` (a mirror of an outside record, e.g. a GitHub
     timeline, at the instants it gives), leaving rows from other sources as they are; then set the row's
@@ -179,5 +184,6 @@ def tracked_enhancement_mirror_history(
     if latest != tracked_enhancement.status:
         tracked_enhancement.status = latest
         tracked_enhancement.save(update_fields=["status", "updated_at"])
-    release_stats_request(release_ids=[tracked_enhancement.release_id])
+    if request_stats:  # a caller syncing many rows asks once, when it is done
+        release_stats_request(release_ids=[tracked_enhancement.release_id])
     return len(missing), len(stale)

@@ -1,0 +1,108 @@
+"""sync_github of one release of 80 tracking issues (timelines of 1-3 pages) from the stand-in GitHub with 50 ms
+added to every response, beside the floor: requests ÷ 8 in flight × 50 ms, the time the same requests take
+if every slot is always busy and nothing else costs anything (budget 1.5× the floor). Then the unchanged
+re-sync: every request a 304, budget 2 s and 0 writes (INSERT/UPDATE/DELETE statements counted).
+
+Data, in a scratch database: release 1.40 with its freezes; 80 issues in milestone v1.40, opted in, most tracked,
+some removed and demilestoned, with 100-250 events each (comments and labels), plus 10 PRs and unrelated issues.
+"""
+
+import datetime
+
+from django.db import connection
+
+from bench.core import Figure, scratch_database, wall_time
+
+LATENCY = 0.05
+ISSUES = 80
+IN_FLIGHT = 8
+D = datetime.timedelta
+CYCLE = datetime.datetime(2030, 1, 6, tzinfo=datetime.UTC)
+EF = CYCLE + D(days=30)
+R = CYCLE + D(days=100)
+
+
+def _standin():
+    from tests.github.standin import StandInGitHub, commented, demilestoned, labeled, milestoned
+
+    server = StandInGitHub(latency=LATENCY)
+    server.add_milestone("v1.39", number=1)
+    server.add_milestone("v1.40", number=2, due_on=R)
+    for n in range(ISSUES):
+        number = 6000 + n
+        opt = CYCLE + D(days=1, minutes=n)
+        events = [
+            labeled("sig/node", opt),
+            labeled("stage/beta", opt),
+            milestoned("v1.40", opt),
+            labeled("lead-opted-in", opt),
+        ]
+        # 1-3 pages of timeline: 100-250 events.
+        events += [commented(f"update {i}", opt + D(hours=i), number=number) for i in range(96 + (n % 3) * 70)]
+        events.append(labeled("tracked/yes", EF - D(days=1)))
+        if n % 5 == 0:
+            at = EF + D(days=20)
+            events += [labeled("tracked/no", at), demilestoned("v1.40", at)]
+        server.add_issue(number, title=f"KEP-{number}: bench", events=events, assignees=[f"owner{n}"])
+    for n in range(10):
+        server.add_issue(7000 + n, pull_request=True, events=[milestoned("v1.40", CYCLE + D(days=2))])
+        server.add_issue(7100 + n, events=[milestoned("v1.39", CYCLE + D(days=2))])
+    return server
+
+
+class _Writes:
+    def __init__(self):
+        self.count = 0
+
+    def __call__(self, execute, sql, params, many, context):
+        if sql.lstrip().split(" ", 1)[0].upper() in ("INSERT", "UPDATE", "DELETE"):
+            self.count += 1
+        return execute(sql, params, many, context)
+
+
+def run() -> list[Figure]:
+    from django.conf import settings
+
+    from releases.choices import MilestoneKind
+    from releases.models import Milestone, Release, TrackedEnhancement
+    from releases.services.github_sync import github_release_sync
+    from tests.github.standin import TOKEN
+
+    with scratch_database(), _standin() as server:
+        settings.GITHUB_TOKEN, settings.GITHUB_API_URL = TOKEN, server.url
+        release = Release.objects.create(version="1.40", cycle_start=CYCLE.date())
+        for kind, at in (
+            (MilestoneKind.CYCLE_START, CYCLE),
+            (MilestoneKind.ENHANCEMENTS_FREEZE, EF),
+            (MilestoneKind.RELEASE, R),
+        ):
+            Milestone.objects.create(release=release, kind=kind, at=at)
+        reports = []
+        first = wall_time(lambda: reports.append(github_release_sync(version="1.40")))
+        report = reports[0]
+        assert TrackedEnhancement.objects.filter(release=release).count() == ISSUES, report.summary()
+        floor = report.requests / IN_FLIGHT * LATENCY
+        writes = _Writes()
+        with connection.execute_wrapper(writes):
+            again = wall_time(lambda: reports.append(github_release_sync(version="1.40")))
+        resync = reports[1]
+        assert resync.not_modified == resync.requests, resync.summary()
+        return [
+            Figure(
+                "github sync, 80 issues, 50 ms per response",
+                first,
+                "s",
+                floor=floor,
+                max_ratio=1.5,
+                note=f"{report.requests} requests, max {server.max_in_flight} in flight, {report.history_added} rows",
+            ),
+            Figure(
+                "github re-sync, nothing changed",
+                again,
+                "s",
+                floor=resync.requests / IN_FLIGHT * LATENCY,
+                budget=2.0,
+                note=f"{resync.requests} requests, all 304",
+            ),
+            Figure("github re-sync writes", writes.count, "statements", budget=0),
+        ]
