@@ -208,14 +208,6 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": SIGTRACKER_BEAT_HEARTBEAT_SECONDS,
         "options": {"expires": SIGTRACKER_BEAT_HEARTBEAT_SECONDS},
     },
-}
-    # Every SIGTRACKER_BEAT_HEARTBEAT_SECONDS, beat's proof of life for /healthz (stale after two intervals); a
-    # heartbeat older than one interval is dropped, so a backlog after an outage cannot pass for a live beat.
-    "beat-heartbeat": {
-        "task": "sigtracker.tasks.beat_heartbeat",
-        "schedule": SIGTRACKER_BEAT_HEARTBEAT_SECONDS,
-        "options": {"expires": SIGTRACKER_BEAT_HEARTBEAT_SECONDS},
-    },
     # Every 15 minutes (at :07, :22, ... to stay clear of the reminders' quarter hours), the current release's
     # tracked set from its GitHub tracking issues; an unchanged re-sync costs only free 304s. Skipped, with a
     # log line, while GITHUB_TOKEN is unset.
@@ -224,6 +216,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(minute="7-59/15"),
         "options": {"expires": 15 * 60},
     },
+}
 
 # Reminder offsets before each freeze, in hours; a SIG may override them (Sig.reminder_offsets).
 SIGTRACKER_REMINDER_OFFSETS_HOURS = [14 * 24, 7 * 24, 2 * 24, 24, 0]
@@ -243,12 +236,12 @@ SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS = float(os.environ.get("SIGTRACKER_REM
 SIGTRACKER_STATS_DEBOUNCE_SECONDS = int(os.environ.get("SIGTRACKER_STATS_DEBOUNCE_SECONDS", "5"))
 # Where the public site lives, for links in emails.
 SIGTRACKER_BASE_URL = os.environ.get("SIGTRACKER_BASE_URL", "http://127.0.0.1:8000")
-
 # GitHub sync (sync_github, beat): a token with public read access; the API (GitHub Enterprise and tests point
 # it elsewhere); the repository of the KEP tracking issues.
 GITHUB_TOKEN = os.environ.get("GITHUB_TOKEN", "")
 GITHUB_API_URL = os.environ.get("GITHUB_API_URL", "https://api.github.com")
 SIGTRACKER_GITHUB_REPO = os.environ.get("SIGTRACKER_GITHUB_REPO", "kubernetes/enhancements")
+
 DJANGO_TABLES2_TEMPLATE = "django_tables2/table.html"
 
 LOGGING = {
