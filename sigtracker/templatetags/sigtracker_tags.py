@@ -4,6 +4,7 @@ from django import template
 from django.utils.safestring import SafeString
 
 from sigtracker.markdown import render_markdown
+from sigtracker.markdown_inline import render_inline_markdown
 
 register = template.Library()
 
@@ -12,6 +13,13 @@ register = template.Library()
 def markdown_filter(text: str | None) -> SafeString:
     """`{{ item.body|markdown }}`: Markdown rendered and sanitised (see sigtracker.markdown)."""
     return render_markdown(text)
+
+
+@register.filter(name="inline_markdown")
+def inline_markdown_filter(text: str | None, arg: str = "") -> SafeString:
+    """`{{ item.title|inline_markdown }}`: code, strike-through, emphasis and links of one line, sanitised (see
+    sigtracker.markdown_inline). `|inline_markdown:"nolinks"` inside a link of its own."""
+    return render_inline_markdown(text, links=arg != "nolinks")
 
 
 @register.filter
