@@ -2,9 +2,10 @@ from django.db import models
 
 
 class DataGeneration(models.Model):
-    """A single counter that every write to the curated tables increments (database triggers, see
-    sigtracker/migrations/0002). Public pages are cached under it, so any change — admin, import, stats,
-    bulk COPY — makes the next request render afresh."""
+    """The data generation on SQLite: a single counter that every write to the watched tables increments (database
+    triggers, see sigtracker/page_cache.py). Public pages are cached under it, so any change — admin, import,
+    stats, bulk COPY — makes the next request render afresh. PostgreSQL uses a sequence instead (migration 0003),
+    so that writers do not queue on this row."""
 
     value = models.BigIntegerField(default=0)
 
