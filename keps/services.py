@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.db.models.functions import Lower
 
 from .bulk_writers import KEP_COLUMNS, KEP_RELATIONS, bulk_writer
 from .importers.kep_yaml import KepRecord, PersonRef, PrrRecord, choose_kep_records
 from .models import FeatureGate, Kep, Person, PrrApproval, Sig
+from .services_sigs import SigResolver, sig_resolver_load
 
 __all__ = ["KepImport", "KepImportResult", "kep_import_session"]
 
@@ -45,7 +46,7 @@ def kep_import_session(*, contested_numbers: Iterable[int] = ()) -> Iterator[Kep
     """
     state = _ImportState.load()
     with bulk_writer() as writer:
-        yield KepImport(writer, state, contested_numbers=frozenset(contested_numbers))
+        yield KepImport(writer, state, contested_numbers=frozenset(contested_numbers), resolver=sig_resolver_load())
 
 
 @dataclass
@@ -102,9 +103,17 @@ class KepImport:
     curators' edits in the admin win.
     """
 
-    def __init__(self, writer, state: _ImportState, *, contested_numbers: frozenset[int] = frozenset()):
+    def __init__(
+        self,
+        writer,
+        state: _ImportState,
+        *,
+        contested_numbers: frozenset[int] = frozenset(),
+        resolver: SigResolver | None = None,
+    ):
         self.writer = writer
         self.state = state
+        self.resolver = resolver or SigResolver(aliases={}, community=frozenset())
         self.contested_numbers = contested_numbers
         self.result = KepImportResult()
         self._initial_keps = dict(state.keps)
@@ -117,6 +126,7 @@ class KepImport:
         """Take parsed kep.yaml records; write now those no other file can contest (see `_can_write_now`)."""
         ready = []
         for record in records:
+            record = self._with_sigs_resolved(record)
             self._records.append(record)
             if self._can_write_now(record):
                 self._written[record.number] = record
@@ -137,6 +147,36 @@ class KepImport:
             self.result.outcomes[record.source_path] = self._outcome(record.number)
         self._write_prr_approvals(prr_records)
         return self.result
+
+    def _with_sigs_resolved(self, record: KepRecord) -> KepRecord:
+        """The record with its SIG spellings read through the alias table (keps.services_sigs.SigResolver).
+
+        Once sigs.yaml is imported, a participating spelling that is neither a community SIG nor an alias is
+        dropped and reported; an owning one is kept (a KEP needs its owner) as a SIG row outside the community,
+        which SIG filters hide, and reported. Each report is one line naming the file, field and spelling.
+        """
+        resolver = self.resolver
+        if resolver.is_plain(record.owning_sig) and all(map(resolver.is_plain, record.participating_sigs)):
+            return record  # the common case, kept cheap: a full tree has ~650 records
+        warnings = self.result.warnings
+        owning, known = resolver.resolve(record.owning_sig)
+        if owning is None or not known:
+            owning = owning or record.owning_sig
+            warnings.append(
+                f"{record.source_path}: owning-sig: {record.owning_sig!r} is not a SIG in sigs.yaml or the alias "
+                "table; kept as written (hidden from SIG filters)"
+            )
+        participating: dict[str, None] = {}
+        for spelling in record.participating_sigs:
+            slug, known = resolver.resolve(spelling)
+            if not known:
+                warnings.append(
+                    f"{record.source_path}: participating-sigs: {spelling!r} is not a SIG in sigs.yaml or the alias "
+                    "table; dropped"
+                )
+            elif slug is not None:
+                participating.setdefault(slug)
+        return replace(record, owning_sig=owning, participating_sigs=tuple(participating))
 
     # -- planning ------------------------------------------------------------------------------------------
     def _can_write_now(self, record: KepRecord) -> bool:

@@ -169,6 +169,10 @@ class SigResolver:
     aliases: dict[str, str]  # spelling -> slug, "" for "no SIG"
     community: frozenset[str]
 
+    def is_plain(self, spelling: str) -> bool:
+        """True when `spelling` needs no resolving: not an alias, and a community SIG (or none are known)."""
+        return spelling not in self.aliases and (not self.community or spelling in self.community)
+
     def resolve(self, spelling: str) -> tuple[str | None, bool]:
         """(slug or None for "no SIG", known): `known` is False for a spelling that is neither a community SIG
         nor an alias, once sigs.yaml has been imported."""

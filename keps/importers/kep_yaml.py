@@ -28,10 +28,13 @@ each way they stray is handled by exactly one rule in this module:
 * Dates (`parse_date`): `YYYY-MM-DD` (a time part is ignored); an impossible date such as `2025-30-01` or another
   format -> no date, with a warning naming the field.
 * People (`parse_people`): `@handle`, `handle`, `Name (@handle)`, `Name <mail>` with a handle, several `@handles`
-  in one free-text entry (one person each); `TBD` is dropped silently, an entry without any handle with a warning.
+  in one free-text entry (one person each); a placeholder (`TBD`, `@TBD`, `TODO`, empty) is dropped silently, so
+  no person called TBD is ever made; an entry without any handle is dropped with a warning.
 * SIGs (`parse_sig`): lower-cased slugs, participating ones from `participating-sigs` and the older
   `participating-groups`; a participating entry that is not a slug is dropped with a warning; an
-  owning SIG that is not a slug skips the file.
+  owning SIG that is not a slug skips the file. Spellings are kept as written here: which SIG a spelling means
+  (`sig-machinery` -> sig-api-machinery, `TBD` -> none) is the alias table's business, applied by the import
+  service (`keps.services_sigs.SigResolver`).
 * Duplicates across files (`choose_kep_records`): when two kep.yaml claim one number, the one whose status is not
   `replaced` wins, then the one whose directory starts with that number, then the first path in sort order.
 * PRR files (`parse_prr`): the file name `<number>.yaml` names the KEP (upstream's tooling looks the file up by
@@ -363,7 +366,8 @@ def parse_people(entries: Iterable, *, source: str, name: str) -> tuple[tuple[Pe
 def _parse_person(raw: str) -> tuple[list[PersonRef], str | None]:
     simple = _SIMPLE_HANDLE_RE.match(raw)
     if simple:  # the common case, "@handle", answered without the searches below
-        return [PersonRef(github=simple.group(1))], None
+        # "@TBD", "@TODO", "@none": placeholders written as handles are nobody (a person called TBD, issue 13).
+        return ([] if simple.group(1).lower() in _PLACEHOLDERS else [PersonRef(github=simple.group(1))]), None
     text = _unquote(raw)
     if text.lower() in _PLACEHOLDERS:
         return [], None
@@ -373,6 +377,7 @@ def _parse_person(raw: str) -> tuple[list[PersonRef], str | None]:
         email = email_match.group(1)[:254]
         text = (text[: email_match.start()] + text[email_match.end() :]).strip()
     handles = _AT_HANDLE_RE.findall(text)
+    handles = [handle for handle in handles if handle.lower() not in _PLACEHOLDERS]
     if len(handles) > 1:
         return [PersonRef(github=h) for h in handles], None
     if handles:
@@ -380,6 +385,8 @@ def _parse_person(raw: str) -> tuple[list[PersonRef], str | None]:
         display = " ".join(rest.replace("(", " ").replace(")", " ").replace(",", " ").split()).strip(" -:")
         return [PersonRef(github=handles[0], name=display[:200], email=email)], None
     bare = _unquote(text).lstrip("@")
+    if bare.lower() in _PLACEHOLDERS:
+        return [], None
     if _HANDLE_RE.match(bare):
         return [PersonRef(github=bare, email=email)], None
     return [], f"no GitHub handle in {raw!r}; dropped"

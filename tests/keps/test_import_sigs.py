@@ -194,3 +194,65 @@ def test_missing_path_is_a_usage_error(tmp_path):
     assert exc.returncode == 2
     exc, _, _ = run_failing(tmp_path)  # a folder without sigs.yaml
     assert exc.returncode == 2
+
+
+# -- kep.yaml spellings go through the alias table (import_keps) ---------------------------------------------
+
+
+def _kep_tree(tmp_path, *, owning="sig-node", participating=(), approvers=("@alice",)):
+    folder = tmp_path / "enhancements" / "keps" / owning / "1234-thing"
+    folder.mkdir(parents=True)
+    lines = ["title: A thing", "kep-number: 1234", f"owning-sig: {owning}", "participating-sigs:"]
+    lines += [f"  - {spelling}" for spelling in participating] or ["  []"]
+    lines += ["approvers:", *[f"  - '{person}'" for person in approvers], "status: implementable"]
+    (folder / "kep.yaml").write_text("\n".join(lines).replace("participating-sigs:\n  []", "participating-sigs: []"))
+    return tmp_path / "enhancements"
+
+
+def import_keps(path):
+    out, err = StringIO(), StringIO()
+    call_command("import_keps", str(path), stdout=out, stderr=err)
+    return out.getvalue()
+
+
+def test_kep_spellings_map_through_aliases_and_unknown_ones_are_reported(tmp_path, older):
+    run(older)  # sig-node, sig-scheduling, wg-resource-management are the community now
+    tree = _kep_tree(tmp_path, participating=["sig-scheduler", "sig-machinery", "TBD", "sig-jobset", "sig-node"])
+    out = import_keps(tree)
+    from keps.models import Kep
+
+    kep = Kep.objects.get(number=1234)
+    assert set(kep.participating_sigs.values_list("slug", flat=True)) == {
+        "sig-scheduling",
+        "sig-api-machinery",
+        "sig-node",
+    }
+    assert not Sig.objects.filter(slug__in=["sig-scheduler", "sig-machinery", "TBD", "tbd", "sig-jobset"]).exists()
+    reported = [line for line in out.splitlines() if "sig-jobset" in line]
+    assert len(reported) == 1 and "participating-sigs" in reported[0] and "dropped" in reported[0]
+    assert "sig-scheduler" not in out  # a known alias is not a problem to report
+    assert "nothing to change" in import_keps(tree)
+
+
+def test_unknown_owning_sig_still_imports_the_kep_outside_the_community(tmp_path, older):
+    run(older)
+    out = import_keps(_kep_tree(tmp_path, owning="sig-jobset"))
+    from keps.models import Kep
+
+    assert Kep.objects.get(number=1234).owning_sig.slug == "sig-jobset"
+    assert not Sig.objects.get(slug="sig-jobset").in_community
+    assert len([line for line in out.splitlines() if "owning-sig" in line and "sig-jobset" in line]) == 1
+
+
+def test_without_sigs_yaml_spellings_are_kept_but_aliases_still_apply(tmp_path):
+    import_keps(_kep_tree(tmp_path, participating=["sig-scheduler", "sig-jobset"]))
+    from keps.models import Kep
+
+    kep = Kep.objects.get(number=1234)
+    assert set(kep.participating_sigs.values_list("slug", flat=True)) == {"sig-scheduling", "sig-jobset"}
+
+
+@pytest.mark.parametrize("placeholder", ["@TBD", "TBD", "@tbd", "TODO", "@todo", "", "Someone (@TBD)"])
+def test_no_person_called_tbd(tmp_path, placeholder):
+    import_keps(_kep_tree(tmp_path, approvers=(placeholder, "@alice")))
+    assert sorted(Person.objects.values_list("github", flat=True)) == ["alice"]
