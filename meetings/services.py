@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast, Lower
 
@@ -13,6 +13,7 @@ from keps.models import Kep, Person, Sig
 from meetings.importers.notes import MeetingRecord, NotesRecord, item_releases, kep_refs, split_presenters
 from releases.models import Release
 from releases.services.retro import retro_notes_import
+from sigtracker.importing import ImportFailure
 
 from .models import AgendaItem, Meeting
 
@@ -36,6 +37,26 @@ _MEETING_FIELDS = (
     "source",
 )
 _ITEM_FIELDS = ("title", "presenters_text", "body", "links", "related_release_id")
+
+#: Bytes of an agenda item's title, notes and presenters together that the full-text index may be asked to hold.
+#: PostgreSQL refuses a tsvector over 1 MB ("string is too long for tsvector", issue 17 J) and the GIN index of
+#: migration 0002 is built on every row; a tsvector can take up to about four times the bytes of its text (short
+#: distinct words), so a text of 200 kB always fits. The longest real item (SIG Node, 2021) has under 5 kB.
+MAX_INDEXED_ITEM_BYTES = 200_000
+
+
+def _check_indexable(notes: NotesRecord) -> None:
+    """Raise ImportFailure, naming the line, for the first agenda item too long for the full-text index."""
+    for meeting in notes.meetings:
+        for item in meeting.items:
+            size = sum(len(text.encode()) for text in (item.title, item.body, item.presenters_text))
+            if size > MAX_INDEXED_ITEM_BYTES:
+                raise ImportFailure(
+                    f"agenda item too long to search ({size:,} bytes; the limit is {MAX_INDEXED_ITEM_BYTES:,}); "
+                    "file not imported",
+                    source=notes.source,
+                    line=item.line,
+                )
 
 
 @dataclass
@@ -101,7 +122,9 @@ def meeting_notes_import(*, notes: NotesRecord, sig: Sig | str) -> NotesImportRe
     Meetings are matched by (sig, date) and agenda items by their order in the meeting; rows that would not
     change are not written, items beyond the new count are deleted. Retro content goes through
     `releases.services.retro.retro_notes_import`. A constant number of queries per file, whatever its size.
+    Raises ImportFailure, before writing anything, for an agenda item too long for the full-text index.
     """
+    _check_indexable(notes)
     sig = _sig(sig)
     result = NotesImportResult()
     new_people: list[str] = []
@@ -159,7 +182,15 @@ def meeting_notes_import(*, notes: NotesRecord, sig: Sig | str) -> NotesImportRe
     if changed_meetings:
         Meeting.objects.bulk_update(changed_meetings, _MEETING_FIELDS)
 
-    items_changed = _write_items(rows, people, keps, releases)
+    try:
+        items_changed = _write_items(rows, people, keps, releases)
+    except DatabaseError as exc:  # OperationalError on psycopg (ProgramLimitExceeded)
+        # Should _check_indexable's bound ever be too generous, the file is still skipped in one line, not a
+        # traceback that stops the import; this function's transaction undoes what it wrote.
+        if "tsvector" not in str(exc):
+            raise
+        reason = f"agenda text too long to search ({str(exc).splitlines()[0]})"
+        raise ImportFailure(reason, source=notes.source) from exc
     if new_people:
         # Another year's file, imported earlier, may name them as a bare word ("[vinaykul]", 2019) before this
         # file's "[@vinaykul]" (2020) created them: link those items now, as a fresh import would have.

@@ -192,6 +192,46 @@ def test_bad_file_among_good_is_skipped_with_exit_1(db, tmp_path):
     assert list(Meeting.objects.values_list("date", flat=True)) == [D(2020, 1, 7)]
 
 
+def test_item_too_large_to_index_skips_its_file_and_the_next_is_read(db, tmp_path):
+    # Issue 17 J: a 100,000-line table aborted the whole import ("string is too long for tsvector", PostgreSQL's
+    # 1 MB limit on the full-text index of migration 0002) and the next file was never read.
+    folder = tmp_path / "sig-node"
+    folder.mkdir()
+    table = "| KEP | owner |\n|---|---|\n" + "".join(f"| kep-{i} | owner{i} |\n" for i in range(100_000))
+    (folder / "meeting-notes-2021.md").write_text(
+        "## Jan 5, 2021\n\n* [a] written before the table?\n\n## Jan 12, 2021\n\n* [b] the table\n\n" + table
+    )
+    (folder / "meeting-notes-2022.md").write_text("## Jan 4, 2022\n\n* [c] fine\n")
+    status, out, err = run(folder)
+    assert status == 1
+    skipped = [line for line in err.splitlines() if "meeting-notes-2021.md" in line]
+    assert len(skipped) == 1, err
+    assert "meeting-notes-2021.md:7:" in skipped[0] and "too long" in skipped[0]
+    assert "Traceback" not in err
+    assert list(Meeting.objects.values_list("date", flat=True)) == [D(2022, 1, 4)]
+    assert AgendaItem.objects.count() == 1
+
+
+def test_database_refusing_the_index_also_skips_the_file_in_one_line(postgres_only, tmp_path, monkeypatch):
+    # The byte bound is what normally catches it; should it ever be too generous, PostgreSQL's own refusal is
+    # still reported as one skipped file, and the next file still read.
+    import meetings.services
+
+    monkeypatch.setattr(meetings.services, "MAX_INDEXED_ITEM_BYTES", 10**9)
+    folder = tmp_path / "sig-node"
+    folder.mkdir()
+    words = " ".join(f"w{i}" for i in range(300_000))
+    (folder / "meeting-notes-2021.md").write_text(f"## Jan 5, 2021\n\n* [a] first\n\n* [b] words\n\n{words}\n")
+    (folder / "meeting-notes-2022.md").write_text("## Jan 4, 2022\n\n* [c] fine\n")
+    status, out, err = run(folder)
+    assert status == 1
+    assert [line for line in err.splitlines() if "meeting-notes-2021.md" in line] == [
+        line for line in err.splitlines() if "too long to search" in line
+    ]
+    assert "Traceback" not in err
+    assert list(Meeting.objects.values_list("date", flat=True)) == [D(2022, 1, 4)]
+
+
 def test_usage_errors_exit_2(db, tmp_path):
     assert run(tmp_path / "missing.md")[0] == 2
     notes = tmp_path / "notes-2020.md"
