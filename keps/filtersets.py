@@ -11,7 +11,7 @@ from .models import DesignGroup, FeatureGate, Kep, Sig
 
 
 def _sigs(request=None):
-    return Sig.objects.all()
+    return Sig.objects.listed()
 
 
 def _design_groups(request=None):

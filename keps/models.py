@@ -29,6 +29,14 @@ class NaturalKeyManager(models.Manager):
         return self.get(**dict(zip(self.key_fields, values, strict=True)))
 
 
+class SigManager(NaturalKeyManager):
+    def listed(self):
+        """The SIGs to offer in SIG filters: those of kubernetes/community's sigs.yaml once it has been imported
+        (not kep.yaml spellings such as `sig-machinery`); every SIG before that, so a database without it works."""
+        community = self.get_queryset().filter(in_community=True)
+        return community if community.exists() else self.get_queryset()
+
+
 class PersonManager(models.Manager):
     def get_by_natural_key(self, github):
         return self.get(github__iexact=github)
@@ -56,7 +64,7 @@ class Sig(models.Model):
         default=False, help_text="Listed in kubernetes/community's sigs.yaml (not only named in a kep.yaml)."
     )
 
-    objects = NaturalKeyManager("slug")
+    objects = SigManager("slug")
 
     class Meta:
         ordering = ["slug"]

@@ -52,7 +52,7 @@ def search_agenda_items(queryset: QuerySet[Meeting], text: str) -> QuerySet[Meet
 
 
 def _sigs(request=None):
-    return Sig.objects.all()
+    return Sig.objects.listed()
 
 
 def _years():

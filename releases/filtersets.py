@@ -39,7 +39,10 @@ class TrackedEnhancementFilterSet(django_filters.FilterSet):
         widget=forms.TextInput(attrs={"placeholder": "KEP number, title or @contact", "type": "search"}),
     )
     sig = django_filters.ModelChoiceFilter(
-        queryset=Sig.objects.order_by("slug"), to_field_name="slug", label="SIG", empty_label="Any SIG"
+        queryset=lambda request=None: Sig.objects.listed().order_by("slug"),
+        to_field_name="slug",
+        label="SIG",
+        empty_label="Any SIG",
     )
     type = django_filters.ChoiceFilter(choices=EnhancementType.choices, label="Type", empty_label="Any type")
     stage = django_filters.ChoiceFilter(

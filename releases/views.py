@@ -46,7 +46,7 @@ class DashboardView(TemplateView):
         release = Release.objects.current()
         sig = None
         sig_slug = self.request.GET.get("sig", "").strip()
-        sigs = list(Sig.objects.order_by("slug"))
+        sigs = list(Sig.objects.listed().order_by("slug"))
         if sig_slug:
             sig = next((s for s in sigs if s.slug == sig_slug), None)
         context.update(nav="releases", now=now, release=release, sigs=sigs, sig=sig, sig_slug=sig_slug)

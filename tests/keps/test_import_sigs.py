@@ -256,3 +256,33 @@ def test_without_sigs_yaml_spellings_are_kept_but_aliases_still_apply(tmp_path):
 def test_no_person_called_tbd(tmp_path, placeholder):
     import_keps(_kep_tree(tmp_path, approvers=(placeholder, "@alice")))
     assert sorted(Person.objects.values_list("github", flat=True)) == ["alice"]
+
+
+# -- SIG filters list the community's SIGs -------------------------------------------------------------------
+
+
+def _options(client, url: str, name: str) -> set[str]:
+    import re
+
+    html = client.get(url).content.decode()
+    select = re.search(rf'<select name="{name}"[^>]*>(.*?)</select>', html, re.S)
+    return set(re.findall(r'<option value="([^"]+)"', select.group(1)))
+
+
+def test_sig_filters_show_community_sigs_only_once_sigs_yaml_is_imported(client, older):
+    from releases.models import Release
+
+    for slug in ("sig-node", "TBD", "sig-machinery", "sig-scheduler"):
+        SigFactory(slug=slug)
+    release = Release.objects.create(version="1.27")
+    pages = [
+        ("/keps/", "owning_sig"),
+        ("/keps/", "participating_sig"),
+        ("/meetings/", "sig"),
+        (f"/releases/{release.version}/enhancements/", "sig"),
+    ]
+    for url, name in pages:  # before: every SIG row, as the demo has them
+        assert {"TBD", "sig-machinery"} <= _options(client, url, name)
+    run(older)
+    for url, name in pages:
+        assert _options(client, url, name) == {"sig-node", "sig-scheduling", "wg-resource-management"}, url
