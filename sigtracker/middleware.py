@@ -9,6 +9,9 @@ from django.contrib.auth.views import redirect_to_login
 #: `SCRIPT_NAME: /healthz` on `/healthz/releases/` would pass for /healthz and still route to /releases/ (issue 17 A).
 PUBLIC_PATHS = ("/healthz",)
 PUBLIC_PREFIXES = ("/admin/login/", "/admin/logout/", "/static/")
+#: Not redirected to the login form: the API answers anonymous requests itself, 401 in JSON in private mode
+#: (api/permissions.py), which a script can read.
+SELF_GUARDED_PREFIXES = ("/api/",)
 
 
 def is_public_path(path_info: str) -> bool:
@@ -26,6 +29,7 @@ class LoginRequiredMiddleware:
             settings.SIGTRACKER_REQUIRE_LOGIN
             and not request.user.is_authenticated
             and not is_public_path(request.path_info)
+            and not request.path_info.startswith(SELF_GUARDED_PREFIXES)
         ):
             return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
         return self.get_response(request)

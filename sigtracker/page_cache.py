@@ -35,7 +35,9 @@ WRITER_LOCK_KEY = 7_316_544_023_891_537_261
 TRIGGER_PREFIX = "sigtracker_gen_"
 #: Matched against `path_info`, which is what the URL resolver routes (`path` starts with a client-settable
 #: SCRIPT_NAME, issue 17 A).
-SKIPPED_PREFIXES = ("/admin/", "/healthz", "/static/")
+# /api/ does its own conditional requests (ETag, api/caching.py), answers by Accept header and must count each
+# request against its rate limit: a cached copy would skip all three.
+SKIPPED_PREFIXES = ("/admin/", "/healthz", "/static/", "/api/")
 
 _memo = {"value": None, "read_at": 0.0}
 

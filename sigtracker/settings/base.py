@@ -39,6 +39,10 @@ INSTALLED_APPS = [
     "keps",
     "releases",
     "meetings",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -243,6 +247,51 @@ GITHUB_API_URL = os.environ.get("GITHUB_API_URL", "https://api.github.com")
 SIGTRACKER_GITHUB_REPO = os.environ.get("SIGTRACKER_GITHUB_REPO", "kubernetes/enhancements")
 
 DJANGO_TABLES2_TEMPLATE = "django_tables2/table.html"
+
+# Read API (/api/v1/, api/): JSON, read-only, documented at /api/v1/schema/. Anonymous reads are limited per IP
+# (SIGTRACKER_API_ANON_RATE, "N/second|minute|hour|day"); a token (admin or `manage.py create_api_token`) lifts it.
+SIGTRACKER_API_ANON_RATE = os.environ.get("SIGTRACKER_API_ANON_RATE", "120/minute")
+# The throttle's counters: a cache every web process shares (see CACHES); if it is down, reads are not limited.
+SIGTRACKER_API_THROTTLE_CACHE = "shared"
+# Cache-Control max-age of anonymous API answers, in seconds.
+SIGTRACKER_API_MAX_AGE = int(os.environ.get("SIGTRACKER_API_MAX_AGE", "60"))
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["api.permissions.PublicReadOnly"],
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.AnonymousIpThrottle"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    "DEFAULT_PARSER_CLASSES": [],
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.StableCursorPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Proxies in front that append to X-Forwarded-For; 0 reads the client from the socket (a header cannot fake it).
+    "NUM_PROXIES": int(os.environ.get("SIGTRACKER_API_NUM_PROXIES", "0")),
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "sigtracker API",
+    "DESCRIPTION": "Read-only JSON over every table sigtracker shows: releases, tracked enhancements, status "
+    "history, KEPs, feature gates, design groups, meetings, agenda items, retros, SIGs. Send `Authorization: Token "
+    "<key>` to lift the anonymous rate limit (and, in private mode, to read at all).",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    # The docs page's JavaScript is served from our static files, not a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "EnhancementStatusEnum": "releases.choices.EnhancementStatus",
+        "ActionStatusEnum": "releases.choices.ActionStatus",
+        "KepStatusEnum": "keps.choices.KepStatus",
+    },
+}
 
 LOGGING = {
     "version": 1,

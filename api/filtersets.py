@@ -1,0 +1,105 @@
+"""Filters the pages do not have: the API's own lists (history, agenda items, retros, SIGs) and the release a
+tracked-enhancement list belongs to. Lists the pages have reuse the pages' FilterSets unchanged."""
+
+import django_filters
+from django.db.models import Q
+
+from keps.choices import SigKind
+from keps.models import Sig
+from meetings.filtersets import matching_agenda_items
+from meetings.models import AgendaItem
+from releases.choices import ActionStatus, EnhancementStatus
+from releases.filtersets import TrackedEnhancementFilterSet
+from releases.models import EnhancementStatusChange, Release, RetroItem, Retrospective
+from releases.selectors import OPEN_ACTION_STATUSES
+from sigtracker.text import bound_search_text
+
+
+def _releases(request=None):
+    return Release.objects.all()
+
+
+def _sigs(request=None):
+    return Sig.objects.all()
+
+
+class TrackedEnhancementApiFilterSet(TrackedEnhancementFilterSet):
+    """The enhancement list page's filters, plus the release the page has in its URL."""
+
+    release = django_filters.ModelChoiceFilter(
+        queryset=_releases, to_field_name="version", required=True, label="Release version, e.g. 1.27"
+    )
+
+
+class StatusChangeFilterSet(django_filters.FilterSet):
+    release = django_filters.ModelChoiceFilter(
+        field_name="tracked_enhancement__release", queryset=_releases, to_field_name="version", label="Release"
+    )
+    sig = django_filters.ModelChoiceFilter(
+        field_name="tracked_enhancement__sig", queryset=_sigs, to_field_name="slug", label="SIG"
+    )
+    kep = django_filters.NumberFilter(field_name="tracked_enhancement__kep__number", label="KEP number", min_value=1)
+    to_status = django_filters.ChoiceFilter(choices=EnhancementStatus.choices, label="New status")
+    since = django_filters.IsoDateTimeFilter(field_name="changed_at", lookup_expr="gte", label="Changed at or after")
+
+    class Meta:
+        model = EnhancementStatusChange
+        fields = ["release", "sig", "kep", "to_status", "since"]
+
+
+class AgendaItemFilterSet(django_filters.FilterSet):
+    q = django_filters.CharFilter(method="search", label="Full-text search (title, notes, presenters)")
+    sig = django_filters.ModelChoiceFilter(field_name="meeting__sig", queryset=_sigs, to_field_name="slug")
+    kep = django_filters.NumberFilter(field_name="keps__number", label="KEP number", min_value=1, distinct=True)
+    release = django_filters.ModelChoiceFilter(
+        field_name="related_release", queryset=_releases, to_field_name="version", label="Related release"
+    )
+    meeting = django_filters.NumberFilter(field_name="meeting_id", label="Meeting id")
+
+    class Meta:
+        model = AgendaItem
+        fields = ["q", "sig", "kep", "release", "meeting"]
+
+    def search(self, queryset, name, value):
+        # The same search as the meetings page's `q` (meetings.filtersets.matching_agenda_items).
+        if not bound_search_text(value):
+            return queryset
+        return queryset.filter(pk__in=matching_agenda_items(value, using=queryset.db).values("pk"))
+
+
+class RetrospectiveFilterSet(django_filters.FilterSet):
+    release = django_filters.ModelChoiceFilter(queryset=_releases, to_field_name="version")
+    sig = django_filters.ModelChoiceFilter(queryset=_sigs, to_field_name="slug")
+
+    class Meta:
+        model = Retrospective
+        fields = ["release", "sig"]
+
+
+class ActionItemFilterSet(django_filters.FilterSet):
+    release = django_filters.ModelChoiceFilter(
+        field_name="retrospective__release", queryset=_releases, to_field_name="version", label="Retro's release"
+    )
+    sig = django_filters.ModelChoiceFilter(field_name="retrospective__sig", queryset=_sigs, to_field_name="slug")
+    status = django_filters.ChoiceFilter(choices=ActionStatus.choices)
+    open = django_filters.BooleanFilter(method="filter_open", label="Open or in progress")
+    owner = django_filters.CharFilter(field_name="owner__github", lookup_expr="iexact", label="Owner (GitHub handle)")
+
+    class Meta:
+        model = RetroItem
+        fields = ["release", "sig", "status", "open", "owner"]
+
+    def filter_open(self, queryset, name, value):
+        if value is None:
+            return queryset
+        condition = Q(status__in=OPEN_ACTION_STATUSES)
+        return queryset.filter(condition) if value else queryset.exclude(condition)
+
+
+class SigFilterSet(django_filters.FilterSet):
+    kind = django_filters.ChoiceFilter(choices=SigKind.choices)
+    in_community = django_filters.BooleanFilter(label="Listed in kubernetes/community's sigs.yaml")
+
+    class Meta:
+        model = Sig
+        fields = ["kind", "in_community"]

@@ -1,0 +1,17 @@
+from django.conf import settings
+from rest_framework import permissions
+
+
+class PublicReadOnly(permissions.BasePermission):
+    """Reads only. Anyone may read what the public pages show; in private mode (SIGTRACKER_REQUIRE_LOGIN) only a
+    token or a logged-in session may, and anyone else gets a 401 in JSON (the site's login middleware lets /api/
+    through so that a script gets an answer it can read rather than a redirect to a login form)."""
+
+    message = "This sigtracker is private: send 'Authorization: Token <key>'."
+
+    def has_permission(self, request, view):
+        if request.method not in permissions.SAFE_METHODS:
+            return False
+        if settings.SIGTRACKER_REQUIRE_LOGIN:
+            return bool(request.user and request.user.is_authenticated)
+        return True

@@ -1,0 +1,383 @@
+"""What each API row says: the columns of the matching page, with `url` to the page. Every field reads only
+what the view's selector joined or prefetched, so a list costs the same queries whatever its length."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from keps.models import DesignGroup, FeatureGate, Kep, Sig
+from meetings.models import AgendaItem, Meeting
+from releases.models import (
+    EnhancementStatusChange,
+    Milestone,
+    Release,
+    ReleaseStats,
+    RetroItem,
+    Retrospective,
+    TrackedEnhancement,
+)
+
+
+@extend_schema_field(OpenApiTypes.URI)
+class PageUrlField(serializers.Field):
+    """The absolute address of the object's page (`get_absolute_url`)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("source", "*")
+        kwargs["read_only"] = True
+        super().__init__(**kwargs)
+
+    def to_representation(self, obj):
+        url = obj.get_absolute_url()
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request else url
+
+
+def slugs() -> serializers.SlugRelatedField:
+    """A many-to-many field as a list of slugs."""
+    return serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+
+
+def handles() -> serializers.SlugRelatedField:
+    """A many-to-many field of people as a list of GitHub handles."""
+    return serializers.SlugRelatedField(slug_field="github", many=True, read_only=True)
+
+
+class SigSerializer(serializers.ModelSerializer):
+    display_name = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Sig
+        fields = [
+            "slug",
+            "name",
+            "display_name",
+            "kind",
+            "label",
+            "mission",
+            "mailing_list_url",
+            "slack_channel",
+            "in_community",
+        ]
+
+
+class MilestoneSerializer(serializers.ModelSerializer):
+    sig = serializers.CharField(source="sig.slug", read_only=True, allow_null=True, default=None)
+    title = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Milestone
+        fields = ["kind", "title", "at", "all_day", "quoted_timezone", "exception_deadline", "sig"]
+
+    def get_title(self, obj) -> str:
+        return obj.label or obj.get_kind_display()
+
+
+class ReleaseStatsSerializer(serializers.ModelSerializer):
+    sig = serializers.CharField(source="sig.slug", read_only=True, allow_null=True, default=None)
+
+    class Meta:
+        model = ReleaseStats
+        fields = [
+            "sig",
+            "source",
+            "tracked",
+            "done",
+            "deferred",
+            "removed",
+            "merge_rate",
+            "merge_rate_change",
+            "counts",
+            "funnel",
+            "slips",
+            "computed_at",
+        ]
+
+
+class ReleaseSerializer(serializers.ModelSerializer):
+    release_date = serializers.DateField(source="release_on", read_only=True, allow_null=True)
+    enhancements_freeze_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    code_freeze_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    tracked = serializers.IntegerField(read_only=True, allow_null=True, help_text="All SIGs; null: not computed.")
+    done = serializers.IntegerField(read_only=True, allow_null=True)
+    merge_rate = serializers.FloatField(read_only=True, allow_null=True, help_text="done / tracked, 0..1.")
+    milestones = MilestoneSerializer(many=True, read_only=True)
+    stats = ReleaseStatsSerializer(many=True, read_only=True, help_text="All SIGs (sig null) and each SIG.")
+    url = PageUrlField()
+
+    class Meta:
+        model = Release
+        fields = [
+            "version",
+            "name",
+            "state",
+            "cycle_start",
+            "planned_release_date",
+            "actual_release_date",
+            "release_date",
+            "enhancements_freeze_at",
+            "code_freeze_at",
+            "tracked",
+            "done",
+            "merge_rate",
+            "milestones",
+            "stats",
+            "url",
+        ]
+
+
+class TrackedEnhancementSerializer(serializers.ModelSerializer):
+    release = serializers.CharField(source="release.version", read_only=True)
+    kep = serializers.IntegerField(source="kep.number", read_only=True)
+    kep_title = serializers.CharField(source="kep.title", read_only=True)
+    sig = serializers.CharField(source="sig.slug", read_only=True)
+    enhancements_contact = serializers.CharField(
+        source="enhancements_contact.github", read_only=True, allow_null=True, default=None
+    )
+    slips = serializers.IntegerField(read_only=True, help_text="Slips of this KEP up to and including this release.")
+    is_at_risk = serializers.BooleanField(read_only=True)
+    is_final = serializers.BooleanField(read_only=True)
+    url = PageUrlField()
+
+    class Meta:
+        model = TrackedEnhancement
+        fields = [
+            "id",
+            "release",
+            "kep",
+            "kep_title",
+            "sig",
+            "type",
+            "target_stage",
+            "status",
+            "is_at_risk",
+            "is_final",
+            "enhancements_contact",
+            "slips",
+            "github_issue_url",
+            "updated_at",
+            "url",
+        ]
+
+
+class StatusChangeSerializer(serializers.ModelSerializer):
+    tracked_enhancement = serializers.IntegerField(source="tracked_enhancement_id", read_only=True)
+    release = serializers.CharField(source="tracked_enhancement.release.version", read_only=True)
+    kep = serializers.IntegerField(source="tracked_enhancement.kep.number", read_only=True)
+    sig = serializers.CharField(source="tracked_enhancement.sig.slug", read_only=True)
+
+    class Meta:
+        model = EnhancementStatusChange
+        fields = [
+            "id",
+            "tracked_enhancement",
+            "release",
+            "kep",
+            "sig",
+            "from_status",
+            "to_status",
+            "changed_at",
+            "author",
+            "source",
+            "link",
+            "assumed",
+            "note",
+        ]
+
+
+class KepSerializer(serializers.ModelSerializer):
+    owning_sig = serializers.CharField(source="owning_sig.slug", read_only=True)
+    design_groups = slugs()
+    url = PageUrlField()
+    issue_url = serializers.URLField(read_only=True)
+
+    class Meta:
+        model = Kep
+        fields = [
+            "number",
+            "title",
+            "slug",
+            "owning_sig",
+            "status",
+            "stage",
+            "latest_milestone",
+            "alpha_milestone",
+            "beta_milestone",
+            "stable_milestone",
+            "deprecated_milestone",
+            "design_groups",
+            "issue_url",
+            "url",
+        ]
+
+
+class PrrApprovalSerializer(serializers.Serializer):
+    stage = serializers.CharField()
+    approver = serializers.CharField(source="approver.github")
+
+
+class KepDetailSerializer(KepSerializer):
+    participating_sigs = slugs()
+    authors = handles()
+    reviewers = handles()
+    approvers = handles()
+    feature_gates = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
+    prr_approvals = PrrApprovalSerializer(many=True, read_only=True)
+
+    class Meta(KepSerializer.Meta):
+        fields = [
+            *KepSerializer.Meta.fields,
+            "participating_sigs",
+            "authors",
+            "reviewers",
+            "approvers",
+            "feature_gates",
+            "prr_approvals",
+            "creation_date",
+            "last_updated",
+            "disable_supported",
+        ]
+
+
+class FeatureGateSerializer(serializers.ModelSerializer):
+    kep = serializers.IntegerField(source="kep.number", read_only=True)
+    kep_title = serializers.CharField(source="kep.title", read_only=True)
+    owning_sig = serializers.CharField(source="kep.owning_sig.slug", read_only=True)
+    stage = serializers.CharField(source="kep.stage", read_only=True, help_text="The stage kep.yaml plans.")
+    alpha_reached = serializers.CharField(read_only=True, allow_null=True, help_text="Release it shipped alpha in.")
+    beta_reached = serializers.CharField(read_only=True, allow_null=True)
+    stable_reached = serializers.CharField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = FeatureGate
+        fields = [
+            "name",
+            "components",
+            "kep",
+            "kep_title",
+            "owning_sig",
+            "stage",
+            "alpha_reached",
+            "beta_reached",
+            "stable_reached",
+        ]
+
+
+class DesignGroupSerializer(serializers.ModelSerializer):
+    sigs = slugs()
+    keps = serializers.SlugRelatedField(slug_field="number", many=True, read_only=True)
+    kep_count = serializers.IntegerField(read_only=True)
+    active_count = serializers.IntegerField(read_only=True)
+    url = PageUrlField()
+
+    class Meta:
+        model = DesignGroup
+        fields = ["slug", "name", "summary", "coverage_status", "sigs", "keps", "kep_count", "active_count", "url"]
+
+
+class MeetingSerializer(serializers.ModelSerializer):
+    sig = serializers.CharField(source="sig.slug", read_only=True)
+    item_count = serializers.IntegerField(read_only=True)
+    url = PageUrlField()
+
+    class Meta:
+        model = Meeting
+        fields = [
+            "id",
+            "sig",
+            "date",
+            "title",
+            "cancelled",
+            "recording_url",
+            "open_prs",
+            "prs_created",
+            "prs_updated",
+            "prs_closed",
+            "prs_merged",
+            "item_count",
+            "url",
+        ]
+
+
+class AgendaItemSerializer(serializers.ModelSerializer):
+    meeting = serializers.IntegerField(source="meeting_id", read_only=True)
+    sig = serializers.CharField(source="meeting.sig.slug", read_only=True)
+    date = serializers.DateField(source="meeting.date", read_only=True)
+    presenters = handles()
+    keps = serializers.SlugRelatedField(slug_field="number", many=True, read_only=True)
+    related_release = serializers.CharField(
+        source="related_release.version", read_only=True, allow_null=True, default=None
+    )
+    links = serializers.ListField(child=serializers.CharField(), read_only=True)
+    url = PageUrlField()
+
+    class Meta:
+        model = AgendaItem
+        fields = [
+            "id",
+            "meeting",
+            "sig",
+            "date",
+            "order",
+            "title",
+            "presenters",
+            "presenters_text",
+            "body",
+            "keps",
+            "links",
+            "related_release",
+            "url",
+        ]
+
+
+class MeetingDetailSerializer(MeetingSerializer):
+    agenda_items = AgendaItemSerializer(many=True, read_only=True)
+
+    class Meta(MeetingSerializer.Meta):
+        fields = [*MeetingSerializer.Meta.fields, "agenda_items"]
+
+
+class RetroItemSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.github", read_only=True, allow_null=True, default=None)
+    due_release = serializers.CharField(source="due_release.version", read_only=True, allow_null=True, default=None)
+
+    class Meta:
+        model = RetroItem
+        fields = ["id", "category", "order", "text", "owner", "status", "due_release"]
+
+
+class RetrospectiveSerializer(serializers.ModelSerializer):
+    release = serializers.CharField(source="release.version", read_only=True)
+    sig = serializers.CharField(source="sig.slug", read_only=True)
+    items = RetroItemSerializer(many=True, read_only=True)
+    url = PageUrlField()
+
+    class Meta:
+        model = Retrospective
+        fields = [
+            "id",
+            "release",
+            "sig",
+            "date",
+            "summary",
+            "source_url",
+            "recorded_tracked",
+            "recorded_merged",
+            "items",
+            "url",
+        ]
+
+
+class ActionItemSerializer(RetroItemSerializer):
+    release = serializers.CharField(source="retrospective.release.version", read_only=True)
+    sig = serializers.CharField(source="retrospective.sig.slug", read_only=True)
+    retrospective = serializers.IntegerField(source="retrospective_id", read_only=True)
+    url = serializers.SerializerMethodField()
+
+    class Meta(RetroItemSerializer.Meta):
+        fields = ["id", "release", "sig", "retrospective", "text", "owner", "status", "due_release", "url"]
+
+    def get_url(self, obj) -> str:
+        url = obj.retrospective.get_absolute_url()
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request else url

@@ -1,0 +1,235 @@
+"""The read API: one viewset per table the pages show, each on the page's selector and FilterSet.
+
+Lists are cursor-paginated in a stable order (`ordering`: first field nearly unique, the rest break ties) and cost
+the same number of queries whatever their length (tests/api/test_queries.py). Every answer carries an ETag and
+answers 304 to a matching If-None-Match before any query runs (api/caching.py).
+"""
+
+from django.db.models import F, Prefetch
+from django.shortcuts import get_object_or_404
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework import mixins, routers, viewsets
+
+from keps import selectors as kep_selectors
+from keps.filtersets import DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet
+from keps.models import Kep, Sig
+from meetings import selectors as meeting_selectors
+from meetings.filtersets import MeetingFilterSet
+from meetings.models import AgendaItem
+from releases import selectors as release_selectors
+from releases.choices import RetroCategory
+from releases.filtersets import ReleaseFilterSet
+from releases.models import (
+    EnhancementStatusChange,
+    Milestone,
+    Release,
+    ReleaseStats,
+    RetroItem,
+    Retrospective,
+    TrackedEnhancement,
+)
+
+from . import serializers
+from .caching import ConditionalGetMixin
+from .filtersets import (
+    ActionItemFilterSet,
+    AgendaItemFilterSet,
+    RetrospectiveFilterSet,
+    SigFilterSet,
+    StatusChangeFilterSet,
+    TrackedEnhancementApiFilterSet,
+)
+
+
+def _version_order(prefix: str = ""):
+    """A sortable number for a release's version (1.9 before 1.10), for cursor pagination."""
+    return F(f"{prefix}major") * 1000 + F(f"{prefix}minor")
+
+
+class ReadOnlyViewSet(ConditionalGetMixin, viewsets.ReadOnlyModelViewSet):
+    """A list and one row by its key."""
+
+
+class ListOnlyViewSet(ConditionalGetMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
+    """A list only: rows are addressed by filters, not by id."""
+
+
+class ReleaseViewSet(ReadOnlyViewSet):
+    """Releases, oldest first, with their milestones and stats (all SIGs and per SIG), as `/releases/` shows."""
+
+    serializer_class = serializers.ReleaseSerializer
+    filterset_class = ReleaseFilterSet
+    lookup_field = "version"
+    lookup_value_regex = r"v?[0-9]{1,4}\.[0-9]{1,4}"
+    ordering = ("version_order",)
+
+    def get_queryset(self):
+        return (
+            release_selectors.release_list()
+            .annotate(version_order=_version_order())
+            .prefetch_related(
+                Prefetch("milestones", queryset=Milestone.objects.select_related("sig").order_by("at", "kind", "pk")),
+                Prefetch("stats", queryset=ReleaseStats.objects.select_related("sig").order_by("sig__slug", "pk")),
+            )
+        )
+
+    def get_object(self):
+        return get_object_or_404(self.get_queryset(), version=self.kwargs["version"].removeprefix("v"))
+
+
+class TrackedEnhancementViewSet(ListOnlyViewSet):
+    """A release's tracked enhancements with the enhancement list page's filters (`?release=1.27` required), in
+    KEP-number order, with slips counted as the page does."""
+
+    serializer_class = serializers.TrackedEnhancementSerializer
+    filterset_class = TrackedEnhancementApiFilterSet
+    ordering = ("kep_number",)
+
+    def get_queryset(self):
+        version = self.request.query_params.get("release", "")
+        release = Release.objects.filter(version=version).first() if version else None
+        if release is None:  # the FilterSet answers 400 for a missing or unknown release
+            return TrackedEnhancement.objects.none()
+        return release_selectors.tracked_enhancement_list(release=release).annotate(kep_number=F("kep__number"))
+
+
+class StatusChangeViewSet(ListOnlyViewSet):
+    """Every status change of tracked enhancements, newest first (the history behind each board)."""
+
+    serializer_class = serializers.StatusChangeSerializer
+    filterset_class = StatusChangeFilterSet
+    ordering = ("-changed_at", "-pk")
+
+    def get_queryset(self):
+        return EnhancementStatusChange.objects.select_related(
+            "tracked_enhancement__release", "tracked_enhancement__kep", "tracked_enhancement__sig"
+        )
+
+
+class KepViewSet(ReadOnlyViewSet):
+    """KEPs with the KEP list's kepctl-like filters; one KEP (by number) with people, gates and PRR approvals."""
+
+    filterset_class = KepFilterSet
+    lookup_field = "number"
+    lookup_value_regex = r"[0-9]{1,9}"
+    ordering = ("number",)
+
+    def get_serializer_class(self):
+        return serializers.KepDetailSerializer if self.action == "retrieve" else serializers.KepSerializer
+
+    def get_queryset(self):
+        if self.action == "retrieve":
+            return kep_selectors.kep_detail_queryset()
+        return kep_selectors.kep_list()
+
+
+class FeatureGateViewSet(ListOnlyViewSet):
+    """The feature-gate ledger: each gate with its KEP and the releases it shipped alpha, beta, stable in."""
+
+    serializer_class = serializers.FeatureGateSerializer
+    filterset_class = FeatureGateFilterSet
+    ordering = ("name", "pk")
+
+    def get_queryset(self):
+        return kep_selectors.feature_gate_list()
+
+
+class DesignGroupViewSet(ReadOnlyViewSet):
+    serializer_class = serializers.DesignGroupSerializer
+    filterset_class = DesignGroupFilterSet
+    lookup_field = "slug"
+    ordering = ("name", "pk")
+
+    def get_queryset(self):
+        return kep_selectors.design_group_list().prefetch_related(
+            Prefetch("keps", queryset=Kep.objects.only("pk", "number").order_by("number"))
+        )
+
+
+class MeetingViewSet(ReadOnlyViewSet):
+    """Meetings newest first with the meetings page's filters, `?q=` searching agenda items in full text; one
+    meeting (by id) with its agenda."""
+
+    filterset_class = MeetingFilterSet
+    ordering = ("-date", "sig_slug")
+
+    def get_serializer_class(self):
+        return serializers.MeetingDetailSerializer if self.action == "retrieve" else serializers.MeetingSerializer
+
+    def get_queryset(self):
+        queryset = meeting_selectors.meeting_list().annotate(sig_slug=F("sig__slug"))
+        if self.action == "retrieve":
+            queryset = queryset.prefetch_related(Prefetch("agenda_items", queryset=_agenda_items().order_by("order")))
+        return queryset
+
+
+def _agenda_items():
+    return (
+        AgendaItem.objects.select_related("meeting__sig", "related_release")
+        .prefetch_related("presenters", Prefetch("keps", queryset=Kep.objects.only("pk", "number")))
+        .annotate(meeting_date=F("meeting__date"))
+    )
+
+
+class AgendaItemViewSet(ListOnlyViewSet):
+    """Agenda items, newest meeting first; `?q=` is the meetings page's full-text search."""
+
+    serializer_class = serializers.AgendaItemSerializer
+    filterset_class = AgendaItemFilterSet
+    ordering = ("-meeting_date", "-meeting_id", "order")
+
+    def get_queryset(self):
+        return _agenda_items()
+
+
+class RetrospectiveViewSet(ReadOnlyViewSet):
+    """Retros, newest release first, each with what went well, what to improve and its action items."""
+
+    serializer_class = serializers.RetrospectiveSerializer
+    filterset_class = RetrospectiveFilterSet
+    ordering = ("-release_order", "sig_slug")
+
+    def get_queryset(self):
+        items = RetroItem.objects.select_related("owner", "due_release").order_by("category", "order", "pk")
+        return (
+            Retrospective.objects.select_related("release", "sig")
+            .prefetch_related(Prefetch("items", queryset=items))
+            .annotate(release_order=_version_order("release__"), sig_slug=F("sig__slug"))
+        )
+
+
+class ActionItemViewSet(ListOnlyViewSet):
+    """Retro action items of every release (newest first), with owner, status and the release they are due in."""
+
+    serializer_class = serializers.ActionItemSerializer
+    filterset_class = ActionItemFilterSet
+    ordering = ("-release_order", "retrospective_id", "order", "pk")
+
+    def get_queryset(self):
+        return (
+            RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM)
+            .select_related("owner", "due_release", "retrospective__release", "retrospective__sig")
+            .annotate(release_order=_version_order("retrospective__release__"))
+        )
+
+
+class SigViewSet(ReadOnlyViewSet):
+    serializer_class = serializers.SigSerializer
+    filterset_class = SigFilterSet
+    lookup_field = "slug"
+    ordering = ("slug",)
+
+    def get_queryset(self):
+        return Sig.objects.all()
+
+
+class ApiRootView(ConditionalGetMixin, routers.APIRootView):
+    """sigtracker's read API. Schema: /api/v1/schema/ (OpenAPI 3), browsable docs: /api/v1/docs/."""
+
+
+class SchemaView(ConditionalGetMixin, SpectacularAPIView):
+    pass
+
+
+class DocsView(ConditionalGetMixin, SpectacularSwaggerView):
+    pass
