@@ -378,6 +378,12 @@ class ReleaseStats(models.Model):
     removed = models.PositiveIntegerField(default=0)
     merge_rate = models.FloatField(null=True, blank=True, help_text="done / tracked, 0..1.")
     merge_rate_change = models.FloatField(null=True, blank=True, help_text="Against the previous release.")
+    recorded_tracked = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The retro's recorded tally of tracked KEPs, kept beside computed figures."
+    )
+    recorded_done = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The retro's recorded tally of merged KEPs."
+    )
     counts = models.JSONField(default=dict, blank=True, help_text="Counts by status, type and stage.")
     funnel = models.JSONField(default=list, blank=True, help_text="Opted in → at each freeze → shipped.")
     slips = models.JSONField(default=list, blank=True, help_text="KEPs slipped in this release and how often.")

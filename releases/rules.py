@@ -111,6 +111,21 @@ SLIP_STATUSES = OUT_OF_PLAY
 #: Statuses after which nothing more happens to a row in this release.
 FINAL_STATUSES = (*OUT_OF_PLAY, EnhancementStatus.DONE)
 
+#: Statuses that count as "tracked" at the enhancements freeze instant: on the board and past that freeze's
+#: bar (tracked for it, or already at a later freeze, in an exception, or done). An "at risk for enhancements
+#: freeze" row at the freeze instant has missed it: the release team removes it. The merge rate's denominator
+#: (issue 11: done ÷ tracked at the enhancements freeze) and the GitHub sync's "still tracked" read this.
+TRACKED_STATUSES = (
+    EnhancementStatus.TRACKED_ENHANCEMENTS,
+    EnhancementStatus.AT_RISK_CODE,
+    EnhancementStatus.TRACKED_CODE,
+    EnhancementStatus.AT_RISK_DOCS,
+    EnhancementStatus.TRACKED_DOCS,
+    EnhancementStatus.EXCEPTION_PENDING,
+    EnhancementStatus.EXCEPTION_APPROVED,
+    EnhancementStatus.DONE,
+)
+
 
 def freeze_of_milestone(kind: str) -> Freeze | None:
     """The board freeze a milestone of `kind` checks; None for milestones that freeze nothing."""
@@ -127,6 +142,12 @@ def at_risk_statuses_for(kind: str | None) -> list[str]:
 def is_in_play(status: str | None) -> bool:
     """Whether a row in `status` still counts for the release (on the board, not deferred or removed)."""
     return bool(status) and status not in OUT_OF_PLAY
+
+
+def counts_as_tracked_at_freeze(status: str | None) -> bool:
+    """Whether a row whose board status was `status` at the enhancements freeze instant counts as tracked for
+    the release's merge rate (done ÷ tracked at that freeze). None (not on the board yet) does not."""
+    return status in TRACKED_STATUSES
 
 
 def is_ready_for(status: str, freeze: Freeze | str, *, exception_window: bool = False) -> bool:
@@ -188,18 +209,6 @@ STAGE_LABEL_PREFIX = "stage/"
 SIG_LABEL_PREFIX = "sig/"
 #: The first release whose KEPs had to be opted in with the `lead-opted-in` label.
 OPT_IN_LABEL_SINCE = (1, 26)
-
-#: Statuses that count as "tracked" at a freeze instant (on the board and past the enhancements freeze's bar).
-TRACKED_STATUSES = (
-    EnhancementStatus.TRACKED_ENHANCEMENTS,
-    EnhancementStatus.AT_RISK_CODE,
-    EnhancementStatus.TRACKED_CODE,
-    EnhancementStatus.AT_RISK_DOCS,
-    EnhancementStatus.TRACKED_DOCS,
-    EnhancementStatus.EXCEPTION_PENDING,
-    EnhancementStatus.EXCEPTION_APPROVED,
-    EnhancementStatus.DONE,
-)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from redis.exceptions import RedisError
 
 from releases.choices import EnhancementStatus, Freeze, StatsSource
 from releases.models import EnhancementStatusChange, Milestone, Release, ReleaseStats, Retrospective, TrackedEnhancement
-from releases.rules import FREEZE_MILESTONE, OUT_OF_PLAY, RELEASE_KIND
+from releases.rules import FREEZE_MILESTONE, OUT_OF_PLAY, RELEASE_KIND, counts_as_tracked_at_freeze
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +67,7 @@ def _instant_by_release(kind: str, milestone_at: dict):
 
 def _empty_figures() -> dict:
     return {
+        "rows": 0,
         "tracked": 0,
         "done": 0,
         "deferred": 0,
@@ -88,8 +89,12 @@ def release_stats_compute(*, release_ids: Iterable[int] | None = None) -> list[R
 
     Per release: one row for all SIGs together and one per SIG that tracked KEPs in it or recorded a tally
     at its retro. A release (or a SIG in it) with no tracked rows but a recorded retro tally gets
-    `source="recorded_tally"` with the tally and no counts or funnel; no rows are ever made up. The
-    following release's `merge_rate_change` is refreshed too, since it is measured against these.
+    `source="recorded_tally"` with the tally and no counts or funnel; no rows are ever made up. Where both
+    exist, the computed row keeps the tally beside it (`recorded_tracked`, `recorded_done`) for the pages to
+    show both. `tracked` is the merge rate's denominator: the rows tracked at the enhancements freeze instant
+    (`releases.rules.counts_as_tracked_at_freeze`) plus those done anyway; the funnel's first step counts every
+    row that opted in. The following release's `merge_rate_change` is refreshed too, since it is measured
+    against these.
     """
     ordered = list(Release.objects.order_by("major", "minor").values_list("pk", flat=True))
     wanted = set(ordered) if release_ids is None else {int(pk) for pk in release_ids} & set(ordered)
@@ -113,19 +118,33 @@ def release_stats_compute(*, release_ids: Iterable[int] | None = None) -> list[R
     figures: dict[tuple[int, int | None], dict] = defaultdict(_empty_figures)
     instants = {f"{key}_at": _instant_by_release(kind, milestone_at) for key, kind in _FREEZE_STEPS}
     at_freeze = {f"s_{key}": status_at_expression(f"{key}_at") for key, _ in _FREEZE_STEPS}
+    has_ef = {rel for (rel, kind) in milestone_at if kind == FREEZE_MILESTONE[Freeze.ENHANCEMENTS]}
     grouped = (
         TrackedEnhancement.objects.filter(release_id__in=wanted)
         .annotate(**instants)
         .annotate(**at_freeze)
-        .values("release_id", "sig_id", "status", "type", "target_stage", *at_freeze)
+        .annotate(has_history=Exists(EnhancementStatusChange.objects.filter(tracked_enhancement=OuterRef("pk"))))
+        .values("release_id", "sig_id", "status", "type", "target_stage", "has_history", *at_freeze)
         .annotate(n=Count("pk"))
         .order_by()
     )
     for group in grouped:
         n = group["n"]
+        # Merge rate = done ÷ tracked at the enhancements freeze instant (issue 11), by the board as it stood
+        # then. A row done although not tracked then (an exception) counts too, so the rate stays within 0..1.
+        # Where the board's past is unknown (no enhancements freeze in the schedule, a row without history)
+        # the row counts as it stands today, as before history was kept.
+        at_ef = (
+            group["release_id"] not in has_ef
+            or not group["has_history"]
+            or counts_as_tracked_at_freeze(group["s_enhancements_freeze"])
+            or group["status"] == EnhancementStatus.DONE
+        )
         for key in ((group["release_id"], group["sig_id"]), (group["release_id"], None)):
             fig = figures[key]
-            fig["tracked"] += n
+            fig["rows"] += n
+            if at_ef:
+                fig["tracked"] += n
             fig["status"][group["status"]] += n
             if group["type"]:
                 fig["type"][group["type"]] += n
@@ -156,12 +175,21 @@ def release_stats_compute(*, release_ids: Iterable[int] | None = None) -> list[R
         computed_sigs = {sig for (rel, sig) in figures if rel == release_id and sig is not None}
         tally_sigs = {sig for (rel, sig) in tallies if rel == release_id} - computed_sigs
         for sig_id in sorted(computed_sigs):
-            new_rows.append(_stats_from_rows(release_id, sig_id, figures[(release_id, sig_id)], milestone_at, slips))
+            row = _stats_from_rows(release_id, sig_id, figures[(release_id, sig_id)], milestone_at, slips)
+            # A retro tally recorded for the same release and SIG is kept beside the computed figures.
+            row.recorded_tracked, row.recorded_done = tallies.get((release_id, sig_id), (None, None))
+            new_rows.append(row)
         for sig_id in sorted(tally_sigs):
             tracked, merged = tallies[(release_id, sig_id)]
             new_rows.append(_stats_from_tally(release_id, sig_id, tracked, merged))
         if computed_sigs:
-            new_rows.append(_stats_from_rows(release_id, None, figures[(release_id, None)], milestone_at, slips))
+            row = _stats_from_rows(release_id, None, figures[(release_id, None)], milestone_at, slips)
+            if all((release_id, sig) in tallies for sig in computed_sigs):
+                # Every SIG with rows recorded a tally too: the sums compare like with like.
+                every = computed_sigs | tally_sigs
+                row.recorded_tracked = sum(tallies[(release_id, sig)][0] for sig in every)
+                row.recorded_done = sum(tallies[(release_id, sig)][1] for sig in every)
+            new_rows.append(row)
         elif tally_sigs:
             tracked = sum(tallies[(release_id, sig)][0] for sig in tally_sigs)
             merged = sum(tallies[(release_id, sig)][1] for sig in tally_sigs)
@@ -202,7 +230,7 @@ def _stats_from_rows(release_id, sig_id, fig, milestone_at, slips) -> ReleaseSta
     for key, label, kind in FUNNEL_STEPS:
         at = milestone_at.get((release_id, kind)) if kind else None
         if key == "opted_in":
-            count = fig["tracked"]
+            count = fig["rows"]
         elif key == "shipped":
             count = fig["done"]
         else:
@@ -222,7 +250,7 @@ def _stats_from_rows(release_id, sig_id, fig, milestone_at, slips) -> ReleaseSta
             "type": dict(sorted(fig["type"].items())),
             "stage": dict(sorted(fig["stage"].items())),
         },
-        funnel=funnel if fig["tracked"] else [],
+        funnel=funnel if fig["rows"] else [],
         slips=[_public(slip) for slip in slips.get(release_id, []) if sig_id is None or slip["_sig"] == sig_id],
     )
 
@@ -238,6 +266,8 @@ def _stats_from_tally(release_id, sig_id, tracked: int, merged: int) -> ReleaseS
         source=StatsSource.RECORDED_TALLY,
         tracked=tracked,
         done=merged,
+        recorded_tracked=tracked,
+        recorded_done=merged,
         merge_rate=_rate(merged, tracked),
         counts={},
         funnel=[],

@@ -69,15 +69,18 @@ def test_counts_merge_rate_and_deferred_apart_from_removed(release):
     release_stats_compute(release_ids=[release.pk])
 
     everything = stats_of(release)
-    assert (everything.tracked, everything.done, everything.deferred, everything.removed) == (4, 2, 1, 1)
-    assert everything.merge_rate == 0.5
+    # Tracked = at the enhancements freeze (day 10), issue 11: the row removed on day 11 was only at risk then,
+    # so it never counted; the first row was at risk too but shipped, and done always counts.
+    assert (everything.tracked, everything.done, everything.deferred, everything.removed) == (3, 2, 1, 1)
+    assert everything.merge_rate == pytest.approx(2 / 3)
+    assert everything.funnel[0]["count"] == 4  # every row opted in
     assert everything.source == StatsSource.TRACKED_ROWS
     assert everything.counts["status"] == {"deferred": 1, "done": 2, "removed_from_milestone": 1}
     assert everything.counts["type"] == {"graduating": 1, "net_new": 3}
     assert everything.counts["stage"] == {"alpha": 4}
     node_stats = stats_of(release, node)
-    assert (node_stats.tracked, node_stats.done, node_stats.removed, node_stats.deferred) == (3, 2, 1, 0)
-    assert node_stats.merge_rate == pytest.approx(2 / 3)
+    assert (node_stats.tracked, node_stats.done, node_stats.removed, node_stats.deferred) == (2, 2, 1, 0)
+    assert node_stats.merge_rate == 1
     assert stats_of(release, storage).merge_rate == 0
     assert ReleaseStats.objects.filter(release=release).count() == 3
 
@@ -103,6 +106,60 @@ def test_funnel_reads_the_board_as_it_stood_at_each_freeze(release):
     assert funnel[4]["at"] == "2022-02-27T00:00:00+00:00"
     assert funnel[0]["at"] is None
     assert stats_of(release, node).funnel == funnel
+
+
+def test_merge_rate_is_done_over_tracked_at_the_enhancements_freeze(release):
+    # EF is day 10. Tracked then: counts, whatever came later.
+    tracked(release, KepFactory(), [(at(1), S.AT_RISK_ENHANCEMENTS), (at(8), S.TRACKED_ENHANCEMENTS), (at(25), S.DONE)])
+    tracked(release, KepFactory(), [(at(1), S.TRACKED_ENHANCEMENTS), (at(21), S.REMOVED)])
+    tracked(release, KepFactory(), [(at(1), S.TRACKED_ENHANCEMENTS), (at(12), S.DEFERRED)])
+    # At risk at the freeze instant, removed after it: missed the freeze, never tracked.
+    tracked(release, KepFactory(), [(at(1), S.AT_RISK_ENHANCEMENTS), (at(10, 2), S.REMOVED)])
+    # Opted in after the freeze, removed: not tracked at the freeze.
+    tracked(release, KepFactory(), [(at(14), S.EXCEPTION_PENDING), (at(16), S.REMOVED)])
+    # Opted in late with an exception, shipped: done counts, so the rate cannot exceed 1.
+    tracked(release, KepFactory(), [(at(14), S.EXCEPTION_APPROVED), (at(26), S.DONE)])
+    # No history at all (typed in by hand): counted as it stands today.
+    TrackedEnhancementFactory(release=release, kep=KepFactory(), status=S.TRACKED_CODE)
+
+    release_stats_compute(release_ids=[release.pk])
+
+    stats = stats_of(release)
+    assert (stats.tracked, stats.done) == (5, 2) and stats.merge_rate == pytest.approx(2 / 5)
+    assert stats.funnel[0]["count"] == 7
+
+
+def test_merge_rate_without_an_enhancements_freeze_counts_every_row():
+    rel = ReleaseFactory(version="1.30")
+    tracked(rel, KepFactory(), [(at(1), S.AT_RISK_ENHANCEMENTS), (at(11), S.REMOVED)])
+    tracked(rel, KepFactory(), [(at(1), S.TRACKED_ENHANCEMENTS), (at(25), S.DONE)])
+    release_stats_compute(release_ids=[rel.pk])
+    assert (stats_of(rel).tracked, stats_of(rel).done) == (2, 1)
+
+
+def test_recorded_tally_is_kept_beside_synced_figures(release):
+    node, storage = SigFactory(slug="sig-node"), SigFactory(slug="sig-storage")
+    RetrospectiveFactory(release=release, sig=node, recorded_tracked=24, recorded_merged=13)
+    tracked(release, KepFactory(owning_sig=node), [(at(1), S.TRACKED_ENHANCEMENTS), (at(25), S.DONE)])
+    tracked(release, KepFactory(owning_sig=node), [(at(1), S.TRACKED_ENHANCEMENTS), (at(15), S.REMOVED)])
+    release_stats_compute(release_ids=[release.pk])
+
+    node_stats = stats_of(release, node)
+    assert node_stats.source == StatsSource.TRACKED_ROWS
+    assert (node_stats.tracked, node_stats.done, node_stats.recorded_tracked, node_stats.recorded_done) == (
+        2,
+        1,
+        24,
+        13,
+    )
+    assert (stats_of(release).recorded_tracked, stats_of(release).recorded_done) == (24, 13)
+
+    # A SIG with rows but no tally: the all-SIG sum would compare unlike things, so it keeps none.
+    tracked(release, KepFactory(owning_sig=storage), [(at(1), S.TRACKED_ENHANCEMENTS)])
+    release_stats_compute(release_ids=[release.pk])
+    assert stats_of(release, node).recorded_tracked == 24
+    assert stats_of(release, storage).recorded_tracked is None
+    assert stats_of(release).recorded_tracked is None and stats_of(release).tracked == 3
 
 
 def test_funnel_step_without_milestone_has_no_instant():
@@ -144,6 +201,7 @@ def test_recorded_tally_is_used_and_labelled_never_invented():
     for row in (stats_of(rel), stats_of(rel, node)):
         assert row.source == StatsSource.RECORDED_TALLY
         assert (row.tracked, row.done, row.merge_rate) == (20, 15, 0.75)
+        assert (row.recorded_tracked, row.recorded_done) == (20, 15)
         assert row.counts == {} and row.funnel == [] and row.slips == []
     assert not rel.tracked_enhancements.exists()
 
