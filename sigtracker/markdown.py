@@ -34,8 +34,8 @@ ALLOWED_URL_SCHEMES = {"http", "https", "mailto"}
 MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
 
 #: Characters of one text rendered as Markdown. The longest agenda item of the SIG Node archives (2021-2022) has
-#: about 4,700; a 20,000-character table still renders in well under a second.
-MAX_MARKDOWN_CHARS = 20_000
+#: about 4,700; a 10,000-character table renders in about 0.1 s (20,000 took 0.3-0.7 s on a busy 2-core host).
+MAX_MARKDOWN_CHARS = 10_000
 #: Levels of list and blockquote nesting rendered as Markdown. Real notes nest 3 or 4 levels; Python-Markdown
 #: recurses a few frames per level, and its cost grows with the square of the depth.
 MAX_NESTING_DEPTH = 12
