@@ -63,7 +63,13 @@ logger = logging.getLogger(__name__)
 
 Anchor = ReminderDelivery.Anchor
 
-ROLE_LABELS = {"author": "author", "assignee": "assignee", "contact": "enhancements contact"}
+ROLE_LABELS = {
+    "author": "author",
+    "assignee": "assignee",
+    "contact": "enhancements contact",
+    "chair": "SIG chair",
+    "tech_lead": "tech lead",
+}
 
 
 class DeliveryError(Exception):
@@ -211,6 +217,9 @@ def _people_of(row) -> list[tuple[Person, str]]:
         people.append((row.assignee, "assignee"))
     if row.enhancements_contact_id:
         people.append((row.enhancements_contact, "contact"))
+    # The SIG's chairs and tech leads (sigs.yaml, `import_sigs`) hear about every row of their SIG; callers
+    # prefetch `sig__leaderships__person`, and send only to those with an email.
+    people += [(leadership.person, leadership.role) for leadership in row.sig.leaderships.all()]
     return people
 
 
@@ -230,7 +239,7 @@ def reminder_deliveries_plan(*, now: datetime.datetime) -> list[PlannedDelivery]
         rows = (
             board_at(release_id=due.milestone.release_id, as_of=now, sig_ids=due.sig_ids)
             .select_related("kep", "assignee", "enhancements_contact")
-            .prefetch_related("kep__authors")
+            .prefetch_related("kep__authors", "sig__leaderships__person")
         )
         people: dict[str, dict] = {}
         for row in _not_ready(rows, due):
@@ -446,7 +455,7 @@ def load_board(*, due: DueReminder, as_of: datetime.datetime) -> list:
     return list(
         board_at(release_id=due.milestone.release_id, as_of=as_of, sig_ids=due.sig_ids)
         .select_related("kep", "sig", "assignee", "enhancements_contact")
-        .prefetch_related("kep__authors")
+        .prefetch_related("kep__authors", "sig__leaderships__person")
         .order_by("kep__number")
     )
 

@@ -286,3 +286,41 @@ def test_sig_filters_show_community_sigs_only_once_sigs_yaml_is_imported(client,
     run(older)
     for url, name in pages:
         assert _options(client, url, name) == {"sig-node", "sig-scheduling", "wg-resource-management"}, url
+
+
+# -- reminders reach the SIG's list and its leaders -----------------------------------------------------------
+
+
+def test_digest_goes_to_the_imported_list_and_notes_to_chairs_and_tech_leads_with_email(tmp_path):
+    from zoneinfo import ZoneInfo
+
+    from releases.choices import EnhancementStatus, MilestoneKind, ReminderKind
+    from releases.models import EnhancementStatusChange
+    from releases.services import reminders
+    from tests.factories import MilestoneFactory, ReleaseFactory, TrackedEnhancementFactory
+
+    path = tmp_path / "sigs.yaml"
+    path.write_text(
+        "sigs:\n- dir: sig-node\n  leadership:\n    chairs:\n    - github: dana\n      email: dana@example.com\n"
+        "    tech_leads:\n    - github: erin\n  contact:\n"
+        "    mailing_list: https://groups.google.com/a/kubernetes.io/g/sig-node\n"
+    )
+    run(path)
+    freeze = datetime.datetime(2022, 11, 7, 18, 0, tzinfo=ZoneInfo("America/Los_Angeles")).astimezone(datetime.UTC)
+    release = ReleaseFactory(version="1.26")
+    MilestoneFactory(release=release, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=freeze)
+    node = Sig.objects.get(slug="sig-node")
+    opened = freeze - datetime.timedelta(days=30)
+    row = TrackedEnhancementFactory(release=release, kep=KepFactory(owning_sig=node), sig=node, created_at=opened)
+    EnhancementStatusChange.objects.create(
+        tracked_enhancement=row, from_status="", to_status=EnhancementStatus.AT_RISK_ENHANCEMENTS, changed_at=opened
+    )
+    row.status = EnhancementStatus.AT_RISK_ENHANCEMENTS
+    row.save()
+
+    planned = reminders.reminder_deliveries_plan(now=freeze - datetime.timedelta(hours=24))
+    assert {(p.kind, p.recipient) for p in planned} == {
+        (ReminderKind.DIGEST, "sig-node@kubernetes.io"),
+        (ReminderKind.PERSONAL, "dana@example.com"),  # erin has no email in sigs.yaml
+    }
+    assert reminders.ROLE_LABELS["chair"] == "SIG chair"
