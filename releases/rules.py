@@ -58,23 +58,38 @@ FREEZE_MILESTONE = {
     Freeze.DOCS: MilestoneKind.DOCS_FREEZE,
 }
 
-#: What each kind of freeze asks of a KEP, in the enhancements handbook's words (one line per requirement).
+#: What each kind of freeze asks of a KEP, one line per requirement, after the enhancements handbook's
+#: communication templates and sig-release `releases/release_phases.md` (the emails list them as written here).
 REQUIREMENTS = {
     MilestoneKind.PRR_FREEZE: (
-        "the production readiness questionnaire answered in the KEP",
-        "a PRR approver named in keps/prod-readiness/<sig>/<number>.yaml",
+        "the tracking issue in kubernetes/enhancements in this release's milestone, with the lead-opted-in label",
+        "a PR open or merged with the KEP's production readiness (PRR) questionnaire filled out",
+        "a PR open or merged with kep.yaml updated: stage, latest-milestone and the milestone struct",
+        "a PR open or merged with a PRR approval file naming the PRR approver for the target stage",
     ),
     MilestoneKind.ENHANCEMENTS_FREEZE: (
-        "the KEP merged as implementable, with stage and latest-milestone set in kep.yaml",
-        "a test plan and graduation criteria in the KEP",
-        "PRR approval for the target stage",
-        "the tracking issue in the release milestone with the lead-opted-in label",
+        "the tracking issue in this release's milestone, with the lead-opted-in label",
+        "kep.yaml merged into kubernetes/enhancements with status implementable, stage and latest-milestone "
+        "set for this release",
+        "the KEP README merged, on the latest template, with up-to-date graduation criteria and test plan",
+        "the production readiness review (PRR approval) completed and merged",
+        "no other unmerged PRs that change the KEP README or kep.yaml",
     ),
     MilestoneKind.SIG_SOFT_FREEZE: ("every code PR reviewed and ready to merge (the SIG's own deadline)",),
-    MilestoneKind.FEATURE_BLOG_FREEZE: ("a placeholder PR for the feature blog opened in kubernetes/website",),
-    MilestoneKind.CODE_FREEZE: ("every code PR merged into kubernetes/kubernetes (or an exception requested)",),
-    MilestoneKind.TEST_FREEZE: ("every test change for the enhancement merged into kubernetes/kubernetes",),
-    MilestoneKind.DOCS_FREEZE: ("the documentation PR reviewed, ready for review or merged into kubernetes/website",),
+    MilestoneKind.FEATURE_BLOG_FREEZE: (
+        "if the enhancement gets a feature blog: a placeholder PR for it opened in kubernetes/website",
+    ),
+    MilestoneKind.CODE_FREEZE: (
+        "every k/k (kubernetes/kubernetes) PR of the enhancement linked in the tracking issue's description",
+        "every k/k PR merged, or merge-ready with the approved and lgtm labels, tests included",
+    ),
+    MilestoneKind.TEST_FREEZE: (
+        "every test PR of the enhancement in k/k merged, or merge-ready with the approved and lgtm labels",
+    ),
+    MilestoneKind.DOCS_FREEZE: (
+        "the docs PR in kubernetes/website ready to merge: technical review done, lgtm and approve labels, "
+        "no outstanding SIG Docs comments",
+    ),
 }
 
 #: Where the release's timeline starts and ends (the funnel and the GitHub sync read these).

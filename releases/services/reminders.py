@@ -114,6 +114,19 @@ class PlannedDelivery:
     skip_reason: str = ""
     sig_ids: list[int] = field(default_factory=list)
     keps: list[int] = field(default_factory=list)
+    #: The other reminders due at the same instant for the same recipient, which this one's email covers.
+    merged: list[DueReminder] = field(default_factory=list)
+
+
+@dataclass
+class ReminderPlan:
+    """What is due at an instant: the deliveries, and who cannot be reached (for the dry run to say)."""
+
+    deliveries: list[PlannedDelivery]
+    #: Authors, assignees and contacts of KEPs not ready who have no email address (GitHub handles).
+    owners_without_address: list[str] = field(default_factory=list)
+    #: Digests that go nowhere: (SIG slug, due instant) for each SIG on the board with no mailing list.
+    digests_without_list: list[tuple[str, datetime.datetime]] = field(default_factory=list)
 
 
 def _offsets(sig: Sig) -> list[int]:
@@ -223,15 +236,64 @@ def _people_of(row) -> list[tuple[Person, str]]:
     return people
 
 
-def reminder_deliveries_plan(*, now: datetime.datetime) -> list[PlannedDelivery]:
-    """Who gets which reminder at `now`: a digest per SIG mailing list, a note per person with KEPs to fix."""
+def due_order(due: DueReminder) -> tuple:
+    """The order of reminders falling at one instant: by the instant they count down to, then in the order
+    of the release cycle (FREEZE_KINDS), then by milestone. The first is the one whose delivery sends the email."""
+    kind = due.milestone.kind
+    order = FREEZE_KINDS.index(kind) if kind in FREEZE_KINDS else len(FREEZE_KINDS)
+    return (due.anchor_at, order, due.milestone.pk, due.anchor != Anchor.FREEZE)
+
+
+def describe_due(due: DueReminder) -> str:
+    """One line naming a reminder, e.g. "v1.26 Code freeze, in 7 days" (for the dry run and skip reasons)."""
+    version, name = due.milestone.release.version, _freeze_name(due.milestone)
+    if due.anchor == Anchor.EXCEPTION_CLOSE:
+        when = "closes now" if due.offset_hours == 0 else f"closes in {_span(due.offset_hours)}"
+        return f"v{version} exception window after {name}, {when}"
+    return f"v{version} {name}, " + ("now in effect" if due.offset_hours == 0 else f"in {_span(due.offset_hours)}")
+
+
+def merged_reason(kind: str, primary: DueReminder) -> str:
+    """The skip reason of a reminder whose email is the one sent for `primary` (same recipient, same instant).
+
+    It ends with the primary's milestone so that the sender can find what else its email covers."""
+    what = "digest" if kind == ReminderKind.DIGEST else "note"
+    return f"sent in one {what} with {describe_due(primary)} (delivery of milestone {primary.milestone.pk})"
+
+
+def _merge_same_instant(planned: list[PlannedDelivery]) -> None:
+    """One email per recipient per instant: of the reminders due at the same instant for the same address, the
+    first (`due_order`) is sent and covers the others, which are recorded as skipped with the reason."""
+    groups: dict[tuple, list[PlannedDelivery]] = defaultdict(list)
+    for item in planned:
+        if not item.skip_reason:
+            groups[(item.kind, item.recipient, item.due.due_at)].append(item)
+    for items in groups.values():
+        if len(items) < 2:
+            continue
+        items.sort(key=lambda item: due_order(item.due))
+        primary, *others = items
+        for other in others:
+            other.skip_reason = merged_reason(other.kind, primary.due)
+        primary.merged = [other.due for other in others]
+        primary.keps = sorted({number for item in items for number in item.keps})
+        primary.sig_ids = sorted({sig_id for item in items for sig_id in item.sig_ids})
+
+
+def reminder_plan(*, now: datetime.datetime) -> ReminderPlan:
+    """Who gets which reminder at `now`: a digest per SIG mailing list, a note per person with KEPs to fix;
+    reminders due at the same instant for the same address make one email. Also who cannot be reached."""
     planned: list[PlannedDelivery] = []
+    unreachable: dict[int, str] = {}
+    no_list: set[tuple[str, datetime.datetime]] = set()
     for due in reminders_due(now=now):
         sigs = Sig.objects.filter(pk__in=due.sig_ids).order_by("slug")
         lists: dict[str, list[int]] = defaultdict(list)
         for sig in sigs:
             if sig.mailing_list:
                 lists[sig.mailing_list.lower()].append(sig.pk)
+            elif not due.skip_reason:
+                no_list.add((sig.slug, due.due_at))
         for address, sig_ids in sorted(lists.items()):
             planned.append(
                 PlannedDelivery(due, ReminderKind.DIGEST, address, sig_ids=sig_ids, skip_reason=due.skip_reason)
@@ -245,6 +307,8 @@ def reminder_deliveries_plan(*, now: datetime.datetime) -> list[PlannedDelivery]
         for row in _not_ready(rows, due):
             for person, _role in _people_of(row):
                 if not person.email:
+                    if not due.skip_reason:
+                        unreachable[person.pk] = person.github or person.name or f"person {person.pk}"
                     continue
                 entry = people.setdefault(person.email.lower(), {"person": person, "keps": set(), "opted_out": True})
                 entry["keps"].add(row.kep.number)
@@ -263,7 +327,17 @@ def reminder_deliveries_plan(*, now: datetime.datetime) -> list[PlannedDelivery]
                     keps=sorted(entry["keps"]),
                 )
             )
-    return planned
+    _merge_same_instant(planned)
+    return ReminderPlan(
+        deliveries=planned,
+        owners_without_address=sorted(unreachable.values(), key=str.lower),
+        digests_without_list=sorted(no_list),
+    )
+
+
+def reminder_deliveries_plan(*, now: datetime.datetime) -> list[PlannedDelivery]:
+    """The deliveries of `reminder_plan` at `now`."""
+    return reminder_plan(now=now).deliveries
 
 
 # --- claiming -------------------------------------------------------------------------------------------
@@ -359,13 +433,6 @@ def _when(at: datetime.datetime, milestone: Milestone) -> dict:
     return when
 
 
-def _lead(due: DueReminder) -> str:
-    hours = due.offset_hours
-    if due.anchor == Anchor.EXCEPTION_CLOSE:
-        return "closes now" if hours == 0 else f"closes in {_span(hours)}"
-    return "is now in effect" if hours == 0 else f"is in {_span(hours)}"
-
-
 def _span(hours: int) -> str:
     if hours % 24 == 0:
         days = hours // 24
@@ -373,12 +440,42 @@ def _span(hours: int) -> str:
     return "1 hour" if hours == 1 else f"{hours} hours"
 
 
-def _requirement(kind: str) -> str:
-    return "; ".join(REQUIREMENTS[kind])
+def _freeze_name(milestone: Milestone) -> str:
+    """The milestone's name as the emails quote it: its label, else its kind ("Feature blog freeze")."""
+    return one_line(milestone.label or milestone.get_kind_display())
 
 
-def _needs(status: str, level, due: DueReminder, milestone: Milestone) -> str:
-    requirement = _requirement(milestone.kind)
+def _and(names: list[str]) -> str:
+    """ "A", "A and b", "A, b and c": names after the first lose a capital that only starts a sentence."""
+    names = [names[0], *(n[0].lower() + n[1:] if n[1:2].islower() else n for n in names[1:])]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _headline(dues: list[DueReminder]) -> str:
+    """What falls due, in one line: "Code freeze and test freeze for v1.26 are in 7 days"; reminders at the
+    same instant that count down differently are joined with "; "."""
+    parts: dict[tuple, list[DueReminder]] = {}
+    for due in dues:
+        parts.setdefault((due.anchor, due.offset_hours, due.milestone.release.version), []).append(due)
+    lines = []
+    for (anchor, hours, version), group in parts.items():
+        names, one = _and([_freeze_name(due.milestone) for due in group]), len(group) == 1
+        if anchor == Anchor.EXCEPTION_CLOSE:
+            windows, verb = ("Exception window", "closes") if one else ("Exception windows", "close")
+            when = f"{verb} now" if hours == 0 else f"{verb} in {_span(hours)}"
+            lines.append(f"{windows} after {names} (v{version}) {when}")
+        else:
+            verb = "is" if one else "are"
+            when = f"{verb} now in effect" if hours == 0 else f"{verb} in {_span(hours)}"
+            lines.append(f"{names} for v{version} {when}")
+    return "; ".join(lines)
+
+
+def _needs(status: str, due: DueReminder) -> str:
+    """What a KEP in `status`, not ready for `due`'s freeze, still needs for it (the requirements themselves
+    are listed once per email, under the freeze)."""
+    milestone = due.milestone
+    name = _freeze_name(milestone)
     if status == EnhancementStatus.EXCEPTION_PENDING:
         return (
             "its exception request awaits the release team's decision; if granted, the remaining work must "
@@ -388,30 +485,32 @@ def _needs(status: str, level, due: DueReminder, milestone: Milestone) -> str:
         return "its approved exception: the remaining work must merge before the exception window closes"
     if due.anchor == Anchor.FREEZE and due.offset_hours == 0:
         deadline = milestone.exception_deadline
-        tail = (
-            f"; request an exception before {deadline.astimezone(datetime.UTC):%Y-%m-%d %H:%M} UTC" if deadline else ""
-        )
-        return f"missed: {requirement}{tail}, or it is removed from the milestone"
-    return requirement
+        if deadline:
+            return (
+                f"missed {name}: request an exception before {deadline.astimezone(datetime.UTC):%Y-%m-%d %H:%M} "
+                "UTC, or it is removed from the milestone"
+            )
+        return f"missed {name}: it is removed from the milestone unless the release team grants an exception"
+    return f"everything {name} requires (listed above)"
 
 
 def _base_url() -> str:
     return settings.SIGTRACKER_BASE_URL.rstrip("/")
 
 
-def _row_context(row, level: str, due: DueReminder, roles=None) -> dict:
+def _kep_entry(row) -> dict:
     status = row.status_then
     return {
+        "row": row.pk,
         "number": row.kep.number,
         "title": row.kep.title,
-        "sig": row.sig.slug if hasattr(row, "sig") else "",
+        "sig": row.sig.slug,
         "status": EnhancementStatus(status).label,
         "at_risk": status in AT_RISK_STATUSES or status == EnhancementStatus.EXCEPTION_PENDING,
         "out": status in OUT_OF_PLAY,
         "done": status == EnhancementStatus.DONE,
-        "ready": _ready(status, level, due.anchor),
-        "needs": "" if _ready(status, level, due.anchor) else _needs(status, level, due, due.milestone),
-        "roles": ", ".join(ROLE_LABELS[r] for r in roles) if roles else "",
+        "needs": [],
+        "roles": set(),
         "url": _base_url() + reverse("keps:kep_detail", kwargs={"number": row.kep.number}),
         "stage": row.get_target_stage_display(),
     }
@@ -422,21 +521,54 @@ def _sort_key(entry: dict):
     return (0 if entry["at_risk"] else 3 if entry["out"] else 2 if entry["done"] else 1, entry["number"])
 
 
-def _common_context(due: DueReminder) -> dict:
+def _blocks(entries: list[dict], *, ready_title: str) -> list[dict]:
+    """The KEPs grouped by what they still need: one block per distinct need (blocks holding a KEP at risk
+    first), then those ready, done, and no longer in the release. A need is said once, above its KEPs."""
+    needing: dict[tuple, list[dict]] = {}
+    ready, done, out = [], [], []
+    for entry in sorted(entries, key=_sort_key):
+        if entry["out"]:
+            out.append(entry)
+        elif entry["needs"]:
+            needing.setdefault(tuple(entry["needs"]), []).append(entry)
+        else:
+            (done if entry["done"] else ready).append(entry)
+    blocks = [
+        {"title": "Still needs", "needs": list(needs), "keps": keps, "at_risk": any(k["at_risk"] for k in keps)}
+        for needs, keps in needing.items()
+    ]
+    blocks.sort(key=lambda block: not block["at_risk"])  # stable: otherwise in order of their first KEP
+    for title, keps in ((ready_title, ready), ("Done", done), ("No longer in this release", out)):
+        if keps:
+            blocks.append({"title": title, "needs": [], "keps": keps, "at_risk": False})
+    for block in blocks:
+        for entry in block["keps"]:
+            entry["roles"] = ", ".join(ROLE_LABELS[r] for r in sorted(entry["roles"]))
+    return blocks
+
+
+def _freeze_context(due: DueReminder) -> dict:
     milestone = due.milestone
-    release = milestone.release
     return {
-        "release": release,
         "milestone": milestone,
-        "freeze": milestone.label or milestone.get_kind_display(),
-        "lead": _lead(due),
-        "anchor": due.anchor,
+        "name": _freeze_name(milestone),
+        "version": milestone.release.version,
         "exception_close": due.anchor == Anchor.EXCEPTION_CLOSE,
-        "in_effect": due.anchor == Anchor.FREEZE and due.offset_hours == 0,
         "when": _when(due.anchor_at, milestone),
         "freeze_when": _when(milestone.at, milestone),
-        "requirement": _requirement(milestone.kind),
-        "release_url": _base_url() + release.get_absolute_url(),
+        "requirements": list(REQUIREMENTS[milestone.kind]),
+    }
+
+
+def _common_context(dues: list[DueReminder]) -> dict:
+    releases = list({due.milestone.release_id: due.milestone.release for due in dues}.values())
+    return {
+        "release": releases[0],
+        "versions": _and([f"v{release.version}" for release in releases]),
+        "headline": _headline(dues),
+        "freezes": [_freeze_context(due) for due in dues],
+        "several": len(dues) > 1,
+        "release_urls": [(f"v{r.version}", _base_url() + r.get_absolute_url()) for r in releases],
         "base_url": _base_url(),
     }
 
@@ -470,43 +602,80 @@ def people_index(rows: list) -> dict[str, dict[int, set[str]]]:
     return index
 
 
-def render_digest(
-    *, due: DueReminder, sig_ids: list[int], recipient: str, as_of: datetime.datetime, rows: list | None = None
-) -> Message:
-    """The SIG digest: the freeze and when, what it requires, every KEP of the SIG(s) at risk first,
-    and the retro action items due in this release that are still open."""
-    context = _common_context(due)
-    level = MILESTONE_FREEZE[due.milestone.kind]
-    sigs = list(Sig.objects.filter(pk__in=sig_ids).order_by("slug"))
-    if rows is None:
+def _board(boards: dict | None, due: DueReminder, as_of: datetime.datetime) -> tuple[list, dict]:
+    """The board of `due` and its people index, from `boards` (a cache shared by a batch) when given."""
+    boards = {} if boards is None else boards
+    key = (due.milestone.release_id, tuple(sorted(due.sig_ids)), as_of)
+    if key not in boards:
         rows = load_board(due=due, as_of=as_of)
-    keps = sorted((_row_context(row, level, due) for row in rows if row.sig_id in sig_ids), key=_sort_key)
+        boards[key] = (rows, people_index(rows))
+    return boards[key]
+
+
+def _as_list(dues) -> list[DueReminder]:
+    dues = [dues] if isinstance(dues, DueReminder) else list(dues)
+    return sorted(dues, key=due_order)
+
+
+def render_digest(
+    *, dues, recipient: str, as_of: datetime.datetime, sig_ids: list[int] | None = None, boards: dict | None = None
+) -> Message | None:
+    """The digest to one mailing list for the reminders `dues` (one, or several falling at the same instant):
+    each freeze with its time and requirements, the KEPs of the list's SIGs grouped by what they still need
+    (at risk first), and the retro action items due in the release that are still open. `sig_ids` defaults
+    to the SIGs whose mailing list is `recipient`; None when no SIG of the reminders is left on that list."""
+    dues = _as_list(dues)
+    wanted = set(sig_ids) if sig_ids is not None else None
+    sigs_of: dict[int, list[int]] = {}
+    for due in dues:
+        sigs = Sig.objects.filter(pk__in=due.sig_ids)
+        sigs_of[id(due)] = [
+            sig.pk
+            for sig in sigs
+            if (sig.pk in wanted if wanted is not None else sig.mailing_list.lower() == recipient.lower())
+        ]
+    all_sig_ids = sorted({pk for pks in sigs_of.values() for pk in pks})
+    if not all_sig_ids:
+        return None
+    sigs = list(Sig.objects.filter(pk__in=all_sig_ids).order_by("slug"))
+    entries: dict[int, dict] = {}
+    for due in dues:
+        rows, _people = _board(boards, due, as_of)
+        level = MILESTONE_FREEZE[due.milestone.kind]
+        for row in rows:
+            if row.sig_id not in sigs_of[id(due)]:
+                continue
+            entry = entries.setdefault(row.pk, _kep_entry(row))
+            if row.status_then not in OUT_OF_PLAY and not _ready(row.status_then, level, due.anchor):
+                need = _needs(row.status_then, due)
+                if need not in entry["needs"]:
+                    entry["needs"].append(need)
+    keps = list(entries.values())
+    releases = {due.milestone.release_id for due in dues}
     actions = (
         RetroItem.objects.filter(
             category=RetroCategory.ACTION_ITEM,
             status__in=[ActionStatus.OPEN, ActionStatus.IN_PROGRESS],
-            due_release=due.milestone.release,
-            retrospective__sig__in=sig_ids,
+            due_release__in=releases,
+            retrospective__sig__in=all_sig_ids,
         )
-        .select_related("owner", "retrospective__release", "retrospective__sig")
+        .select_related("owner", "due_release", "retrospective__release", "retrospective__sig")
         .order_by("retrospective__release__major", "retrospective__release__minor", "order", "pk")
     )
     at_risk = sum(1 for k in keps if k["at_risk"])
-    not_ready = sum(1 for k in keps if not k["ready"] and not k["out"])
+    not_ready = sum(1 for k in keps if k["needs"])
+    context = _common_context(dues)
     context.update(
         sigs=sigs,
         sig_names=", ".join(sig.slug for sig in sigs),
         recipient=recipient,
-        keps=keps,
+        blocks=_blocks(keps, ready_title="Ready"),
         at_risk=at_risk,
         not_ready=not_ready,
         in_play=sum(1 for k in keps if not k["out"]),
         actions=actions,
     )
-    prefix = "[" + ", ".join(sig.slug for sig in sigs) + "] "
-    subject = f"{prefix}{context['freeze']} for v{due.milestone.release.version} {context['lead']}"
-    if due.anchor == Anchor.EXCEPTION_CLOSE:
-        subject = f"{prefix}Exception window after {context['freeze']} (v{due.milestone.release.version}) {_lead(due)}"
+    subject = "[" + ", ".join(sig.slug for sig in sigs) + "] " + context["headline"]
     if not_ready:
         subject += f": {not_ready} KEP{'s' if not_ready != 1 else ''} not ready"
     return Message(
@@ -518,33 +687,35 @@ def render_digest(
 
 def render_personal(
     *,
-    due: DueReminder,
+    dues,
     person: Person | None,
     recipient: str,
     as_of: datetime.datetime,
-    rows: list | None = None,
-    people: dict | None = None,
+    boards: dict | None = None,
 ) -> Message | None:
-    """The personal note: just this person's KEPs that are not ready, with what each still needs.
-    None when nothing is left to remind them of (the KEPs got ready since the reminder was planned)."""
-    context = _common_context(due)
-    level = MILESTONE_FREEZE[due.milestone.kind]
-    if rows is None:
-        rows = load_board(due=due, as_of=as_of)
-    mine = (people or people_index(rows)).get(recipient.lower(), {})
-    keps = [_row_context(row, level, due, sorted(mine[row.pk])) for row in _not_ready(rows, due) if row.pk in mine]
-    if not keps:
+    """The personal note for the reminders `dues` (one, or several at the same instant): just this person's
+    KEPs that are not ready, grouped by what they still need. None when nothing is left to remind them of
+    (the KEPs got ready since the reminder was planned)."""
+    dues = _as_list(dues)
+    entries: dict[int, dict] = {}
+    for due in dues:
+        rows, people = _board(boards, due, as_of)
+        mine = people.get(recipient.lower(), {})
+        for row in _not_ready(rows, due):
+            if row.pk in mine:
+                entry = entries.setdefault(row.pk, _kep_entry(row))
+                entry["roles"] |= mine[row.pk]
+                need = _needs(row.status_then, due)
+                if need not in entry["needs"]:
+                    entry["needs"].append(need)
+    if not entries:
         return None
-    keps.sort(key=_sort_key)
-    context.update(person=person, recipient=recipient, keps=keps)
-    n = len(keps)
-    subject = (
-        f"{context['freeze']} for v{due.milestone.release.version} {context['lead']}: "
-        f"{n} of your KEPs {'needs' if n == 1 else 'need'} attention"
-    )
-    if due.anchor == Anchor.EXCEPTION_CLOSE:
-        version = due.milestone.release.version
-        subject = f"Exception window after {context['freeze']} (v{version}) {_lead(due)}: {n} of your KEPs"
+    context = _common_context(dues)
+    n = len(entries)
+    context.update(person=person, recipient=recipient, blocks=_blocks(list(entries.values()), ready_title=""), n=n)
+    subject = f"{context['headline']}: {n} of your KEPs"
+    if any(due.anchor == Anchor.FREEZE for due in dues):
+        subject += f" {'needs' if n == 1 else 'need'} attention"
     return Message(
         subject=one_line(subject),
         text=render_to_string("releases/email/personal.txt", context),
@@ -572,25 +743,51 @@ def _due_for(delivery: ReminderDelivery) -> DueReminder:
     return DueReminder(milestone, delivery.anchor, delivery.offset_hours, delivery.due_at, sorted(sig_ids))
 
 
+def _merged_siblings(deliveries: list[ReminderDelivery]) -> dict[int, list[ReminderDelivery]]:
+    """delivery id -> the deliveries recorded as skipped because its email covers them (`merged_reason`):
+    same kind, recipient and instant, pointing at its milestone. One query for a whole batch."""
+    found: dict[int, list[ReminderDelivery]] = defaultdict(list)
+    if not deliveries:
+        return found
+    by_key = {(d.kind, d.recipient, d.due_at, d.milestone_id): d for d in deliveries}
+    siblings = ReminderDelivery.objects.filter(
+        state=DeliveryState.SKIPPED, due_at__in={d.due_at for d in deliveries}, error__startswith="sent in one "
+    ).select_related("milestone__release", "milestone__sig")
+    for sibling in siblings:
+        tail = sibling.error.rsplit("(delivery of milestone ", 1)[-1].rstrip(")")
+        primary = by_key.get((sibling.kind, sibling.recipient, sibling.due_at, int(tail) if tail.isdigit() else None))
+        if primary is not None and primary.pk != sibling.pk:
+            found[primary.pk].append(sibling)
+    return found
+
+
+def reminder_dues(*, delivery: ReminderDelivery, siblings: list[ReminderDelivery] | None = None) -> list[DueReminder]:
+    """The reminders one delivery's email covers: its own, and those due at the same instant for the same
+    recipient that were recorded as sent with it (rebuilt from the delivery rows, so a retry says the same)."""
+    if siblings is None:
+        siblings = _merged_siblings([delivery]).get(delivery.pk, [])
+    return sorted([_due_for(delivery), *(_due_for(sibling) for sibling in siblings)], key=due_order)
+
+
 def reminder_message(
-    *, delivery: ReminderDelivery, as_of: datetime.datetime, due: DueReminder | None = None, rows=None, people=None
+    *,
+    delivery: ReminderDelivery,
+    as_of: datetime.datetime,
+    dues: list[DueReminder] | None = None,
+    boards: dict | None = None,
 ) -> EmailMultiAlternatives | None:
-    """The email for one delivery row, as of `as_of` (plain text with an HTML alternative); None when
-    there is nothing left to say (no SIG on that list any more, or the person's KEPs are all ready)."""
-    due = due or _due_for(delivery)
+    """The email for one delivery row, as of `as_of` (plain text with an HTML alternative), covering every
+    reminder merged into it; None when there is nothing left to say (no SIG on that list any more, or the
+    person's KEPs are all ready)."""
+    dues = dues or reminder_dues(delivery=delivery)
     if delivery.kind == ReminderKind.DIGEST:
-        sig_ids = [
-            sig.pk for sig in Sig.objects.filter(pk__in=due.sig_ids) if sig.mailing_list.lower() == delivery.recipient
-        ]
-        if not sig_ids:
-            return None
-        message = render_digest(due=due, sig_ids=sig_ids, recipient=delivery.recipient, as_of=as_of, rows=rows)
+        message = render_digest(dues=dues, recipient=delivery.recipient, as_of=as_of, boards=boards)
     else:
         message = render_personal(
-            due=due, person=delivery.person, recipient=delivery.recipient, as_of=as_of, rows=rows, people=people
+            dues=dues, person=delivery.person, recipient=delivery.recipient, as_of=as_of, boards=boards
         )
-        if message is None:
-            return None
+    if message is None:
+        return None
     email = EmailMultiAlternatives(
         subject=message.subject,
         body=message.text,
@@ -646,8 +843,10 @@ def reminder_deliver_batch(*, delivery_ids: list[int], as_of: datetime.datetime,
             "milestone__release", "milestone__sig", "person"
         )
     }
-    boards: dict[tuple, tuple[DueReminder, list, dict]] = {}
+    boards: dict = {}
+    dues: dict[tuple, DueReminder] = {}
     stamp, leased = _take_leases([pk for pk in delivery_ids if pk in deliveries])
+    merged = _merged_siblings([deliveries[pk] for pk in delivery_ids if pk in leased])
     result.elsewhere = [pk for pk in delivery_ids if pk not in leased]
     own_connection = mail_connection is None
     mail_connection = mail_connection or get_connection()
@@ -669,13 +868,13 @@ def reminder_deliver_batch(*, delivery_ids: list[int], as_of: datetime.datetime,
                 mine.update(state=DeliveryState.SKIPPED, error="opted out of reminder emails")
                 result.skipped.append(delivery_id)
                 continue
-            key = (delivery.milestone_id, delivery.anchor, delivery.offset_hours)
-            if key not in boards:
-                due = _due_for(delivery)
-                rows = load_board(due=due, as_of=as_of)
-                boards[key] = (due, rows, people_index(rows))
-            due, rows, people = boards[key]
-            email = reminder_message(delivery=delivery, as_of=as_of, due=due, rows=rows, people=people)
+            covered = []
+            for row in (delivery, *merged.get(delivery_id, [])):
+                key = (row.milestone_id, row.anchor, row.offset_hours, row.due_at)
+                if key not in dues:
+                    dues[key] = _due_for(row)
+                covered.append(dues[key])
+            email = reminder_message(delivery=delivery, as_of=as_of, dues=sorted(covered, key=due_order), boards=boards)
             if email is None:
                 mine.update(state=DeliveryState.SKIPPED, error="nothing left to remind about when it was sent")
                 result.skipped.append(delivery_id)
@@ -730,20 +929,32 @@ class SendReport:
     planned: list[PlannedDelivery]
     sent: int = 0
     skipped: int = 0
+    #: Reminders not sent on their own because another email to the same recipient at the same instant covers them.
+    merged: int = 0
     elsewhere: int = 0
     failed: list[str] = field(default_factory=list)
+    #: GitHub handles of owners (author, assignee, contact) of KEPs not ready who have no email address.
+    owners_without_address: list[str] = field(default_factory=list)
+    #: (SIG slug, instant) of each digest that goes nowhere because the SIG has no mailing list.
+    digests_without_list: list[tuple[str, datetime.datetime]] = field(default_factory=list)
 
 
 def freeze_reminders_send(*, now: datetime.datetime, dry_run: bool = False) -> SendReport:
     """Send what is due at `now`, synchronously, with the same delivery records (one per recipient) as the Celery path.
 
-    With `dry_run` nothing is recorded or sent: the report lists what would go out.
+    With `dry_run` nothing is recorded or sent: the report lists what would go out, and who cannot be reached.
     """
-    planned = reminder_deliveries_plan(now=now)
-    report = SendReport(planned=planned)
+    plan = reminder_plan(now=now)
+    planned = plan.deliveries
+    report = SendReport(
+        planned=planned,
+        owners_without_address=plan.owners_without_address,
+        digests_without_list=plan.digests_without_list,
+    )
+    report.merged = sum(1 for item in planned if item.skip_reason.startswith("sent in one "))
     if dry_run:
         return report
-    report.skipped = sum(1 for item in planned if item.skip_reason)
+    report.skipped = sum(1 for item in planned if item.skip_reason) - report.merged
     ids = reminder_deliveries_claim(now=now, planned=planned)
     result = reminder_deliver_batch(delivery_ids=ids, as_of=now)
     report.sent += len(result.sent)

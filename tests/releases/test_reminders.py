@@ -156,7 +156,7 @@ def test_daylight_saving_one_day_is_24_hours_in_utc(board):
     assert [d.offset_hours for d in reminders.reminders_due(now=wall_clock)] == []
 
     digest = reminders.render_digest(
-        due=two_days[0], sig_ids=[board.node.pk], recipient=NODE_LIST, as_of=two_days[0].due_at
+        dues=two_days[0], sig_ids=[board.node.pk], recipient=NODE_LIST, as_of=two_days[0].due_at
     )
     assert "Tue 2022-11-08 02:00 UTC" in digest.text
     assert "Mon 2022-11-07 18:00 PST (UTC−8)" in digest.text
@@ -166,7 +166,7 @@ def test_daylight_saving_one_day_is_24_hours_in_utc(board):
     board.freeze.save()
     due = reminders.reminders_due(now=pdt_freeze - 24 * HOUR)
     assert due[0].due_at == datetime.datetime(2022, 11, 1, 1, 0, tzinfo=UTC)
-    digest = reminders.render_digest(due=due[0], sig_ids=[board.node.pk], recipient=NODE_LIST, as_of=due[0].due_at)
+    digest = reminders.render_digest(dues=due[0], sig_ids=[board.node.pk], recipient=NODE_LIST, as_of=due[0].due_at)
     assert "Wed 2022-11-02 01:00 UTC" in digest.text
     assert "Tue 2022-11-01 18:00 PDT (UTC−7)" in digest.text
 
@@ -174,12 +174,12 @@ def test_daylight_saving_one_day_is_24_hours_in_utc(board):
 @pytest.mark.django_db
 def test_aoe_is_explained_only_where_the_schedule_uses_it(board):
     due = reminders.reminders_due(now=FREEZE - 24 * HOUR)[0]
-    text = reminders.render_digest(due=due, sig_ids=[board.node.pk], recipient=NODE_LIST, as_of=due.due_at).text
+    text = reminders.render_digest(dues=due, sig_ids=[board.node.pk], recipient=NODE_LIST, as_of=due.due_at).text
     assert "AoE" not in text
     board.freeze.quoted_timezone = "AoE"
     board.freeze.save()
     due = reminders.reminders_due(now=FREEZE - 24 * HOUR)[0]
-    text = reminders.render_digest(due=due, sig_ids=[board.node.pk], recipient=NODE_LIST, as_of=due.due_at).text
+    text = reminders.render_digest(dues=due, sig_ids=[board.node.pk], recipient=NODE_LIST, as_of=due.due_at).text
     assert "Mon 2022-11-07 14:00 AoE" in text
     assert "Anywhere on Earth" in text
 
@@ -250,14 +250,14 @@ def test_digest_content_at_risk_first_with_action_items(board):
         due_release=board.release,
     )
     due = reminders.reminders_due(now=FREEZE - 168 * HOUR)[0]
-    message = reminders.render_digest(due=due, sig_ids=[board.node.pk], recipient=NODE_LIST, as_of=due.due_at)
+    message = reminders.render_digest(dues=due, sig_ids=[board.node.pk], recipient=NODE_LIST, as_of=due.due_at)
     assert message.subject == "[sig-node] Enhancements freeze for v1.26 is in 7 days: 1 KEP not ready"
     text = message.text
     assert text.index("KEP-2001") < text.index("KEP-2002") < text.index("KEP-2003")
     assert "AT RISK" in text and "No longer in this release" in text
     assert "Write the sidecar test plan earlier (@alice, open; from the v1.25 retro of sig-node)" in text
     assert "Already done item" not in text
-    assert "KEP merged as implementable" in text
+    assert "  * kep.yaml merged into kubernetes/enhancements with status implementable" in text
     assert "To stop it" in text and "Send this person no reminder emails" in text
     assert "<td><a href=" in message.html and "KEP-2001" in message.html
 
@@ -265,12 +265,12 @@ def test_digest_content_at_risk_first_with_action_items(board):
 @pytest.mark.django_db
 def test_personal_note_lists_only_their_keps_and_what_each_needs(board):
     due = reminders.reminders_due(now=FREEZE)[0]  # the freeze is now in effect
-    message = reminders.render_personal(due=due, person=board.alice, recipient="alice@example.com", as_of=FREEZE)
+    message = reminders.render_personal(dues=due, person=board.alice, recipient="alice@example.com", as_of=FREEZE)
     assert message.subject == "Enhancements freeze for v1.26 is now in effect: 1 of your KEPs needs attention"
     assert "Hello Alice Liddell" in message.text
     assert "KEP-2001 Sidecar containers" in message.text and "KEP-2002" not in message.text
     assert "you are its author" in message.text
-    assert "missed:" in message.text and "request an exception before 2022-11-10 02:00 UTC" in message.text
+    assert "Still needs: missed Enhancements freeze: request an exception before 2022-11-10 02:00 UTC" in message.text
     assert "Send this person" in message.text and "@alice" in message.text
     assert "Send this person" in message.html
 
@@ -385,7 +385,8 @@ def test_real_smtp_delivery_headers_parts_and_recipients(board, smtp_mailbox):
     delivery = ReminderDelivery.objects.get(recipient="alice@example.com")
     assert headers["Message-ID"] == delivery.message_id == f"<reminder-{delivery.pk}@127.0.0.1>"
     assert "KEP-2001 Sidecar containers" in alice.text
-    assert "still needs: the KEP merged as implementable" in alice.text
+    assert "Still needs: everything Enhancements freeze requires (listed above)" in alice.text
+    assert "  * the production readiness review (PRR approval) completed and merged" in alice.text
     assert '<a href="http://127.0.0.1:8000/keps/2001/">KEP-2001</a>' in alice.html
     (digest,) = smtp_mailbox.to(NODE_LIST)
     assert digest.message["Subject"].startswith("[sig-node] Enhancements freeze for v1.26 is in 7 days")
@@ -452,7 +453,7 @@ def test_exception_window_note_names_pending_and_approved_exceptions(board):
     }
     due = planned[0].due
     message = reminders.render_personal(
-        due=due, person=board.alice, recipient="alice@example.com", as_of=closes - 24 * HOUR
+        dues=due, person=board.alice, recipient="alice@example.com", as_of=closes - 24 * HOUR
     )
     assert message.subject == "Exception window after Enhancements freeze (v1.26) closes in 1 day: 2 of your KEPs"
     assert "exception request awaits the release team's decision" in message.text

@@ -1,8 +1,10 @@
 """`manage.py send_freeze_reminders [--dry-run] [--now ISO]`: send the freeze reminders due at an instant.
 
-Synchronous, through the configured email backend, with the same exactly-once delivery records as the
-beat task: running it twice (or beside beat) sends nothing twice. `--now` replays a past instant as it
-was then (the board as its status history stood), e.g. against a test SMTP server.
+Synchronous, through the configured email backend, with the same delivery records as the beat task: once per
+recipient, so running it twice (or beside beat) sends nothing twice. Not exactly once, which SMTP cannot promise:
+a crash between the SMTP server's acceptance of a message and the commit that records it sends that message
+again (at most one duplicate, recognisable by its Message-ID). `--now` replays a past instant as it was then
+(the board as its status history stood), e.g. against a test SMTP server.
 """
 
 import datetime
@@ -11,11 +13,14 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from releases.services.reminders import freeze_reminders_send
+from releases.services.reminders import describe_due, freeze_reminders_send
 
 
 class Command(BaseCommand):
-    help = "Send the freeze reminder emails due now (or at --now), exactly once per recipient."
+    help = (
+        "Send the freeze reminder emails due now (or at --now), once per recipient (at most one duplicate, "
+        "after a crash between the mail server's acceptance and the record of it)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--dry-run", action="store_true", help="Print what would be sent; record and send nothing.")
@@ -37,15 +42,30 @@ class Command(BaseCommand):
         verb = "would send" if dry_run else "planned"
         if verbosity >= 1:
             at = f"{instant.astimezone(datetime.UTC):%Y-%m-%d %H:%M} UTC"
-            self.stdout.write(f"At {at}: {verb} {len(report.planned)} reminder email(s).")
+            emails = len(report.planned) - report.merged
+            merged = f" ({report.merged} more reminder(s) go in the same emails)" if report.merged else ""
+            self.stdout.write(f"At {at}: {verb} {emails} reminder email(s){merged}.")
         if verbosity >= 2 or (dry_run and verbosity >= 1):
             for item in report.planned:
-                due = item.due
                 state = f"skip ({item.skip_reason})" if item.skip_reason else "send"
                 keps = f" KEPs {', '.join(map(str, item.keps))}" if item.keps else ""
+                covers = "".join(f" + {describe_due(due)}" for due in item.merged)
                 self.stdout.write(
-                    f"  {state}: {item.kind} to {item.recipient} — v{due.milestone.release.version} "
-                    f"{due.milestone.get_kind_display()} {due.anchor} −{due.offset_hours}h{keps}"
+                    f"  {state}: {item.kind} to {item.recipient} — {describe_due(item.due)}{covers}{keps}"
+                )
+        if verbosity >= 1:
+            owners = report.owners_without_address
+            if owners:
+                self.stdout.write(
+                    f"{len(owners)} owner(s) of KEPs not ready have no email address: "
+                    + ", ".join(f"@{handle}" for handle in owners)
+                )
+            missing = report.digests_without_list
+            if missing:
+                sigs = sorted({slug for slug, _at in missing})
+                self.stdout.write(
+                    f"{len(missing)} digest(s) {'would go' if dry_run else 'went'} unsent: no mailing list for "
+                    + ", ".join(sigs)
                 )
         if not dry_run and verbosity >= 1:
             self.stdout.write(
