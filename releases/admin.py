@@ -1,6 +1,10 @@
+from django import forms
 from django.contrib import admin
+from django.contrib.admin.models import DELETION, LogEntry
 from django.db import transaction
 from django.db.models import Count, Q
+from django.http import QueryDict
+from django.utils.html import format_html
 
 from keps.choices import SigRole
 from sigtracker.admin import GuardedActionsMixin, SigScopedAdminMixin, SigScopedInlineMixin
@@ -16,7 +20,12 @@ from .models import (
     Retrospective,
     TrackedEnhancement,
 )
-from .services import release_stats_compute, tracked_enhancement_bulk_set_status, tracked_enhancement_set_status
+from .services import (
+    release_stats_compute,
+    tracked_enhancement_bulk_set_status,
+    tracked_enhancement_create,
+    tracked_enhancement_set_status,
+)
 
 
 class MilestoneInline(SigScopedInlineMixin, admin.TabularInline):
@@ -31,11 +40,21 @@ class MilestoneInline(SigScopedInlineMixin, admin.TabularInline):
 
 
 class TrackedEnhancementInline(SigScopedInlineMixin, admin.TabularInline):
+    """A compact, read-only list on the release page: statuses change on each row's own page (or the list's
+    status column), where the tracking service keeps their history."""
+
     model = TrackedEnhancement
     extra = 0
-    fields = ["kep", "sig", "type", "target_stage", "status", "enhancements_contact"]
-    autocomplete_fields = ["kep", "sig", "enhancements_contact"]
+    fields = ["kep", "sig", "target_stage", "status", "enhancements_contact"]
+    readonly_fields = fields
     show_change_link = True
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Release)
@@ -118,9 +137,13 @@ class StatusChangeInline(admin.TabularInline):
     model = EnhancementStatusChange
     extra = 0
     can_delete = False
-    readonly_fields = ["from_status", "to_status", "changed_at", "changed_by", "author", "note"]
+    fields = ["from_status", "to_status", "changed_at", "assumed", "author", "source", "link", "note"]
+    readonly_fields = fields
 
     def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
         return False
 
 
@@ -145,47 +168,199 @@ def _status_action(status: EnhancementStatus):
     return action
 
 
+class TrackedEnhancementForm(forms.ModelForm):
+    """The row's own fields, plus why its status changes (kept on the history row and the KEP's timeline)."""
+
+    reason = forms.CharField(
+        required=False,
+        max_length=500,
+        help_text="Why the status changes, e.g. “missed code freeze: PR #123 not merged”. Kept in the history.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "sig" in self.fields:
+            self.fields["sig"].required = False
+            self.fields["sig"].help_text = "Empty: the KEP's owning SIG."
+        if "target_stage" in self.fields:
+            self.fields["target_stage"].help_text = "Empty: the KEP's stage."
+
+    def clean(self):
+        cleaned = super().clean()
+        kep = cleaned.get("kep")
+        if kep is not None and not cleaned.get("sig") and "sig" in self.fields:
+            # The board's SIG is the KEP's owning SIG unless the lead says otherwise.
+            cleaned["sig"] = kep.owning_sig
+            self.instance.sig = kep.owning_sig
+        return cleaned
+
+    class Meta:
+        model = TrackedEnhancement
+        fields = [
+            "release",
+            "kep",
+            "sig",
+            "type",
+            "target_stage",
+            "status",
+            "enhancements_contact",
+            "assignee",
+            "notes",
+        ]
+
+
+class StatusListForm(forms.ModelForm):
+    """The changelist's editable status column: GitHub owns the status of a synced row."""
+
+    class Meta:
+        model = TrackedEnhancement
+        fields = ["status"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and self.instance.is_synced:
+            self.fields["status"].disabled = True
+
+
+#: Fields a GitHub sync owns on a synced row (releases.services.github_sync): read-only in the admin.
+GITHUB_OWNED_FIELDS = ("release", "kep", "sig", "target_stage", "status")
+GITHUB_FIELDS = ("github_issue_link", "github_synced_at")
+
+
 @admin.register(TrackedEnhancement)
 class TrackedEnhancementAdmin(SigScopedAdminMixin, admin.ModelAdmin):
-    list_display = ["release", "kep", "sig", "type", "target_stage", "status", "enhancements_contact", "updated_at"]
-    list_filter = ["release", "sig", "status", "type", "target_stage"]
+    """Freeze day: the KEP, its SIG, stage and status (editable in the list) and the contact fit on a laptop
+    screen; a bulk action per status. Every status change goes through the tracking service (which keeps the
+    history and queues the stats); the model refuses any other write."""
+
+    form = TrackedEnhancementForm
+    list_display = ["kep_number", "short_title", "sig", "target_stage", "status", "enhancements_contact", "release"]
+    list_display_links = ["kep_number", "short_title"]
+    list_editable = ["status"]
+    list_filter = ["release", "sig", "status", "target_stage", "type"]
     search_fields = ["=kep__number", "kep__title", "notes", "enhancements_contact__github"]
     autocomplete_fields = ["release", "kep", "sig", "enhancements_contact", "assignee"]
     list_select_related = ["release", "kep", "sig", "enhancements_contact"]
     inlines = [StatusChangeInline]
-    actions = [
-        _status_action(EnhancementStatus.REMOVED),
-        _status_action(EnhancementStatus.DEFERRED),
-        _status_action(EnhancementStatus.DONE),
-        _status_action(EnhancementStatus.TRACKED_ENHANCEMENTS),
-        _status_action(EnhancementStatus.TRACKED_CODE),
-    ]
+    actions = [_status_action(status) for status in EnhancementStatus]
+
+    @admin.display(ordering="kep__number", description="KEP")
+    def kep_number(self, obj):
+        return obj.kep.number
+
+    @admin.display(ordering="kep__title", description="Title")
+    def short_title(self, obj):
+        title = obj.kep.title
+        return title if len(title) <= 48 else title[:47] + "…"
+
+    @admin.display(description="GitHub issue")
+    def github_issue_link(self, obj):
+        if not obj.github_issue_url:
+            return "—"
+        return format_html('<a href="{}">#{}</a>', obj.github_issue_url, obj.github_issue_number)
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = [*super().get_readonly_fields(request, obj), *GITHUB_FIELDS]
+        if obj is not None and obj.is_synced:
+            readonly += GITHUB_OWNED_FIELDS
+        return readonly
+
+    def get_exclude(self, request, obj=None):
+        # A status change's reason makes sense only where the status can change.
+        if obj is not None and obj.is_synced:
+            return ["reason"]
+        return super().get_exclude(request, obj)
+
+    def get_changelist_form(self, request, **kwargs):
+        return StatusListForm
+
+    def get_changeform_initial_data(self, request):
+        initial = super().get_changeform_initial_data(request)
+        initial.setdefault("status", EnhancementStatus.AT_RISK_ENHANCEMENTS)
+        return initial
 
     def save_model(self, request, obj, form, change):
-        # Status changes go through the service so that every change is kept in history.
+        # Status goes through the tracking service: one history row per change, with author, source and reason.
+        reason = form.cleaned_data.get("reason", "") if "reason" in form.fields else ""
+        if not change:
+            fields = {
+                name: form.cleaned_data[name]
+                for name in form.cleaned_data
+                if name not in ("release", "kep", "status", "reason")
+                and name in {f.name for f in TrackedEnhancement._meta.fields}
+            }
+            created = tracked_enhancement_create(
+                release=obj.release,
+                kep=obj.kep,
+                status=obj.status,
+                user=request.user,
+                note=reason,
+                **{k: v for k, v in fields.items() if v not in (None, "")},
+            )
+            obj.pk = created.pk
+            obj.refresh_from_db()
+            return
         status = obj.status
-        if change and "status" in form.changed_data:
+        if "status" in form.changed_data:
             obj.status = form.initial.get("status", status)
             obj.save()
-            tracked_enhancement_set_status(tracked_enhancement=obj, status=status, user=request.user)
-        elif not change:
-            obj.save()
-            EnhancementStatusChange.objects.create(
-                tracked_enhancement=obj, to_status=status, changed_by=request.user, author=request.user.get_username()
-            )
+            tracked_enhancement_set_status(tracked_enhancement=obj, status=status, user=request.user, note=reason)
         else:
             obj.save()
 
 
+class ReadOnlyRecordAdmin(admin.ModelAdmin):
+    """Computed or historical records: nobody adds or changes them here. A superuser may delete one, giving a
+    reason that the admin log keeps."""
+
+    delete_confirmation_template = "admin/releases/delete_with_reason.html"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_superuser
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # one at a time, each with its reason
+        return actions
+
+    def delete_view(self, request, object_id, extra_context=None):
+        extra_context = {**(extra_context or {}), "reason_required": True}
+        if request.method == "POST" and not request.POST.get("reason", "").strip():
+            extra_context["reason_error"] = "Say why this record is deleted."
+            request.POST = QueryDict()  # not confirmed: the page asks again, with the error
+        return super().delete_view(request, object_id, extra_context)
+
+    def log_deletions(self, request, queryset):
+        reason = request.POST.get("reason", "").strip()
+        return LogEntry.objects.log_actions(
+            user_id=request.user.pk,
+            queryset=queryset,
+            action_flag=DELETION,
+            change_message=f"Deleted: {reason}",
+            single_object=len(queryset) == 1,
+        )
+
+
 @admin.register(EnhancementStatusChange)
-class EnhancementStatusChangeAdmin(SigScopedAdminMixin, admin.ModelAdmin):
+class EnhancementStatusChangeAdmin(SigScopedAdminMixin, ReadOnlyRecordAdmin):
     sig_lookup = "tracked_enhancement__sig"
-    list_display = ["tracked_enhancement", "from_status", "to_status", "changed_at", "author"]
-    list_filter = ["to_status", "tracked_enhancement__release"]
+    list_display = ["tracked_enhancement", "from_status", "to_status", "changed_at", "assumed", "author", "source"]
+    list_filter = ["to_status", "source", "assumed", "tracked_enhancement__release"]
     search_fields = ["=tracked_enhancement__kep__number", "author", "note"]
     date_hierarchy = "changed_at"
-    autocomplete_fields = ["tracked_enhancement"]
     list_select_related = ["tracked_enhancement__release", "tracked_enhancement__kep"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return ReadOnlyRecordAdmin.has_delete_permission(self, request, obj)
 
 
 class RetroItemInline(admin.TabularInline):
@@ -231,12 +406,13 @@ class RetroItemAdmin(SigScopedAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(ReleaseStats)
-class ReleaseStatsAdmin(admin.ModelAdmin):
+class ReleaseStatsAdmin(ReadOnlyRecordAdmin):
+    """Written only by the stats service (`compute_stats`, the queued recompute, the release action)."""
+
     list_display = ["release", "sig", "source", "tracked", "done", "deferred", "removed", "merge_rate", "computed_at"]
     list_filter = ["source", "sig"]
     search_fields = ["release__version"]
     list_select_related = ["release", "sig"]
-    readonly_fields = ["computed_at"]
 
 
 @admin.register(ReminderDelivery)

@@ -1,3 +1,5 @@
+import contextlib
+import contextvars
 import datetime
 import re
 
@@ -178,8 +180,53 @@ class Milestone(models.Model):
         return self.at.astimezone(datetime.UTC).date()
 
 
+class StatusWriteRefused(Exception):
+    """A tracked enhancement's stored status was changed outside `releases.services.tracking`, the one write
+    path that keeps its history (and queues its stats). Admin forms, imports, syncs and the shell call it."""
+
+
+#: Set while `releases.services.tracking` writes statuses; see `status_writer()`.
+_STATUS_WRITER = contextvars.ContextVar("tracked_enhancement_status_writer", default=False)
+
+
+@contextlib.contextmanager
+def status_writer():
+    """Allow status writes in this block. Only `releases.services.tracking` enters it."""
+    token = _STATUS_WRITER.set(True)
+    try:
+        yield
+    finally:
+        _STATUS_WRITER.reset(token)
+
+
+def _refuse_status_write(what: str) -> None:
+    if not _STATUS_WRITER.get():
+        raise StatusWriteRefused(
+            f"{what}: a tracked enhancement's status changes only through releases.services.tracking, "
+            "which keeps its history"
+        )
+
+
+class TrackedEnhancementQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        if "status" in kwargs:
+            _refuse_status_write("QuerySet.update(status=…)")
+        return super().update(**kwargs)
+
+    def bulk_update(self, objs, fields, batch_size=None):
+        if "status" in fields:
+            _refuse_status_write("bulk_update(…, ['status'])")
+        return super().bulk_update(objs, fields, batch_size=batch_size)
+
+
 class TrackedEnhancement(models.Model):
-    """A KEP opted into a release, with its status on the release team's board."""
+    """A KEP opted into a release, with its status on the release team's board.
+
+    The status of a stored row changes only through `releases.services.tracking` (which writes the history
+    row and queues the stats): saving a changed status on a row read from the database, or `update()` /
+    `bulk_update()` of `status`, raises `StatusWriteRefused` anywhere else, so no admin form, import or shell
+    session can change a status without its history.
+    """
 
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="tracked_enhancements")
     kep = models.ForeignKey(Kep, on_delete=models.CASCADE, related_name="tracked_enhancements")
@@ -203,6 +250,8 @@ class TrackedEnhancement(models.Model):
     github_synced_at = models.DateTimeField(
         null=True, blank=True, editable=False, help_text="When a sync last changed this row."
     )
+
+    objects = TrackedEnhancementQuerySet.as_manager()
 
     class Meta:
         ordering = ["release__major", "release__minor", "kep__number"]
@@ -232,6 +281,22 @@ class TrackedEnhancement(models.Model):
 
     def __str__(self):
         return f"{self.release.version} KEP-{self.kep.number}"
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        instance = super().from_db(db, field_names, values)
+        # The status as stored, to tell a status write apart from other edits of the row in save().
+        instance._stored_status = instance.__dict__.get("status")
+        return instance
+
+    def save(self, *args, **kwargs):
+        stored = getattr(self, "_stored_status", None)
+        update_fields = kwargs.get("update_fields")
+        if stored is not None and self.status != stored and (update_fields is None or "status" in update_fields):
+            _refuse_status_write("save() of a changed status")
+        super().save(*args, **kwargs)
+        if stored is not None:
+            self._stored_status = self.status
 
     def get_absolute_url(self):
         return reverse("releases:enhancement_list", kwargs={"version": self.release.version}) + f"?q={self.kep.number}"

@@ -1157,7 +1157,8 @@ class _Generator:
         for row, (events, author) in zip(rows, histories, strict=True):
             previous = ""
             for status, at, note in events:
-                changes.append((row.pk, previous, status, at, None, author, note))
+                # Generated demo data: its instants are the synthetic board's own, so none is assumed.
+                changes.append((row.pk, previous, status, at, None, author, note, "fixture", "", False))
                 previous = status
         columns = [
             "tracked_enhancement_id",
@@ -1167,6 +1168,9 @@ class _Generator:
             "changed_by_id",
             "author",
             "note",
+            "source",
+            "link",
+            "assumed",
         ]
         self._insert(EnhancementStatusChange, columns, changes)
         # bulk_create stamps auto_now `updated_at` with the wall clock; make it the last change instead,

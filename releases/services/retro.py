@@ -26,7 +26,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from keps.models import Kep, Person, Sig
-from releases.choices import ActionStatus, RetroCategory
+from releases.choices import ActionStatus, HistorySource, RetroCategory
 from releases.models import (
     EnhancementStatusChange,
     Release,
@@ -37,6 +37,7 @@ from releases.models import (
 )
 
 from .stats import release_stats_request
+from .tracking import RecordedChange, tracked_enhancements_record
 
 if TYPE_CHECKING:
     from meetings.importers.notes import RetroRecord
@@ -235,6 +236,7 @@ def _tracked_rows(release_id, pairs, kep_ids, sig, people, source, counts, warni
         ):
             latest[te_id] = at
     create, update, history = [], [], []
+    status_now: dict[int, str] = {}  # each row's status after the changes recorded so far in this import
     for date, row in pairs:
         kep_id = kep_ids.get(row.number)
         if kep_id is None:
@@ -263,7 +265,8 @@ def _tracked_rows(release_id, pairs, kep_ids, sig, people, source, counts, warni
             if value and getattr(te, name) != value:
                 setattr(te, name, value)
                 dirty = True
-        if te.status != row.status:
+        current = status_now.get(id(te), te.status)
+        if current != row.status:
             if te.pk in latest and latest[te.pk] > at:
                 # The board's own history goes on after this meeting: it knows better than the retro summary.
                 warnings.append(
@@ -271,8 +274,8 @@ def _tracked_rows(release_id, pairs, kep_ids, sig, people, source, counts, warni
                     f"its history has later changes"
                 )
             else:
-                history.append((te, te.status, row.status, at, author))
-                te.status = row.status
+                history.append((te, current, row.status, at, author))
+                status_now[id(te)] = row.status
                 dirty = True
         if dirty and te.pk and te not in update:
             te.updated_at = timezone.now()  # bulk_update skips auto_now
@@ -281,17 +284,15 @@ def _tracked_rows(release_id, pairs, kep_ids, sig, people, source, counts, warni
             counts["unchanged"] += 1
     TrackedEnhancement.objects.bulk_create(create)
     if update:
-        TrackedEnhancement.objects.bulk_update(update, ["type", "target_stage", "assignee", "status", "updated_at"])
-    EnhancementStatusChange.objects.bulk_create(
-        EnhancementStatusChange(
-            tracked_enhancement=te,
-            from_status=old,
-            to_status=new,
-            changed_at=at,
-            author=author,
-            note="recorded in the release retro",
-        )
-        for te, old, new, at, author in history
+        TrackedEnhancement.objects.bulk_update(update, ["type", "target_stage", "assignee", "updated_at"])
+    # Statuses and their history go through the one write path. The retro gives the meeting's date only, so
+    # each instant is assumed (the start of that day, UTC) and is shown as such.
+    tracked_enhancements_record(
+        changes=[
+            RecordedChange(te, old, new, at, author=author, note="recorded in the release retro", assumed=True)
+            for te, old, new, at, author in history
+        ],
+        source=HistorySource.NOTES,
     )
     counts["created"] += len(create)
     counts["updated"] += len(update)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from releases.choices import EnhancementStatus, HistorySource
-from releases.models import EnhancementStatusChange, TrackedEnhancement
+from releases.choices import EnhancementStatus, HistorySource, TargetStage
+from releases.models import EnhancementStatusChange, TrackedEnhancement, status_writer
 from releases.services.stats import release_stats_request
 
 
@@ -39,7 +39,8 @@ def tracked_enhancement_set_status(
         else ""
     )
     tracked_enhancement.status = status
-    tracked_enhancement.save()
+    with status_writer():
+        tracked_enhancement.save()
     if previous != status:
         EnhancementStatusChange.objects.create(
             tracked_enhancement=tracked_enhancement,
@@ -96,7 +97,8 @@ def tracked_enhancement_bulk_set_status(
         row.status = status
         row.updated_at = now
     changed = [change.tracked_enhancement for change in changes]
-    TrackedEnhancement.objects.bulk_update(changed, ["status", "updated_at"])
+    with status_writer():
+        TrackedEnhancement.objects.bulk_update(changed, ["status", "updated_at"])
     EnhancementStatusChange.objects.bulk_create(changes)
     release_stats_request(release_ids={row.release_id for row in changed})
     return len(changes)
@@ -183,7 +185,106 @@ def tracked_enhancement_mirror_history(
     latest = timeline[-1][1] if timeline else tracked_enhancement.status
     if latest != tracked_enhancement.status:
         tracked_enhancement.status = latest
-        tracked_enhancement.save(update_fields=["status", "updated_at"])
+        with status_writer():
+            tracked_enhancement.save(update_fields=["status", "updated_at"])
     if request_stats:  # a caller syncing many rows asks once, when it is done
         release_stats_request(release_ids=[tracked_enhancement.release_id])
     return len(missing), len(stale)
+
+
+@transaction.atomic
+def tracked_enhancement_create(
+    *,
+    release,
+    kep,
+    status: str = EnhancementStatus.AT_RISK_ENHANCEMENTS,
+    user=None,
+    author: str = "",
+    note: str = "",
+    source: str = "",
+    link: str = "",
+    at=None,
+    **fields,
+) -> TrackedEnhancement:
+    """Opt `kep` into `release` with its first status, kept as the first history row.
+
+    The SIG defaults to the KEP's owning SIG and the target stage to the KEP's stage, as the release team
+    fills in the board from kep.yaml.
+    """
+    if status not in EnhancementStatus.values:
+        raise ValueError(f"status: unknown value {status!r}")
+    fields.setdefault("sig_id", None)
+    if not fields.get("sig") and not fields.get("sig_id"):
+        fields["sig_id"] = kep.owning_sig_id
+    if not fields.get("target_stage") and kep.stage in TargetStage.values:
+        fields["target_stage"] = kep.stage
+    if fields.get("sig") is not None:
+        fields.pop("sig_id", None)
+    row = TrackedEnhancement(release=release, kep=kep, status=status, **fields)
+    if at is not None:
+        row.created_at = at
+    row.save()
+    EnhancementStatusChange.objects.create(
+        tracked_enhancement=row,
+        from_status="",
+        to_status=status,
+        changed_at=at or timezone.now(),
+        changed_by=user if getattr(user, "pk", None) else None,
+        author=author or (user.get_username() if getattr(user, "pk", None) else ""),
+        note=note,
+        source=_source(source, user),
+        link=link,
+    )
+    release_stats_request(release_ids=[row.release_id])
+    return row
+
+
+@dataclass(frozen=True)
+class RecordedChange:
+    """A status change recorded elsewhere (a retro table in meeting notes, a board export) at its own instant."""
+
+    tracked_enhancement: TrackedEnhancement
+    from_status: str
+    to_status: str
+    at: datetime.datetime
+    author: str = ""
+    note: str = ""
+    assumed: bool = False
+
+
+@transaction.atomic
+def tracked_enhancements_record(*, changes: Sequence[RecordedChange], source: str) -> int:
+    """Write changes recorded elsewhere, many rows at once: one history row per change, each row's status set
+    to its latest change, stats queued once. The rows must be saved already. Returns how many changes."""
+    if not changes:
+        return 0
+    for change in changes:
+        if change.to_status not in EnhancementStatus.values:
+            raise ValueError(f"status: unknown value {change.to_status!r}")
+    source = _source(source, None)
+    latest: dict[int, RecordedChange] = {}
+    for change in sorted(changes, key=lambda c: c.at):
+        latest[change.tracked_enhancement.pk] = change
+    now = timezone.now()
+    rows = []
+    for change in latest.values():
+        row = change.tracked_enhancement
+        row.status, row.updated_at = change.to_status, now
+        rows.append(row)
+    with status_writer():
+        TrackedEnhancement.objects.bulk_update(rows, ["status", "updated_at"])
+    EnhancementStatusChange.objects.bulk_create(
+        EnhancementStatusChange(
+            tracked_enhancement=change.tracked_enhancement,
+            from_status=change.from_status,
+            to_status=change.to_status,
+            changed_at=change.at,
+            author=change.author,
+            note=change.note,
+            source=source,
+            assumed=change.assumed,
+        )
+        for change in changes
+    )
+    release_stats_request(release_ids={change.tracked_enhancement.release_id for change in changes})
+    return len(changes)

@@ -70,10 +70,33 @@ def test_one_tracked_row_per_release_and_kep():
 
 def test_tracked_status_checked_by_database():
     row = TrackedEnhancementFactory()
-    from releases.models import TrackedEnhancement
+    from releases.models import TrackedEnhancement, status_writer
 
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with pytest.raises(IntegrityError), transaction.atomic(), status_writer():
         TrackedEnhancement.objects.filter(pk=row.pk).update(status="merged")
+
+
+def test_a_stored_status_changes_only_through_the_tracking_service():
+    """No admin form, import or shell session can change a status without its history row."""
+    from releases.models import StatusWriteRefused, TrackedEnhancement
+    from releases.services import tracked_enhancement_set_status
+
+    TrackedEnhancementFactory(status="at_risk_code")
+    row = TrackedEnhancement.objects.get()
+    row.status = "done"
+    with pytest.raises(StatusWriteRefused):
+        row.save()
+    with pytest.raises(StatusWriteRefused):
+        TrackedEnhancement.objects.filter(pk=row.pk).update(status="done")
+    with pytest.raises(StatusWriteRefused):
+        TrackedEnhancement.objects.bulk_update([row], ["status"])
+    row.refresh_from_db()
+    row.notes = "other fields save as usual"
+    row.save()
+    tracked_enhancement_set_status(tracked_enhancement=row, status="done", author="shell")
+    row = TrackedEnhancement.objects.get()
+    assert row.status == "done"
+    assert [(c.from_status, c.to_status) for c in row.history.all()] == [("at_risk_code", "done")]
 
 
 def test_retro_tally_cannot_merge_more_than_tracked():
