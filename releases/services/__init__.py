@@ -11,7 +11,11 @@ from .reminders import freeze_reminders_send, reminder_deliver, reminder_deliver
 from .retro import release_ensure_versions, retro_notes_import
 from .schedule import release_schedule_import, release_state_at
 from .stats import release_stats_compute, release_stats_request
-from .tracking import tracked_enhancement_bulk_set_status, tracked_enhancement_set_status
+from .tracking import (
+    tracked_enhancement_bulk_set_status,
+    tracked_enhancement_create,
+    tracked_enhancement_set_status,
+)
 
 __all__ = [
     "freeze_reminders_send",
@@ -25,5 +29,6 @@ __all__ = [
     "reminder_deliveries_plan",
     "retro_notes_import",
     "tracked_enhancement_bulk_set_status",
+    "tracked_enhancement_create",
     "tracked_enhancement_set_status",
 ]
