@@ -1,6 +1,7 @@
-"""Production: DEBUG off, refuses to start without a real SECRET_KEY and ALLOWED_HOSTS."""
+"""Production: DEBUG off, refuses to start without a real SECRET_KEY, ALLOWED_HOSTS and SIGTRACKER_BASE_URL."""
 
 import os
+from urllib.parse import urlsplit
 
 from django.core.checks.security.base import (
     SECRET_KEY_INSECURE_PREFIX,
@@ -26,6 +27,20 @@ if (
     )
 if not ALLOWED_HOSTS:  # noqa: F405
     raise ImproperlyConfigured("ALLOWED_HOSTS must list the host names this site answers to.")
+# Every link in a reminder email is built on SIGTRACKER_BASE_URL: unset, it is the demo's loopback address, which
+# no reader can open (issue 13). Loopback is accepted only when the site itself answers on loopback alone.
+_LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"}
+_base_url = urlsplit(os.environ.get("SIGTRACKER_BASE_URL", "").strip())
+_base_host = _base_url.hostname or ""
+if (
+    _base_url.scheme not in ("http", "https")
+    or not _base_host
+    or (_base_host in _LOOPBACK and not set(ALLOWED_HOSTS) <= _LOOPBACK)  # noqa: F405
+):
+    raise ImproperlyConfigured(
+        "SIGTRACKER_BASE_URL must be set to the public address of this site (e.g. https://sigtracker.example.org), "
+        "not localhost or 127.0.0.1: every link in the reminder emails starts with it."
+    )
 
 # HTTPS on by default; SIGTRACKER_HTTPS=false for a deployment behind plain HTTP.
 _https = env_bool("SIGTRACKER_HTTPS", True)

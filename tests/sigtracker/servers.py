@@ -48,6 +48,7 @@ def production_gunicorn(*args: str, **env: str):
         DEBUG="false",
         SECRET_KEY=secrets.token_urlsafe(50),
         ALLOWED_HOSTS="127.0.0.1",
+        SIGTRACKER_BASE_URL=f"http://127.0.0.1:{port}",
         SIGTRACKER_HTTPS="false",
         CELERY_BROKER_URL="",
     )

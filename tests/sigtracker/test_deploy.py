@@ -34,6 +34,7 @@ def test_check_deploy_is_clean_with_real_secret_and_hosts(secret_key):
         DEBUG="false",
         SECRET_KEY=secret_key,
         ALLOWED_HOSTS="sigtracker.example.org",
+        SIGTRACKER_BASE_URL="https://sigtracker.example.org",
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
@@ -49,13 +50,42 @@ def test_check_deploy_is_clean_with_real_secret_and_hosts(secret_key):
         ({"SECRET_KEY": "ab" * 30}, "SECRET_KEY"),  # long, but too few distinct characters
         ({"SECRET_KEY": "django-insecure-" + secrets.token_urlsafe(50)}, "SECRET_KEY"),
         ({"ALLOWED_HOSTS": ""}, "ALLOWED_HOSTS"),
+        # Links in reminder emails: unset, or loopback for a site that answers elsewhere (issue 13).
+        ({"SIGTRACKER_BASE_URL": ""}, "SIGTRACKER_BASE_URL"),
+        ({"SIGTRACKER_BASE_URL": "http://127.0.0.1:8000"}, "SIGTRACKER_BASE_URL"),
+        ({"SIGTRACKER_BASE_URL": "http://localhost"}, "SIGTRACKER_BASE_URL"),
+        ({"SIGTRACKER_BASE_URL": "sigtracker.example.org"}, "SIGTRACKER_BASE_URL"),
+        (
+            {"SIGTRACKER_BASE_URL": "http://localhost:8000", "ALLOWED_HOSTS": "sigtracker.example.org,localhost"},
+            "SIGTRACKER_BASE_URL",
+        ),
     ],
 )
 def test_production_refuses_to_start_without_secret_or_hosts(env, message):
-    base = {"DEBUG": "false", "SECRET_KEY": secrets.token_urlsafe(50), "ALLOWED_HOSTS": "sigtracker.example.org"}
+    base = {
+        "DEBUG": "false",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "sigtracker.example.org",
+        "SIGTRACKER_BASE_URL": "https://sigtracker.example.org",
+    }
     result = _manage("check", **{**base, **env})
     assert result.returncode != 0
     assert message in result.stderr
+
+
+def test_production_links_may_point_at_loopback_only_for_a_site_served_on_loopback_alone():
+    # The CI smoke test: gunicorn on 127.0.0.1 answering only there; its links rightly point there too.
+    result = _manage(
+        "shell",
+        "-c",
+        "from django.conf import settings; print(settings.SIGTRACKER_BASE_URL)",
+        DEBUG="false",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="127.0.0.1",
+        SIGTRACKER_BASE_URL="http://127.0.0.1:8123",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "http://127.0.0.1:8123"
 
 
 def test_https_can_be_switched_off_behind_a_documented_variable():
@@ -66,6 +96,7 @@ def test_https_can_be_switched_off_behind_a_documented_variable():
         DEBUG="false",
         SECRET_KEY=secrets.token_urlsafe(50),
         ALLOWED_HOSTS="x.org",
+        SIGTRACKER_BASE_URL="http://x.org",
         SIGTRACKER_HTTPS="false",
     )
     assert result.stdout.strip().splitlines()[-1].split() == ["False", "False"], result.stderr
