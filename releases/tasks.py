@@ -1,7 +1,7 @@
 """Celery tasks of the releases app: thin wrappers that parse arguments and call one service.
 
 Every task here is safe to run twice (stats are recomputed from scratch; deliveries go through their
-exactly-once records), so all are `acks_late`: a worker that dies mid-task leaves its message to be
+once-per-recipient records), so all are `acks_late`: a worker that dies mid-task leaves its message to be
 redelivered rather than lost. Without CELERY_BROKER_URL they run eagerly in-process.
 """
 
@@ -64,8 +64,10 @@ def send_due_freeze_reminders(now: str | None = None) -> int:
 
 @shared_task(bind=True, acks_late=True, max_retries=DELIVERY_MAX_RETRIES)
 def deliver_reminders(self, delivery_ids: list[int], as_of: str) -> dict:
-    """Send a batch of reminder emails, each exactly once; those that hit a transient SMTP failure are
-    retried (just those) with exponential backoff, and marked failed after the last retry."""
+    """Send a batch of reminder emails, each once per recipient (at most one duplicate, recognisable by its
+    Message-ID, and only after a crash between the SMTP server's acceptance and the commit that records
+    it). Those that hit a transient SMTP failure are retried (just those) with exponential backoff, and
+    marked failed after the last retry."""
     result = reminders.reminder_deliver_batch(delivery_ids=delivery_ids, as_of=_instant(as_of))
     summary = {
         "sent": len(result.sent),

@@ -3,7 +3,8 @@
 - `tracking`: status changes of tracked enhancements, with history.
 - `schedule`: releases and milestones from sig-release schedules.
 - `stats`: merge-rate and funnel statistics.
-- `reminders`: freeze reminder emails, delivered exactly once.
+- `reminders`: freeze reminder emails, delivered once per recipient (at most one duplicate, recognisable by
+  Message-ID, only after a crash between the SMTP server's acceptance and the commit that records it).
 - `retro`: retrospectives and their items.
 """
 
