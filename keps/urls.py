@@ -12,4 +12,5 @@ urlpatterns = [
     path("keps/<int:number>/", views.KepDetailView.as_view(), name="kep_detail"),
     path("design-groups/", views.DesignGroupListView.as_view(), name="designgroup_list"),
     path("design-groups/<slug:slug>/", views.DesignGroupDetailView.as_view(), name="designgroup_detail"),
+    path("sigs/<slug:slug>/meetings.ics", views.sig_meetings_calendar, name="sig_meetings_calendar"),
 ]

@@ -3,15 +3,17 @@
 Views parse the request, call one selector and render; the selectors hold the queries.
 """
 
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.views.decorators.http import require_safe
 from django.views.generic import DetailView
 
 from releases.models import Release
 from sigtracker.views import PublicListView
 
-from . import selectors
+from . import ical, selectors
 from .filtersets import ApproverFilterSet, DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet, PermaBetaFilterSet
-from .models import DesignGroup
+from .models import DesignGroup, Sig
 from .tables import ApproverTable, DesignGroupTable, FeatureGateTable, KepTable, PermaBetaTable, kep_list_url
 
 PAGE_SIZE = 50
@@ -171,3 +173,13 @@ class DesignGroupDetailView(DetailView):
         context["split_at"] = selectors.DESIGN_GROUP_SPLIT_AT
         context["keps_url"] = kep_list_url(design_group=self.object.slug)
         return context
+
+
+@require_safe
+def sig_meetings_calendar(request, slug):
+    """One SIG's recurring meetings from sigs.yaml, as iCalendar."""
+    sig = get_object_or_404(Sig, slug=slug)
+    body = ical.sig_meetings_calendar(sig=sig, meetings=sig.regular_meetings.order_by("position"))
+    response = HttpResponse(body, content_type="text/calendar; charset=utf-8")
+    response["Content-Disposition"] = f'inline; filename="{sig.slug}-meetings.ics"'
+    return response

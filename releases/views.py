@@ -11,6 +11,7 @@ from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
 from django_tables2 import RequestConfig
 
+from keps.meeting_schedule import sig_next_meetings
 from keps.models import Sig
 from sigtracker.charts import Series, line_bar_chart
 from sigtracker.views import PublicListView
@@ -50,6 +51,8 @@ class DashboardView(TemplateView):
         if sig_slug:
             sig = next((s for s in sigs if s.slug == sig_slug), None)
         context.update(nav="releases", now=now, release=release, sigs=sigs, sig=sig, sig_slug=sig_slug)
+        # Shown with or without a release: the SIGs' own meetings (sigs.yaml) do not depend on the cycle.
+        context["next_meetings"] = sig_next_meetings(now=now)
         if release is None:
             return context
         freeze = selectors.next_freeze(release=release, now=now)
@@ -130,6 +133,7 @@ class ReleaseDetailView(TemplateView):
         RequestConfig(self.request, paginate={"per_page": self.enhancements_per_page}).configure(table)
         meetings, meeting_total = selectors.meetings_between(start=start, end=end, limit=20)
         funnel = stats.funnel if stats else []
+        funnel_unknown = any(step.get("unknown") for step in funnel)
         funnel_max = max((step.get("count") or 0 for step in funnel), default=0)
         context.update(
             nav="releases",
@@ -141,6 +145,7 @@ class ReleaseDetailView(TemplateView):
             stats=stats,
             sig_stats=selectors.release_stats_by_sig(release=release) if stats else [],
             is_tally=bool(stats and stats.source == StatsSource.RECORDED_TALLY),
+            funnel_unknown=funnel_unknown,
             funnel=[
                 {
                     **step,
