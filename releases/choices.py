@@ -105,3 +105,31 @@ class HistorySource(models.TextChoices):
     FIXTURE = "fixture", "Fixture"
     GITHUB = "github", "GitHub"
     SHELL = "shell", "Shell"
+
+
+# -- the board's other columns (issue 12, item 2; the enhancements handbook's tracking board) ------------------
+
+
+class PrrStatus(models.TextChoices):
+    """The board's "PRR Status" column: where the KEP's production readiness review stands for this release."""
+
+    NOT_STARTED = "not_started", "Not started"
+    IN_REVIEW = "in_review", "In review"
+    APPROVED = "approved", "Approved"
+
+
+class ExceptionDecision(models.TextChoices):
+    """The board's "Exception Status": in review until the release team decides."""
+
+    PENDING = "pending", "Pending"
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+
+
+class DocsStatus(models.TextChoices):
+    """Where the enhancement's docs PR in kubernetes/website stands (the release docs team's columns)."""
+
+    NONE = "none", "No docs PR"
+    PLACEHOLDER = "placeholder", "Placeholder PR"
+    READY_FOR_REVIEW = "ready_for_review", "Ready for review"
+    MERGED = "merged", "Merged"

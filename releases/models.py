@@ -5,6 +5,7 @@ import re
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
@@ -15,10 +16,14 @@ from sigtracker.text import line_breaking_characters
 from .choices import (
     ActionStatus,
     DeliveryState,
+    DocsStatus,
     EnhancementStatus,
     EnhancementType,
+    ExceptionDecision,
+    Freeze,
     HistorySource,
     MilestoneKind,
+    PrrStatus,
     ReleaseState,
     ReminderKind,
     RetroCategory,
@@ -241,6 +246,23 @@ class TrackedEnhancement(models.Model):
     )
     assignee = models.ForeignKey(Person, on_delete=models.SET_NULL, null=True, blank=True, related_name="assigned")
     notes = models.TextField(blank=True)
+    # The board's other columns (the enhancements handbook's tracking board; issue 12, item 2). Exception
+    # requests are rows of their own (`EnhancementException`): a KEP may ask for one per freeze.
+    prr_status = models.CharField("PRR status", max_length=20, choices=PrrStatus.choices, default=PrrStatus.NOT_STARTED)
+    prr_approver = models.ForeignKey(
+        Person,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="prr_reviews",
+        verbose_name="PRR approver",
+    )
+    docs_status = models.CharField(max_length=20, choices=DocsStatus.choices, default=DocsStatus.NONE)
+    docs_pr_urls = models.TextField(
+        "docs PRs", blank=True, help_text="kubernetes/website PR links, one per line (the placeholder PR first)."
+    )
+    feature_blog = models.BooleanField("feature blog", default=False, help_text="Opted in to a feature blog.")
+    feature_blog_pr_url = models.URLField("feature blog PR", max_length=500, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
     # Set by `sync_github`: the KEP's tracking issue whose milestone, labels and timeline this row mirrors.
@@ -277,10 +299,30 @@ class TrackedEnhancement(models.Model):
                 name="trackedenh_stage_valid",
                 violation_error_message="Unknown target stage.",
             ),
+            models.CheckConstraint(
+                condition=models.Q(prr_status__in=PrrStatus.values),
+                name="trackedenh_prr_status_valid",
+                violation_error_message="Unknown PRR status.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(docs_status__in=DocsStatus.values),
+                name="trackedenh_docs_status_valid",
+                violation_error_message="Unknown docs status.",
+            ),
         ]
 
     def __str__(self):
         return f"{self.release.version} KEP-{self.kep.number}"
+
+    def clean(self):
+        bad = [url for url in self.docs_pr_link_list if not _is_url(url)]
+        if bad:
+            raise ValidationError({"docs_pr_urls": f"Not a link: {bad[0]!r}. Give one http(s) URL per line."})
+
+    @property
+    def docs_pr_link_list(self) -> list[str]:
+        """The docs PR links, one per line of `docs_pr_urls`."""
+        return [line.strip() for line in self.docs_pr_urls.splitlines() if line.strip()]
 
     @classmethod
     def from_db(cls, db, field_names, values):
@@ -317,6 +359,89 @@ class TrackedEnhancement(models.Model):
     def is_synced(self) -> bool:
         """Whether GitHub owns this row's status (a `sync_github` made or updated it)."""
         return bool(self.github_issue_url)
+
+
+def _is_url(value: str) -> bool:
+    try:
+        URLValidator(schemes=["http", "https"])(value)
+    except ValidationError:
+        return False
+    return True
+
+
+class EnhancementException(models.Model):
+    """An exception request of a tracked enhancement for one freeze (the handbook's "Exception Requests" view):
+    when it was asked, where (the thread), the release team's decision and when, and the deadline it grants.
+
+    The board status follows the request (exception pending / approved / removed from milestone) through the
+    tracking service, as for any status change; this row keeps what the status cannot: which freeze, which
+    thread, which deadline. A KEP may ask once per freeze.
+    """
+
+    tracked_enhancement = models.ForeignKey(TrackedEnhancement, on_delete=models.CASCADE, related_name="exceptions")
+    freeze = models.CharField(max_length=20, choices=Freeze.choices)
+    requested_at = models.DateTimeField(default=timezone.now)
+    thread_url = models.URLField(
+        "thread", max_length=500, blank=True, help_text="The request's Google Groups or Slack thread."
+    )
+    decision = models.CharField(max_length=20, choices=ExceptionDecision.choices, default=ExceptionDecision.PENDING)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(
+        null=True, blank=True, help_text="When the work must be in: as requested, then as granted."
+    )
+    notes = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["tracked_enhancement", "requested_at", "pk"]
+        verbose_name = "exception request"
+        indexes = [models.Index(fields=["decision", "deadline"], name="exception_decision_dl_idx")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(freeze__in=Freeze.values),
+                name="exception_freeze_valid",
+                violation_error_message="Unknown freeze.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(decision__in=ExceptionDecision.values),
+                name="exception_decision_valid",
+                violation_error_message="Unknown decision.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(decision=ExceptionDecision.PENDING, decided_at__isnull=True)
+                | (~models.Q(decision=ExceptionDecision.PENDING) & models.Q(decided_at__isnull=False)),
+                name="exception_decided_at_with_decision",
+                violation_error_message="A decided request has a decision date; a pending one has none.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(deadline__isnull=True) | models.Q(deadline__gt=models.F("requested_at")),
+                name="exception_deadline_after_request",
+                violation_error_message="The deadline comes after the request.",
+            ),
+            models.UniqueConstraint(
+                fields=["tracked_enhancement", "freeze"],
+                name="exception_once_per_freeze",
+                violation_error_message="This KEP already asked for an exception to this freeze.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.tracked_enhancement}: {self.get_freeze_display()} exception ({self.get_decision_display()})"
+
+    def get_absolute_url(self):
+        return self.tracked_enhancement.get_absolute_url()
+
+    def clean(self):
+        # Said at the field, before the constraints' form-wide messages.
+        if self.decision == ExceptionDecision.PENDING and self.decided_at is not None:
+            raise ValidationError({"decided_at": "A pending request has no decision date yet."})
+        if self.decision != ExceptionDecision.PENDING and self.decided_at is None:
+            raise ValidationError({"decided_at": "Say when the release team decided."})
+        if self.deadline is not None and self.requested_at is not None and self.deadline <= self.requested_at:
+            raise ValidationError({"deadline": "The deadline comes after the request."})
+
+    @property
+    def is_pending(self) -> bool:
+        return self.decision == ExceptionDecision.PENDING
 
 
 class EnhancementStatusChange(models.Model):
