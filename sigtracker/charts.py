@@ -28,12 +28,23 @@ PALETTE = ["#0b5cad", "#cf6a00", "#1a7f37", "#8250df", "#cf222e"]
 #: Font sizes in user units: on a wide screen, and on a phone where the chart is scaled down about 2.4 times.
 FONT = 12
 PHONE_FONT = 24
-#: Average advance of a character of system-ui digits and lower case, as a share of the font size (a little
-#: generous so that estimated boxes contain the real ones).
-CHAR_WIDTH = 0.62
+#: Average advance of a character of system-ui digits and lower case, as a share of the font size (generous: in
+#: bold DejaVu Sans, Debian's default, a digit is 0.7 em), and the font's ascent and descent, so that estimated
+#: boxes contain the ones a browser draws.
+CHAR_WIDTH = 0.7
+ASCENT, DESCENT = 0.93, 0.24
+#: Space between the x axis and the top of its tick labels' line.
+TICK_GAP = 10
 NO_DATA = "no data"
 #: The widest a single bar (or group of bars) gets, so one meeting is not drawn as a slab across the chart.
 MAX_BAR_GROUP = 56
+
+
+def text_width(text: str, size: float) -> float:
+    """An estimate, a little generous, of the advance of `text` at font `size` in system-ui."""
+    wide = sum(1 for c in text if c in "%mwMW@")
+    upper = sum(1 for c in text if c.isupper() and c not in "MW")
+    return size * (CHAR_WIDTH * (len(text) - wide - upper) + 0.95 * wide + 0.75 * upper)
 
 
 @dataclass
@@ -78,13 +89,13 @@ class Label:
 
     def box(self, size: float) -> Box:
         """The box the text covers at font `size`."""
-        length = len(self.text) * size * CHAR_WIDTH
+        length = text_width(self.text, size)
         if self.rotate:
             # Rotated -90° about its anchor: it runs upwards from (x, y); the glyphs sit left of x.
             along = {"start": (0, length), "middle": (length / 2, length / 2), "end": (length, 0)}[self.anchor]
-            return Box(self.x - size * 0.8, self.y - along[1], size, length)
+            return Box(self.x - size * ASCENT, self.y - along[1], size * (ASCENT + DESCENT), length)
         start = {"start": 0, "middle": length / 2, "end": length}[self.anchor]
-        return Box(self.x - start, self.y - size * 0.8, length, size)
+        return Box(self.x - start, self.y - size * ASCENT, length, size * (ASCENT + DESCENT))
 
 
 @dataclass
@@ -122,11 +133,11 @@ def _fmt(value: float, percent: bool) -> str:
 
 
 def _nice_step(raw: float) -> float:
-    """The smallest of 1, 2, (2.5,) 5 times a power of ten that is at least `raw` (whole numbers: counts)."""
+    """A round step of at least `raw` (1, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten; whole numbers: counts)."""
     if raw <= 1:
         return 1
     power = 10 ** math.floor(math.log10(raw))
-    steps = (1, 2, 5, 10) if power == 1 else (1, 2, 2.5, 5, 10)
+    steps = (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if power > 1 else (1, 2, 3, 4, 5, 6, 8, 10)
     return next(m * power for m in steps if m * power >= raw)
 
 
@@ -180,8 +191,9 @@ def chart_layout(
     plain_max = tick_step * 4
     axis_texts = [f"{tick_step * i:g}" for i in range(5)]
     # The left margin fits the longest axis label at the phone's font size.
-    left = 10 + max(len(t) for t in axis_texts) * PHONE_FONT * CHAR_WIDTH
-    right, top, bottom = (72 if has_percent else 24), 36, 8 + PHONE_FONT + 8
+    left = 10 + max(text_width(t, PHONE_FONT) for t in axis_texts)
+    right = 10 + text_width("100%", PHONE_FONT) if has_percent else 24
+    top, bottom = 36, TICK_GAP + PHONE_FONT * (1 + DESCENT) + 4
     plot_w, plot_h = width - left - right, height - top - bottom
     count = len(labels)
     bar_series = [i for i, s in enumerate(series) if s.kind == "bar"]
@@ -248,7 +260,7 @@ def chart_layout(
                 covered = [b.y for b in layout.bars if label.box(PHONE_FONT).overlaps(b.box)]
                 if not covered:
                     break
-                label.y = min(covered) - PHONE_FONT * 0.2 - 2
+                label.y = min(covered) - PHONE_FONT * DESCENT - 2
             if label.box(PHONE_FONT).y < 0:
                 label.narrow = False
             if label.box(FONT).y < 0:
@@ -265,7 +277,7 @@ def chart_layout(
             if all(_nothing_drawn(s, i) for s in series):
                 layout.no_data.append(label)
                 text = Label(NO_DATA, x_of[i], top + plot_h - 6, "no-data")
-                if text.box(PHONE_FONT).w > slot * 0.9:
+                if text_width(NO_DATA, PHONE_FONT) > slot * 0.9:
                     text.rotate, text.anchor, text.x = -90, "start", x_of[i] + PHONE_FONT * 0.35
                 no_data_labels.append(text)
         shown_values = [lbl.box(PHONE_FONT) for lbl in value_labels if lbl.wide or lbl.narrow]
@@ -273,7 +285,7 @@ def chart_layout(
 
     # Ticks under the axis (hanging text is emulated: baseline one font size below the axis).
     ticks: list[Label] = []
-    base = top + plot_h + 6
+    base = top + plot_h + TICK_GAP
     if dates:
         lo_date = datetime.date.fromordinal(int(lo + 0.5))
         hi_date = datetime.date.fromordinal(int(hi))
@@ -375,9 +387,11 @@ def line_bar_chart(
                     f"<title>{escape(tooltip)}</title></circle>"
                 )
     for label in layout.labels:
+        if not (label.wide or label.narrow):
+            continue
         attrs = f'x="{label.x:.1f}" y="{label.y:.1f}"'
         if label.kind == "tick":
-            attrs = f'x="{label.x:.1f}" y="{layout.top + layout.plot_h + 6:.1f}" dy="1em"'
+            attrs = f'x="{label.x:.1f}" y="{layout.top + layout.plot_h + TICK_GAP:.1f}" dy="1em"'
         if label.rotate:
             attrs += f' transform="rotate({label.rotate} {label.x:.1f} {label.y:.1f})"'
         parts.append(

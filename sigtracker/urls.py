@@ -1,4 +1,6 @@
 from django.contrib import admin
+from django.http import HttpResponsePermanentRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 
 from . import views
@@ -9,6 +11,9 @@ admin.site.index_title = "Curate releases, KEPs and meetings"
 
 urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
+    # Browsers ask for /favicon.ico whatever the page links; answer instead of logging a 404 on every first visit.
+    # static() per request: the production manifest is read after collectstatic, not when URLs are imported.
+    path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("sigtracker/favicon.svg"))),
     path("admin/", admin.site.urls),
     path("api/v1/", include("api.urls")),
     path("feeds/", include("api.feed_urls")),
