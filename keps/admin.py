@@ -5,7 +5,18 @@ from sigtracker.admin import SigScopedAdminMixin
 from sigtracker.roles import person_sig_ids
 
 from .choices import SigRole
-from .models import DesignGroup, FeatureGate, Kep, Person, PrrApproval, Sig, SigMembership
+from .models import (
+    DesignGroup,
+    FeatureGate,
+    Kep,
+    Person,
+    PrrApproval,
+    Sig,
+    SigAlias,
+    SigLeadership,
+    SigMeeting,
+    SigMembership,
+)
 
 
 class PublicSigScopedAdminMixin(SigScopedAdminMixin):
@@ -17,8 +28,9 @@ class PublicSigScopedAdminMixin(SigScopedAdminMixin):
 
 @admin.register(Sig)
 class SigAdmin(admin.ModelAdmin):
-    list_display = ["slug", "name", "mailing_list", "kep_count"]
-    search_fields = ["slug", "name"]
+    list_display = ["slug", "name", "kind", "in_community", "mailing_list", "kep_count"]
+    list_filter = ["in_community", "kind"]
+    search_fields = ["slug", "name", "label"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(kep_count=Count("owned_keps"))
@@ -153,3 +165,36 @@ class SigMembershipAdmin(admin.ModelAdmin):
         from sigtracker.roles import sig_membership_grant
 
         sig_membership_grant(user=obj.user, sig=obj.sig, role=obj.role)
+
+
+# -- sigs.yaml data (import_sigs) and the kep.yaml alias table ------------------------------------------------
+
+
+@admin.register(SigLeadership)
+class SigLeadershipAdmin(PublicSigScopedAdminMixin, admin.ModelAdmin):
+    """Chairs and tech leads, as sigs.yaml lists them: a re-import makes them what the file says again."""
+
+    editing_roles = (SigRole.LEAD,)
+    list_display = ["sig", "person", "role"]
+    list_filter = ["role", "sig"]
+    search_fields = ["sig__slug", "person__github", "person__name"]
+    autocomplete_fields = ["person"]
+
+
+@admin.register(SigMeeting)
+class SigMeetingAdmin(PublicSigScopedAdminMixin, admin.ModelAdmin):
+    """Recurring meetings from sigs.yaml; the home page and /sigs/<slug>/meetings.ics date them."""
+
+    editing_roles = (SigRole.LEAD,)
+    list_display = ["sig", "description", "day", "time", "tz", "frequency", "anchor_date"]
+    list_filter = ["frequency", "sig"]
+    search_fields = ["sig__slug", "description"]
+
+
+@admin.register(SigAlias)
+class SigAliasAdmin(admin.ModelAdmin):
+    """How import_keps reads SIG spellings of kep.yaml files (`sig-machinery` -> sig-api-machinery; an empty SIG
+    means "no SIG", as for `TBD`). Spellings are lower case."""
+
+    list_display = ["spelling", "sig_slug", "note"]
+    search_fields = ["spelling", "sig_slug", "note"]
