@@ -1,5 +1,5 @@
 from django.conf import settings
-from rest_framework import permissions
+from rest_framework import exceptions, permissions
 
 
 class PublicReadOnly(permissions.BasePermission):
@@ -12,6 +12,6 @@ class PublicReadOnly(permissions.BasePermission):
     def has_permission(self, request, view):
         if request.method not in permissions.SAFE_METHODS:
             return False
-        if settings.SIGTRACKER_REQUIRE_LOGIN:
-            return bool(request.user and request.user.is_authenticated)
+        if settings.SIGTRACKER_REQUIRE_LOGIN and not (request.user and request.user.is_authenticated):
+            raise exceptions.NotAuthenticated(self.message)
         return True

@@ -9,6 +9,7 @@ from django.db.models import F, Prefetch
 from django.shortcuts import get_object_or_404
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework import mixins, routers, viewsets
+from rest_framework.settings import api_settings
 
 from keps import selectors as kep_selectors
 from keps.filtersets import DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet
@@ -39,6 +40,7 @@ from .filtersets import (
     StatusChangeFilterSet,
     TrackedEnhancementApiFilterSet,
 )
+from .permissions import PublicReadOnly
 
 
 def _version_order(prefix: str = ""):
@@ -228,8 +230,14 @@ class ApiRootView(ConditionalGetMixin, routers.APIRootView):
 
 
 class SchemaView(ConditionalGetMixin, SpectacularAPIView):
-    pass
+    """The OpenAPI 3 schema; under the same access rules as the data (private mode needs a token)."""
+
+    permission_classes = [PublicReadOnly]
+    authentication_classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
 
 
 class DocsView(ConditionalGetMixin, SpectacularSwaggerView):
-    pass
+    """Browsable documentation of the schema (Swagger UI, served from our static files)."""
+
+    permission_classes = [PublicReadOnly]
+    authentication_classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES

@@ -286,6 +286,10 @@ SPECTACULAR_SETTINGS = {
     # The docs page's JavaScript is served from our static files, not a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "api.schema.blank_strings_any_of",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "EnhancementStatusEnum": "releases.choices.EnhancementStatus",
         "ActionStatusEnum": "releases.choices.ActionStatus",
