@@ -20,6 +20,7 @@ writes the issues already fetched; only this thread touches the database.
 """
 
 import datetime
+import json
 import logging
 import threading
 import time
@@ -32,6 +33,7 @@ from urllib.parse import urlparse
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Min
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from keps.models import Kep, Person, Sig
@@ -75,6 +77,9 @@ logger = logging.getLogger(__name__)
 DEFAULT_REPO = "kubernetes/enhancements"
 #: Requests in flight at once: GitHub asks integrators not to hammer it; 8 keeps a release sync to seconds.
 MAX_IN_FLIGHT = 8
+#: New tracked enhancements written per transaction, and cached pages stored per statement, while fetching.
+CREATE_BATCH = 16
+STORE_BATCH = 40
 #: How far before the cycle start to look for issues updated (a SIG may opt in before the cycle opens).
 SINCE_MARGIN = datetime.timedelta(days=30)
 #: Namespace of the PostgreSQL advisory lock that serialises syncs of one release.
@@ -175,6 +180,21 @@ def _store_pages(pages: list[CachedPage]) -> None:
     if not pages:
         return
     now = timezone.now()
+    if connection.vendor == "postgresql":
+        # executemany with one JSON text parameter per page: bulk_create's UNNEST arrays would escape every body
+        # into an array literal in Python, which cost over a second for a release's pages (issue 11's bench).
+        table = connection.ops.quote_name(GitHubCachedResponse._meta.db_table)
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                f"INSERT INTO {table} (url, resource, etag, body, next_url, fetched_at) "
+                "VALUES (%s, %s, %s, %s::jsonb, %s, %s) ON CONFLICT (url) DO UPDATE SET etag = EXCLUDED.etag, "
+                "body = EXCLUDED.body, next_url = EXCLUDED.next_url, fetched_at = EXCLUDED.fetched_at",
+                [
+                    (page.url, _resource(page.url), page.etag, json.dumps(page.body), page.next_url or "", now)
+                    for page in pages
+                ],
+            )
+        return
     GitHubCachedResponse.objects.bulk_create(
         [
             GitHubCachedResponse(
@@ -330,6 +350,13 @@ def _sync(release, repo, client, report, *, dry_run, now, echo) -> None:
         )
         history = _github_history(release)
         context = _Context(release=release, rows=rows, history=history, cycle=cycle, now=now, dry_run=dry_run)
+        if not dry_run:
+            # Looked up once per release rather than once per issue (issue 11: ~25 ms of queries per new issue
+            # made the writer, not GitHub, the bottleneck).
+            context.keps = {
+                kep.number: kep
+                for kep in Kep.objects.select_related("owning_sig").filter(number__in=sorted(set(issues) | set(kept)))
+            }
 
         def fetch(number: int):
             issue = issues.get(number)
@@ -343,6 +370,7 @@ def _sync(release, repo, client, report, *, dry_run, now, echo) -> None:
 
         pending = {pools.submit(fetch, number): number for number in sorted(set(issues) | set(kept))}
         new_pages: list[CachedPage] = list_pages
+        fresh: list[tuple[Issue, GitHubVerdict]] = []
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
@@ -367,13 +395,32 @@ def _sync(release, repo, client, report, *, dry_run, now, echo) -> None:
                 # storing them only costs the next run full answers.
                 new_pages.extend(pages)
                 try:
+                    verdict = _verdict(context, issue, items)
+                except (MalformedPayload, ValueError) as exc:
+                    _skip(report, f"issue #{number}: {exc}", echo)  # nothing written for it
+                    continue
+                if verdict.not_opted_in:
+                    report.not_opted_in.append(issue.number)
+                if not verdict.tracked:
+                    continue
+                if issue.number not in context.rows and not dry_run:
+                    fresh.append((issue, verdict))  # written in batches below
+                    continue
+                try:
                     with transaction.atomic():
-                        _apply_issue(context, issue, items, report)
+                        _apply_issue(context, issue, verdict, report)
                 except (MalformedPayload, ValueError, IntegrityError, DatabaseError) as exc:
                     _skip(report, f"issue #{number}: {exc}", echo)
-                if not dry_run and len(new_pages) >= 200:
-                    _store_pages(new_pages)
-                    new_pages = []
+            # Write while the other threads fetch: new rows a batch at a time, cached pages in slices small
+            # enough that the last one after the final answer is short.
+            if fresh and (len(fresh) >= CREATE_BATCH or not pending):
+                _create_batch(context, fresh, report, echo)
+                fresh = []
+            if not dry_run and len(new_pages) >= STORE_BATCH:
+                _store_pages(new_pages)
+                new_pages = []
+        if fresh:  # a rate limit stopped the loop with some issues read but not written
+            _create_batch(context, fresh, report, echo)
         if not dry_run:
             _store_pages(new_pages)
     finally:
@@ -393,6 +440,7 @@ class _Context:
     now: datetime.datetime
     dry_run: bool
     changed: bool = False
+    keps: dict[int, Kep] = field(default_factory=dict)
 
 
 def _github_history(release: Release) -> dict[int, set]:
@@ -404,37 +452,32 @@ def _github_history(release: Release) -> dict[int, set]:
     return history
 
 
-def _apply_issue(context: _Context, issue: Issue, items, report: SyncReport) -> None:
-    """Write what one issue says about the release (inside the caller's per-issue transaction)."""
-    events = parse_timeline(items, issue=issue.number)
-    verdict: GitHubVerdict = github_issue_verdict(
+def _verdict(context: _Context, issue: Issue, items) -> GitHubVerdict:
+    """What one issue's timeline says about the release (no database; raises MalformedPayload)."""
+    return github_issue_verdict(
         version=context.release.version,
-        events=events,
+        events=parse_timeline(items, issue=issue.number),
         labels_now=issue.labels,
         enhancements_freeze=context.cycle.enhancements_freeze,
         release_day=context.cycle.release_day,
         cycle_start=context.cycle.start,
         now=context.now,
     )
-    if verdict.not_opted_in:
-        report.not_opted_in.append(issue.number)
-    if not verdict.tracked:
-        return
+
+
+def _apply_issue(context: _Context, issue: Issue, verdict: GitHubVerdict, report: SyncReport) -> None:
+    """Write what one issue says about the release (inside the caller's per-issue transaction): updates of
+    rows synced before, and the dry run's plan. New rows are written by `_create_batch`."""
     entries = [HistoryEntry(at=c.at, status=c.status, author=c.author, note=c.note) for c in verdict.changes]
     row = context.rows.get(issue.number)
     if row is None:
+        if not context.dry_run:
+            _create_batch(context, [(issue, verdict)], report, None)
+            return
         report.created += 1
         report.history_added += len(entries)
-        if context.dry_run:
-            report.planned.append(f"create KEP-{issue.number} ({verdict.status}, {len(entries)} history rows)")
-            return
-        row = _create_row(context, issue, verdict)
-        if row is None:
-            report.created -= 1
-            report.history_added -= len(entries)
-            report.skipped.append(f"issue #{issue.number}: no sig/* label and no KEP in the catalogue to file it under")
-            return
-        context.rows[issue.number] = row
+        report.planned.append(f"create KEP-{issue.number} ({verdict.status}, {len(entries)} history rows)")
+        return
     else:
         wanted = {(e.at, e.status, e.author) for e in entries}
         fields = _field_changes(row, issue, verdict)
@@ -483,35 +526,136 @@ def _field_changes(row: TrackedEnhancement, issue: Issue, verdict: GitHubVerdict
     return {name: value for name, value in wanted.items() if getattr(row, name) != value}
 
 
-def _create_row(context: _Context, issue: Issue, verdict: GitHubVerdict) -> TrackedEnhancement | None:
-    kep = Kep.objects.select_related("owning_sig").filter(number=issue.number).first()
-    sig = _sig_for(kep, verdict)
-    if sig is None:
-        return None
-    if kep is None:
+def _create_batch(
+    context: _Context, batch: list[tuple[Issue, GitHubVerdict]], report: SyncReport, echo: Callable | None
+) -> None:
+    """Write new tracked enhancements (with their stub KEPs and history) for a batch of issues, in one
+    transaction. Issues that failed to parse never reach a batch, so each batch holds only issues that parsed
+    whole. If the database refuses the batch (e.g. a concurrent edit), each issue is written again in its own
+    transaction, so only the one at fault is skipped, with one line, and writes nothing."""
+    try:
+        _create_group(context, batch, report, echo)
+    except (ValueError, IntegrityError, DatabaseError) as exc:
+        if len(batch) == 1:
+            _skip(report, f"issue #{batch[0][0].number}: {exc}", echo)
+            return
+        for one in batch:
+            try:
+                _create_group(context, [one], report, echo)
+            except (ValueError, IntegrityError, DatabaseError) as exc_one:
+                _skip(report, f"issue #{one[0].number}: {exc_one}", echo)
+
+
+def _create_group(context: _Context, batch, report: SyncReport, echo) -> None:
+    now = timezone.now()
+    with transaction.atomic():
+        plan, skipped = [], []
+        slugs: set[str] = set()
+        for issue, verdict in batch:
+            kep = context.keps.get(issue.number)
+            if kep is not None and (not verdict.sigs or kep.owning_sig.slug in verdict.sigs):
+                plan.append((issue, verdict, kep, kep.owning_sig.slug))
+            elif verdict.sigs:
+                plan.append((issue, verdict, kep, verdict.sigs[0]))
+                slugs.add(verdict.sigs[0])
+            else:
+                skipped.append(f"issue #{issue.number}: no sig/* label and no KEP in the catalogue to file it under")
+        sigs = _sigs_by_slug(slugs)
+        people = _people_by_login({login for issue, *_ in plan for login in issue.assignees})
         # A stub until import_keps reads its kep.yaml (which then updates this same row by number).
-        kep = Kep.objects.create(
-            number=issue.number,
-            title=(issue.title or f"KEP {issue.number}")[:300],
-            owning_sig=sig,
-            tracking_issue_url=issue.html_url,
-            is_stub=True,
+        stubs = {
+            issue.number: Kep(
+                number=issue.number,
+                title=(issue.title or f"KEP {issue.number}")[:300],
+                owning_sig=sigs[slug],
+                tracking_issue_url=issue.html_url,
+                is_stub=True,
+            )
+            for issue, _, kep, slug in plan
+            if kep is None
+        }
+        Kep.objects.bulk_create(stubs.values())
+        authors = Kep.authors.through
+        authors.objects.bulk_create(
+            [
+                authors(kep_id=stub.pk, person_id=people[login.lower()].pk)
+                for number, stub in stubs.items()
+                for login in dict.fromkeys(next(i for i, *_ in plan if i.number == number).assignees)
+            ],
+            ignore_conflicts=True,
         )
-        kep.authors.set([_person(login) for login in issue.assignees])
-    first = verdict.changes[0]
-    row = TrackedEnhancement.objects.create(
-        release=context.release,
-        kep=kep,
-        sig=sig,
-        target_stage=verdict.target_stage,
-        status=first.status,
-        assignee=_person(issue.assignees[0]) if issue.assignees else None,
-        created_at=verdict.opted_in_at,
-        github_issue_number=issue.number,
-        github_issue_url=issue.html_url,
-        github_synced_at=timezone.now(),
-    )
-    return row
+        rows = []
+        for issue, verdict, kep, slug in plan:
+            kep = kep or stubs[issue.number]
+            sig = kep.owning_sig if kep.owning_sig.slug == slug else sigs[slug]
+            rows.append(
+                TrackedEnhancement(
+                    release=context.release,
+                    kep=kep,
+                    sig=sig,
+                    target_stage=verdict.target_stage,
+                    # The latest change: what tracked_enhancement_mirror_history would set, with no other source.
+                    status=sorted(verdict.changes, key=lambda change: change.at)[-1].status,
+                    assignee=people[issue.assignees[0].lower()] if issue.assignees else None,
+                    created_at=verdict.opted_in_at,
+                    github_issue_number=issue.number,
+                    github_issue_url=issue.html_url,
+                    github_synced_at=now,
+                )
+            )
+        TrackedEnhancement.objects.bulk_create(rows)
+        changes = []
+        for row, (issue, verdict, *_) in zip(rows, plan, strict=True):
+            before = ""
+            for change in sorted(verdict.changes, key=lambda change: change.at):
+                changes.append(
+                    EnhancementStatusChange(
+                        tracked_enhancement=row,
+                        from_status=before,
+                        to_status=change.status,
+                        changed_at=change.at,
+                        author=change.author,
+                        note=change.note,
+                        source=HistorySource.GITHUB,
+                        link=issue.html_url,
+                    )
+                )
+                before = change.status
+        EnhancementStatusChange.objects.bulk_create(changes)
+    # Committed: only now does the sync's picture of the database include them.
+    for line in skipped:
+        _skip(report, line, echo)
+    for row, (issue, verdict, *_) in zip(rows, plan, strict=True):
+        context.rows[issue.number] = row
+        context.history[row.pk] = {(change.at, change.status, change.author) for change in verdict.changes}
+    context.keps.update(stubs)
+    context.changed = context.changed or bool(rows)
+    report.created += len(rows)
+    report.history_added += len(changes)
+
+
+def _sigs_by_slug(slugs: set[str]) -> dict[str, Sig]:
+    """The SIGs named, created (bare, by slug) where missing; two queries at most, three when creating."""
+    found = {sig.slug: sig for sig in Sig.objects.filter(slug__in=slugs)} if slugs else {}
+    missing = slugs - set(found)
+    if missing:
+        Sig.objects.bulk_create([Sig(slug=slug) for slug in sorted(missing)], ignore_conflicts=True)
+        found.update({sig.slug: sig for sig in Sig.objects.filter(slug__in=missing)})
+    return found
+
+
+def _people_by_login(logins: set[str]) -> dict[str, Person]:
+    """People by lower-cased GitHub handle (handles are unique regardless of case), created where missing."""
+    wanted = {login.lower(): login for login in logins}
+    if not wanted:
+        return {}
+    query = Person.objects.alias(handle=Lower("github"))
+    found = {person.github.lower(): person for person in query.filter(handle__in=list(wanted))}
+    missing = set(wanted) - set(found)
+    if missing:
+        Person.objects.bulk_create([Person(github=wanted[key]) for key in sorted(missing)], ignore_conflicts=True)
+        found.update({person.github.lower(): person for person in query.filter(handle__in=list(missing))})
+    return found
 
 
 # --- entry points for the command and the task ------------------------------------------------------------------
