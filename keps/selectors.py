@@ -103,6 +103,9 @@ def kep_detail_queryset() -> QuerySet[Kep]:
 class TimelineRow:
     tracked: TrackedEnhancement
     missed_freeze: str = ""  # label of the freeze it slipped at, for removed/deferred rows
+    assumed: bool = False  # part of its history was recorded after the fact, at assumed instants
+    reason: str = ""  # the note on the change to its final status (e.g. "missed code freeze: PR #123 not merged")
+    link: str = ""  # where that change was made (e.g. the KEP's GitHub tracking issue)
     slips_so_far: int = 0  # slips of this KEP up to and including this release
 
     @property
@@ -135,11 +138,17 @@ def _missed_freeze(changes: list[EnhancementStatusChange], freezes: list[Milesto
             slip_change = index
             break
     if slip_change is not None:
+        # A change at an assumed instant (a fixture, a retro table) says where a KEP ended up, not when or at
+        # which freeze: only recorded changes name the freeze it missed.
         for change in reversed(changes[: slip_change + 1]):
+            if change.assumed:
+                continue
             for status in (change.from_status, change.to_status):
                 freeze = STATUS_FREEZE.get(status)
                 if freeze:
                     return Freeze(freeze).label
+        if changes[slip_change].assumed:
+            return ""
         moment = changes[slip_change].changed_at
         passed = [m for m in freezes if m.at <= moment]
         if passed:
@@ -168,6 +177,12 @@ def kep_timeline(*, kep: Kep) -> KepTimeline:
         if entry.slipped:
             timeline.slips += 1
             entry.missed_freeze = _missed_freeze(list(row.history.all()), freezes_by_release[row.release_id])
+        history = list(row.history.all())
+        entry.assumed = any(change.assumed for change in history)
+        final = next((c for c in reversed(history) if c.to_status == row.status), None)
+        if final is not None and not final.assumed:
+            # Why it ended this way, as whoever changed it said (the admin's reason) and where to read more.
+            entry.reason, entry.link = final.note, final.link
         entry.slips_so_far = timeline.slips
         timeline.rows.append(entry)
     for stage, milestone in (

@@ -59,6 +59,12 @@ def status_at_expression(instant):
     )
 
 
+def _first_change_assumed() -> Subquery:
+    """Whether a tracked enhancement's first history row has an assumed instant (None without history)."""
+    first = EnhancementStatusChange.objects.filter(tracked_enhancement=OuterRef("pk")).order_by("changed_at", "pk")
+    return Subquery(first.values("assumed")[:1])
+
+
 def _instant_by_release(kind: str, milestone_at: dict):
     """The freeze instant of each release as a CASE on release_id (literal values: no per-row look-up)."""
     whens = [When(release_id=rel, then=Value(at)) for (rel, k), at in milestone_at.items() if k == kind]
@@ -76,6 +82,7 @@ def _empty_figures() -> dict:
         "type": defaultdict(int),
         "stage": defaultdict(int),
         "steps": defaultdict(int),
+        "unknown": defaultdict(int),
     }
 
 
@@ -124,7 +131,8 @@ def release_stats_compute(*, release_ids: Iterable[int] | None = None) -> list[R
         .annotate(**instants)
         .annotate(**at_freeze)
         .annotate(has_history=Exists(EnhancementStatusChange.objects.filter(tracked_enhancement=OuterRef("pk"))))
-        .values("release_id", "sig_id", "status", "type", "target_stage", "has_history", *at_freeze)
+        .annotate(first_assumed=_first_change_assumed())
+        .values("release_id", "sig_id", "status", "type", "target_stage", "has_history", "first_assumed", *at_freeze)
         .annotate(n=Count("pk"))
         .order_by()
     )
@@ -160,6 +168,10 @@ def release_stats_compute(*, release_ids: Iterable[int] | None = None) -> list[R
                 status = group[name]
                 if status is not None and status not in OUT_OF_PLAY:
                     fig["steps"][name[2:]] += n
+                elif status is None and group["first_assumed"]:
+                    # Not on the board yet by a history whose first instant is assumed (a fixture, a retro
+                    # table): where the row stood then was never recorded, which is not "out".
+                    fig["unknown"][name[2:]] += n
 
     tallies: dict[tuple[int, int | None], list[int]] = {}
     for retro in Retrospective.objects.filter(release_id__in=wanted, recorded_tracked__isnull=False).values(
@@ -235,7 +247,10 @@ def _stats_from_rows(release_id, sig_id, fig, milestone_at, slips) -> ReleaseSta
             count = fig["done"]
         else:
             count = fig["steps"][key]
-        funnel.append({"step": key, "label": label, "count": count, "at": _iso(at)})
+        step = {"step": key, "label": label, "count": count, "at": _iso(at)}
+        if fig["unknown"].get(key):
+            step["unknown"] = fig["unknown"][key]
+        funnel.append(step)
     return ReleaseStats(
         release_id=release_id,
         sig_id=sig_id,
