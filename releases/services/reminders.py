@@ -347,6 +347,33 @@ def _lease() -> datetime.timedelta:
     return datetime.timedelta(seconds=getattr(settings, "SIGTRACKER_REMINDER_LEASE_SECONDS", 600))
 
 
+def _key(item: PlannedDelivery) -> tuple:
+    return (item.due.milestone.pk, item.due.anchor, item.due.offset_hours, item.kind, item.recipient)
+
+
+def _unmerge_behind_sent(planned: list[PlannedDelivery]) -> None:
+    """A reminder merged into an email that an earlier run already sent without it (its milestone joined the
+    instant since, e.g. a curator added it) goes out on its own: nothing else would ever send it."""
+    primaries = {_key(item): item for item in planned if item.merged}
+    if not primaries:
+        return
+    gone = set(
+        ReminderDelivery.objects.filter(milestone_id__in={key[0] for key in primaries})
+        .exclude(state=DeliveryState.CLAIMED)
+        .values_list("milestone_id", "anchor", "offset_hours", "kind", "recipient")
+    )
+    for key in gone & set(primaries):
+        primary = primaries[key]
+        for item in planned:
+            if item.skip_reason == merged_reason(item.kind, primary.due) and (
+                item.kind,
+                item.recipient,
+                item.due.due_at,
+            ) == (primary.kind, primary.recipient, primary.due.due_at):
+                item.skip_reason = ""
+        primary.merged = []
+
+
 def reminder_deliveries_claim(*, now: datetime.datetime, planned: list[PlannedDelivery] | None = None) -> list[int]:
     """Create the delivery rows for what is due at `now` (one per recipient, whoever else is planning the
     same) and return the ids of those waiting for a sender: new ones, ones released after a failed attempt,
@@ -354,6 +381,7 @@ def reminder_deliveries_claim(*, now: datetime.datetime, planned: list[PlannedDe
     planned = reminder_deliveries_plan(now=now) if planned is None else planned
     if not planned:
         return []
+    _unmerge_behind_sent(planned)
     real_now = timezone.now()
     rows = [
         ReminderDelivery(
@@ -954,8 +982,9 @@ def freeze_reminders_send(*, now: datetime.datetime, dry_run: bool = False) -> S
     report.merged = sum(1 for item in planned if item.skip_reason.startswith("sent in one "))
     if dry_run:
         return report
-    report.skipped = sum(1 for item in planned if item.skip_reason) - report.merged
     ids = reminder_deliveries_claim(now=now, planned=planned)
+    report.merged = sum(1 for item in planned if item.skip_reason.startswith("sent in one "))
+    report.skipped = sum(1 for item in planned if item.skip_reason) - report.merged
     result = reminder_deliver_batch(delivery_ids=ids, as_of=now)
     report.sent += len(result.sent)
     report.skipped += len(result.skipped)

@@ -169,6 +169,30 @@ def test_the_sender_rebuilds_the_merged_email_from_the_delivery_rows(three_freez
     assert again.extra_headers["Message-ID"] == message.extra_headers["Message-ID"]
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_freeze_added_after_its_instant_was_sent_goes_out_on_its_own():
+    """The code freeze's reminders went out; then a curator adds the test freeze at the same instant. The
+    next run within the grace period sends the test freeze's reminders by themselves rather than recording
+    them as merged into an email that has already left."""
+    release = ReleaseFactory(version="1.26")
+    code = MilestoneFactory(release=release, kind=MilestoneKind.CODE_FREEZE, at=FREEZE)
+    node = SigFactory(slug="sig-node", mailing_list=NODE_LIST)
+    _kep(release, node, 2001, S.AT_RISK_CODE, PersonFactory(github="alice", email="alice@example.com"))
+    _send()
+    assert len(mail.outbox) == 2
+
+    test = MilestoneFactory(release=release, kind=MilestoneKind.TEST_FREEZE, at=FREEZE)
+    _send(WEEK_BEFORE + datetime.timedelta(minutes=15))
+
+    assert len(mail.outbox) == 4
+    assert [m.subject for m in mail.outbox[2:]] == [
+        "[sig-node] Test freeze for v1.26 is in 7 days: 1 KEP not ready",
+        "Test freeze for v1.26 is in 7 days: 1 of your KEPs needs attention",
+    ]
+    assert set(ReminderDelivery.objects.filter(milestone=test).values_list("state", flat=True)) == {DeliveryState.SENT}
+    assert ReminderDelivery.objects.filter(milestone=code, state=DeliveryState.SENT).count() == 2
+
+
 @pytest.mark.django_db
 def test_dry_run_shows_one_email_per_recipient_and_what_it_covers(three_freezes_at_once, capsys):
     _send(WEEK_BEFORE, "--dry-run")
