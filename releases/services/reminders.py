@@ -11,6 +11,12 @@ Two kinds of email go out for each due reminder: a digest to each SIG mailing li
 each author, assignee or enhancements contact of a KEP not ready for that freeze. Everything is read "as of"
 T from the status history, so replaying a past instant sends what would have been sent then.
 
+One email per address per instant: reminders due at the same instant for the same recipient (code and test
+freeze fall together) are sent as one, by the delivery of the first (`due_order`); the others' rows are recorded
+as skipped with a reason naming it (`merged_reason`), and the sender rebuilds the email from those rows, so a
+retry says the same. Each email lists what each of its freezes requires (`rules.REQUIREMENTS`) and groups the
+KEPs by what they still need.
+
 Once per recipient, not "exactly once": every (milestone, anchor, offset, kind, recipient) gets one
 `ReminderDelivery` row, created before anything is sent (the unique constraint decides between racing beats).
 A sender takes a lease on the row (`claimed_at`, a compare-and-swap UPDATE), sends outside any transaction, and
