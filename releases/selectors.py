@@ -7,21 +7,32 @@ Every selector issues a fixed number of queries, whatever the number of rows it 
 import datetime
 from dataclasses import dataclass, field
 
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models import Count, F, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from keps.models import Sig
+from keps.models import PrrApproval, Sig
 from meetings.models import AgendaItem, Meeting
 
 from .choices import (
     ActionStatus,
+    DocsStatus,
+    ExceptionDecision,
     MilestoneKind,
     RetroCategory,
 )
 from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
-from .models import Milestone, Release, ReleaseStats, RetroItem, Retrospective, TrackedEnhancement
-from .rules import FREEZE_KINDS, PACIFIC, SLIP_STATUSES, at_risk_statuses_for
+from .models import (
+    EnhancementException,
+    Milestone,
+    Release,
+    ReleaseStats,
+    RetroItem,
+    Retrospective,
+    TrackedEnhancement,
+)
+from .rules import FREEZE_KINDS, PACIFIC, SLIP_STATUSES, at_risk_statuses_for, is_in_play
+from .services.board import BoardCount, ChecklistFacts, WeeklyNumbers, checklist_comment, weekly_numbers
 
 OPEN_ACTION_STATUSES = (ActionStatus.OPEN, ActionStatus.IN_PROGRESS)
 
@@ -55,6 +66,8 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
         done=_all_sigs_stats("done"),
         merge_rate=_all_sigs_stats("merge_rate"),
         stats_source=_all_sigs_stats("source"),
+        recorded_tracked=_all_sigs_stats("recorded_tracked"),
+        recorded_done=_all_sigs_stats("recorded_done"),
     ).order_by("major", "minor")
     if filters is not None:
         queryset = ReleaseFilterSet(filters, queryset=queryset).qs
@@ -92,6 +105,9 @@ class ChartData:
     merge_rate: list[float | None]
     tracked: list[float | None]
     done: list[float | None]
+    #: A retro's recorded tally where figures were also synced/computed (None elsewhere): shown beside them.
+    recorded_tracked: list[float | None] = field(default_factory=list)
+    recorded_done: list[float | None] = field(default_factory=list)
 
 
 def release_chart_data(*, releases) -> ChartData:
@@ -102,7 +118,15 @@ def release_chart_data(*, releases) -> ChartData:
         rate.append(release.merge_rate)
         tracked.append(release.tracked)
         done.append(release.done)
-    return ChartData(labels=labels, merge_rate=rate, tracked=tracked, done=done)
+    both = [getattr(r, "recorded_tracked", None) is not None and r.stats_source != "recorded_tally" for r in releases]
+    return ChartData(
+        labels=labels,
+        merge_rate=rate,
+        tracked=tracked,
+        done=done,
+        recorded_tracked=[r.recorded_tracked if ok else None for r, ok in zip(releases, both, strict=True)],
+        recorded_done=[r.recorded_done if ok else None for r, ok in zip(releases, both, strict=True)],
+    )
 
 
 # -- schedule ------------------------------------------------------------------------------------------------------
@@ -187,13 +211,98 @@ def tracked_enhancement_list(*, release: Release, filters: dict | None = None) -
     """
     queryset = (
         TrackedEnhancement.objects.filter(release=release)
-        .select_related("kep", "sig", "enhancements_contact", "release")
-        .annotate(slips=_slip_count())
+        .select_related("kep", "sig", "enhancements_contact", "release", "prr_approver")
+        .annotate(slips=_slip_count(), **_latest_exception())
         .order_by("kep__number")
     )
     if filters is not None:
         queryset = TrackedEnhancementFilterSet(filters, queryset=queryset).qs
     return queryset
+
+
+def _latest_exception() -> dict:
+    """`exception_freeze`, `exception_decision`, `exception_deadline` of a row's latest exception request (None
+    without one): the board's exception columns, as subqueries so the list stays one query."""
+    latest = EnhancementException.objects.filter(tracked_enhancement=OuterRef("pk")).order_by("-requested_at", "-pk")
+    return {f"exception_{name}": Subquery(latest.values(name)[:1]) for name in ("freeze", "decision", "deadline")}
+
+
+# -- the board's numbers and texts (issue 12, items 4 and 5) ---------------------------------------------------------
+
+
+def release_board_counts(*, release: Release) -> list[BoardCount]:
+    """How many tracked enhancements of a release share each SIG, status and stage (one query)."""
+    rows = (
+        TrackedEnhancement.objects.filter(release=release)
+        .order_by()
+        .values_list("sig__slug", "status", "target_stage")
+        .annotate(n=Count("pk"))
+    )
+    return [BoardCount(sig=sig, status=status, stage=stage, count=n) for sig, status, stage, n in rows]
+
+
+def release_exception_counts(*, release: Release) -> list[tuple[str, int]]:
+    """(decision, count) of the exception requests of a release (one query)."""
+    rows = (
+        EnhancementException.objects.filter(tracked_enhancement__release=release)
+        .order_by()
+        .values_list("decision")
+        .annotate(n=Count("pk"))
+    )
+    return list(rows)
+
+
+def release_weekly_numbers(*, release: Release) -> WeeklyNumbers:
+    """The release page's weekly numbers: by status and stage, overall and per SIG, and exception requests."""
+    return weekly_numbers(
+        counts=release_board_counts(release=release), exceptions=release_exception_counts(release=release)
+    )
+
+
+def release_pending_exceptions(*, release: Release, sig: Sig | None = None) -> list[EnhancementException]:
+    """Exception requests of a release still waiting for a decision, earliest deadline first."""
+    queryset = EnhancementException.objects.filter(
+        tracked_enhancement__release=release, decision=ExceptionDecision.PENDING
+    )
+    if sig is not None:
+        queryset = queryset.filter(tracked_enhancement__sig=sig)
+    return list(
+        queryset.select_related("tracked_enhancement__kep", "tracked_enhancement__sig").order_by(
+            F("deadline").asc(nulls_last=True), "requested_at", "pk"
+        )
+    )
+
+
+def checklist_facts(*, tracked_enhancement: TrackedEnhancement) -> ChecklistFacts:
+    """What sigtracker knows about a tracked KEP for the checklist comment (a few queries)."""
+    row = tracked_enhancement
+    kep = row.kep
+    stage = row.target_stage or kep.stage
+    approver = PrrApproval.objects.filter(kep=kep, stage=stage).select_related("approver").first() if stage else None
+    freeze = (
+        Milestone.objects.filter(release_id=row.release_id, kind=MilestoneKind.ENHANCEMENTS_FREEZE, sig__isnull=True)
+        .order_by("at")
+        .values_list("at", flat=True)
+        .first()
+    )
+    return ChecklistFacts(
+        kep_number=kep.number,
+        version=row.release.version,
+        owners=tuple(kep.authors.order_by("github").values_list("github", flat=True)),
+        stage=stage,
+        has_kep_yaml=bool(kep.source_path) and not kep.is_stub,
+        kep_status=kep.status,
+        latest_milestone=kep.latest_milestone,
+        prr_approver=approver.approver.github if approver else "",
+        opted_in=is_in_play(row.status),
+        docs_placeholder=row.docs_status != DocsStatus.NONE,
+        freeze_at=freeze,
+    )
+
+
+def tracked_enhancement_checklist(*, tracked_enhancement: TrackedEnhancement) -> str:
+    """The enhancements team's checklist comment for one tracked KEP (generated only; nothing is posted)."""
+    return checklist_comment(checklist_facts(tracked_enhancement=tracked_enhancement))
 
 
 def at_risk_for_milestone(*, release: Release, milestone: Milestone | None, sig: Sig | None = None, limit: int = 50):
