@@ -49,11 +49,15 @@ class ReleaseTable(BaseTable):
         attrs={"td": {"class": "num"}},
     )
     merge_rate = tables.Column(verbose_name="Merge rate", attrs={"td": {"class": "num"}})
+    # The retro's own tally beside the synced figures, where both exist (issue 11): "recorded 24 / 13".
+    recorded = tables.Column(
+        verbose_name="Retro tally", accessor="recorded_tracked", orderable=False, attrs={"td": {"class": "num"}}
+    )
 
     class Meta(BaseTable.Meta):
         model = Release
         fields = ("version", "name", "enhancements_freeze_at", "code_freeze_at", "release_on", "state")
-        sequence = (*fields, "tracked", "done", "merge_rate")
+        sequence = (*fields, "tracked", "done", "merge_rate", "recorded")
         empty_text = "No releases yet — add one in the admin or import a sig-release schedule."
 
     def render_enhancements_freeze_at(self, value):
@@ -84,6 +88,20 @@ class ReleaseTable(BaseTable):
 
     def value_merge_rate(self, value):
         return "" if value is None else round(value, 4)
+
+    def render_recorded(self, record, value):
+        if record.stats_source == StatsSource.RECORDED_TALLY:
+            return "—"  # the tally is the figures already
+        return format_html(
+            '<span title="tracked / merged as recorded at the retro; synced {} / {}">recorded {} / {}</span>',
+            record.tracked,
+            record.done,
+            value,
+            record.recorded_done,
+        )
+
+    def value_recorded(self, record, value):
+        return "" if record.stats_source == StatsSource.RECORDED_TALLY else f"{value}/{record.recorded_done}"
 
 
 class TrackedEnhancementTable(BaseTable):

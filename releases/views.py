@@ -101,6 +101,15 @@ class ReleaseListView(PublicListView):
                 series=[
                     Series(name="Tracked", values=chart_data.tracked, kind="bar"),
                     Series(name="Done", values=chart_data.done, kind="bar"),
+                    # Where a retro recorded its own tally too, both show (issue 11), not one hiding the other.
+                    *(
+                        [
+                            Series(name="Tracked (retro tally)", values=chart_data.recorded_tracked, kind="bar"),
+                            Series(name="Done (retro tally)", values=chart_data.recorded_done, kind="bar"),
+                        ]
+                        if any(value is not None for value in chart_data.recorded_tracked)
+                        else []
+                    ),
                     Series(name="Merge rate", values=chart_data.merge_rate, kind="line", percent=True),
                 ],
             )
