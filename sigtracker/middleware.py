@@ -3,12 +3,15 @@
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 
+#: Sign-in with GitHub (allauth), one-click unsubscribe (a mail provider POSTs it with no session, RFC 8058) and a
+#: person's calendar (a calendar app fetches it with no session; a secret in the URL guards it).
+PEOPLE_PUBLIC_PREFIXES = ("/accounts/", "/unsubscribe/", "/me/calendar/")
 #: Reachable without a login even in private mode: load-balancer checks, the login page itself, static files.
 #: Matched against `path_info`, the path the URL resolver routes, never `path`: `path` starts with SCRIPT_NAME,
 #: which a client can set (gunicorn maps a `SCRIPT_NAME` header from `forwarded_allow_ips`), so
 #: `SCRIPT_NAME: /healthz` on `/healthz/releases/` would pass for /healthz and still route to /releases/ (issue 17 A).
 PUBLIC_PATHS = ("/healthz",)
-PUBLIC_PREFIXES = ("/admin/login/", "/admin/logout/", "/static/")
+PUBLIC_PREFIXES = ("/admin/login/", "/admin/logout/", "/static/", *PEOPLE_PUBLIC_PREFIXES)
 #: Not redirected to the login form: the API answers anonymous requests itself, 401 in JSON in private mode
 #: (api/permissions.py), which a script can read.
 SELF_GUARDED_PREFIXES = ("/api/",)

@@ -37,7 +37,8 @@ TRIGGER_PREFIX = "sigtracker_gen_"
 #: SCRIPT_NAME, issue 17 A).
 # /api/ does its own conditional requests (ETag, api/caching.py), answers by Accept header and must count each
 # request against its rate limit: a cached copy would skip all three.
-SKIPPED_PREFIXES = ("/admin/", "/healthz", "/static/", "/api/")
+# A person's pages, sign-in and unsubscribe pages are nobody else's to be served from a cache.
+SKIPPED_PREFIXES = ("/admin/", "/healthz", "/static/", "/api/", "/me/", "/accounts/", "/unsubscribe/")
 
 _memo = {"value": None, "read_at": 0.0}
 

@@ -17,6 +17,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("api.urls")),
     path("feeds/", include("api.feed_urls")),
+    # Sign in with GitHub (django-allauth; people/github routes the provider's login and callback).
+    path("accounts/", include("allauth.urls")),
+    path("", include("people.urls")),
     path("", include("releases.urls")),
     path("", include("keps.urls")),
     path("", include("meetings.urls")),

@@ -43,6 +43,11 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "api",
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.github",
+    "people",
 ]
 
 MIDDLEWARE = [
@@ -54,6 +59,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "sigtracker.middleware.LoginRequiredMiddleware",
     "sigtracker.page_cache.PageCacheMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into a 429 page.
@@ -64,6 +70,8 @@ AUTHENTICATION_BACKENDS = [
     # First: refuses logins from a locked-out user/address before the password is checked.
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # Sign in with GitHub (people/): links the account to the Person with the same handle; grants no role.
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
 # Admin login: locked for an hour after 5 failures for the same user name from the same address.
 AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
@@ -165,6 +173,41 @@ STORAGES = {
 }
 
 LOGIN_URL = "admin:login"
+
+# Sign in with GitHub (django-allauth, people/). An OAuth app's client id and secret; SIGTRACKER_GITHUB_OAUTH_URL is
+# GitHub's web address (GitHub Enterprise: https://ghe.example.org, whose API allauth reads at /api/v3; tests point it
+# at a local stand-in). SIGTRACKER_GITHUB_ORG: in private mode, only members of this org may sign in.
+SIGTRACKER_GITHUB_ORG = os.environ.get("SIGTRACKER_GITHUB_ORG", "")
+SOCIALACCOUNT_PROVIDERS = {
+    "github": {
+        "APP": {
+            "client_id": os.environ.get("SIGTRACKER_GITHUB_CLIENT_ID", ""),
+            "secret": os.environ.get("SIGTRACKER_GITHUB_CLIENT_SECRET", ""),
+        },
+        # read:org only to check SIGTRACKER_GITHUB_ORG membership (private memberships included).
+        "SCOPE": ["read:user", "user:email", *(["read:org"] if SIGTRACKER_GITHUB_ORG else [])],
+        "GITHUB_URL": os.environ.get("SIGTRACKER_GITHUB_OAUTH_URL", "https://github.com"),
+        # Reads GITHUB_URL per request rather than once at import (allauth's own adapter).
+        "provider_class": "people.github.provider.GitHubProvider",
+    }
+}
+SOCIALACCOUNT_ADAPTER = "people.adapters.SocialAccountAdapter"
+ACCOUNT_ADAPTER = "people.adapters.AccountAdapter"
+SOCIALACCOUNT_AUTO_SIGNUP = True
+SOCIALACCOUNT_QUERY_EMAIL = True
+SOCIALACCOUNT_STORE_TOKENS = False
+# Starting the OAuth dance takes a POST (with a CSRF token), so a link on another site cannot sign anyone in.
+SOCIALACCOUNT_LOGIN_ON_GET = False
+# Never log into an existing account because an email matches: only the GitHub account id links.
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
+ACCOUNT_EMAIL_VERIFICATION = "none"
+ACCOUNT_UNIQUE_EMAIL = False
+LOGIN_REDIRECT_URL = "/me/"
+ACCOUNT_LOGOUT_REDIRECT_URL = "/"
+# One-click unsubscribe links (RFC 8058) in reminder emails stay valid this many days.
+SIGTRACKER_UNSUBSCRIBE_MAX_AGE_DAYS = int(os.environ.get("SIGTRACKER_UNSUBSCRIBE_MAX_AGE_DAYS", "60"))
+# The mailto of List-Unsubscribe: a mailbox a curator reads (sigtracker receives no mail); the sender by default.
+SIGTRACKER_UNSUBSCRIBE_MAILTO = os.environ.get("SIGTRACKER_UNSUBSCRIBE_MAILTO", "")
 
 # Email: SMTP when EMAIL_HOST is set, else the console (the demo prints what it would send).
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")

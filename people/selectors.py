@@ -1,0 +1,196 @@
+"""Reads of the people app: a person's "what I owe by when", their deadlines for the calendar, and whether a
+reminder may go to an address (one-click unsubscribes and the person's own preferences)."""
+
+import datetime
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from keps.models import Person
+from meetings.models import Meeting
+from releases.choices import ActionStatus, ReminderKind, RetroCategory
+from releases.models import Milestone, Release, RetroItem, TrackedEnhancement
+from releases.rules import FREEZE_KINDS, MILESTONE_FREEZE, PACIFIC, REQUIREMENTS, is_in_play, is_ready_for
+from releases.selectors import milestone_is_past
+
+from .models import Profile, Unsubscription
+
+
+@dataclass
+class Deadline:
+    """The next freeze a tracked KEP faces, and whether it already meets it."""
+
+    milestone: Milestone
+    ready: bool
+    requirements: list[str]
+    #: The instant in UTC, US Pacific and the person's own zone (None when they set none).
+    utc: datetime.datetime
+    pacific: datetime.datetime
+    local: datetime.datetime | None
+
+
+@dataclass
+class MyKep:
+    row: TrackedEnhancement
+    roles: list[str]
+    deadline: Deadline | None
+
+
+@dataclass
+class MyWork:
+    person: Person
+    profile: Profile | None
+    releases: list[Release]
+    keps: list[MyKep] = field(default_factory=list)
+    action_items: list[RetroItem] = field(default_factory=list)
+    meetings: list[Meeting] = field(default_factory=list)
+
+
+def current_and_next_releases() -> list[Release]:
+    current = Release.objects.current()
+    if current is None:
+        return []
+    following = (
+        Release.objects.filter(Q(major__gt=current.major) | Q(major=current.major, minor__gt=current.minor))
+        .order_by("major", "minor")
+        .first()
+    )
+    return [current, following] if following else [current]
+
+
+def _freezes_ahead(release_ids: list[int], now: datetime.datetime) -> dict[int, list[Milestone]]:
+    by_release: dict[int, list[Milestone]] = {pk: [] for pk in release_ids}
+    candidates = (
+        Milestone.objects.filter(
+            release_id__in=release_ids, kind__in=FREEZE_KINDS, at__gt=now - datetime.timedelta(days=1)
+        )
+        .select_related("release", "sig")
+        .order_by("at", "pk")
+    )
+    for milestone in candidates:
+        if not milestone_is_past(milestone, now):
+            by_release[milestone.release_id].append(milestone)
+    return by_release
+
+
+def _deadline(row: TrackedEnhancement, freezes: list[Milestone], zone) -> Deadline | None:
+    """The first freeze ahead that applies to the row's SIG (all-SIG freezes and its own SIG's): what the row
+    still needs for it (the rules' REQUIREMENTS) unless its status already meets it."""
+    milestone = next((m for m in freezes if m.sig_id in (None, row.sig_id)), None)
+    if milestone is None:
+        return None
+    ready = is_ready_for(row.status, MILESTONE_FREEZE[milestone.kind])
+    return Deadline(
+        milestone=milestone,
+        ready=ready,
+        requirements=[] if ready else list(REQUIREMENTS[milestone.kind]),
+        utc=milestone.at.astimezone(datetime.UTC),
+        pacific=milestone.at.astimezone(PACIFIC),
+        local=milestone.at.astimezone(zone) if zone else None,
+    )
+
+
+def my_work(*, person: Person, now: datetime.datetime | None = None) -> MyWork:
+    """Every KEP the person owns or reviews (author, reviewer, approver, assignee, enhancements contact) tracked in
+    the current and next release, with its next deadline; their open retro action items; their SIGs' next meetings."""
+    now = now or timezone.now()
+    profile = Profile.objects.filter(person=person).first()
+    zone = profile.zone if profile else None
+    releases = current_and_next_releases()
+    work = MyWork(person=person, profile=profile, releases=releases)
+    rows = (
+        TrackedEnhancement.objects.filter(release__in=releases)
+        .filter(
+            Q(kep__authors=person)
+            | Q(kep__reviewers=person)
+            | Q(kep__approvers=person)
+            | Q(assignee=person)
+            | Q(enhancements_contact=person)
+        )
+        .distinct()
+        .select_related("release", "kep", "sig")
+        .prefetch_related("kep__authors", "kep__reviewers", "kep__approvers")
+        .order_by("release__major", "release__minor", "kep__number")
+    )
+    freezes = _freezes_ahead([r.pk for r in releases], now)
+    for row in rows:
+        roles = [
+            label
+            for label, people in (
+                ("author", row.kep.authors.all()),
+                ("reviewer", row.kep.reviewers.all()),
+                ("approver", row.kep.approvers.all()),
+            )
+            if person in people
+        ]
+        roles += ["assignee"] if row.assignee_id == person.pk else []
+        roles += ["enhancements contact"] if row.enhancements_contact_id == person.pk else []
+        deadline = _deadline(row, freezes[row.release_id], zone) if is_in_play(row.status) else None
+        work.keps.append(MyKep(row=row, roles=roles, deadline=deadline))
+    work.action_items = list(
+        RetroItem.objects.filter(
+            owner=person, category=RetroCategory.ACTION_ITEM, status__in=[ActionStatus.OPEN, ActionStatus.IN_PROGRESS]
+        )
+        .select_related("retrospective__release", "retrospective__sig", "due_release")
+        .order_by("due_release__major", "due_release__minor", "pk")
+    )
+    sig_ids = {kep.row.sig_id for kep in work.keps} | set(person.sig_leaderships.values_list("sig_id", flat=True))
+    today = now.date()
+    for sig_id in sorted(sig_ids):
+        meeting = (
+            Meeting.objects.filter(sig_id=sig_id, date__gte=today, cancelled=False)
+            .select_related("sig")
+            .order_by("date")
+            .first()
+        )
+        if meeting:
+            work.meetings.append(meeting)
+    work.meetings.sort(key=lambda m: (m.date, m.sig.slug))
+    return work
+
+
+def my_deadlines(*, person: Person, now: datetime.datetime | None = None) -> list[tuple[Milestone, list[MyKep]]]:
+    """The freezes ahead at which the person's KEPs still need something, each with those KEPs (the calendar)."""
+    grouped: dict[int, tuple[Milestone, list[MyKep]]] = {}
+    for kep in my_work(person=person, now=now).keps:
+        if kep.deadline and not kep.deadline.ready:
+            grouped.setdefault(kep.deadline.milestone.pk, (kep.deadline.milestone, []))[1].append(kep)
+    return sorted(grouped.values(), key=lambda item: (item[0].at, item[0].pk))
+
+
+def _span(hours: int) -> str:
+    if hours == 0:
+        return "at the freeze"
+    return f"{hours // 24} days before" if hours % 24 == 0 else f"{hours} hours before"
+
+
+def reminder_refusal(*, kind: str, address: str, offset_hours: int | None = None) -> str:
+    """Why a reminder of `kind` must not go to `address` (a skip reason), or "" when it may.
+
+    A one-click unsubscribe of that address from that kind; for personal notes, also the settings of the people
+    with that address: email switched off, or not one of the offsets they chose. As with opting out, an address
+    shared by several people is skipped only when every one of them has said so."""
+    unsubscribed = Unsubscription.objects.filter(address__iexact=address, kind=kind).first()
+    if unsubscribed:
+        return f"unsubscribed from {ReminderKind(kind).label.lower()}s with one click on {unsubscribed.at:%Y-%m-%d}"
+    if kind != ReminderKind.PERSONAL:
+        return ""
+    people = list(Person.objects.filter(email__iexact=address).select_related("profile"))
+    reasons = []
+    for person in people:
+        profile = getattr(person, "profile", None)
+        if profile is None:
+            return ""
+        if not profile.email_reminders:
+            reasons.append("switched reminder emails off")
+        elif offset_hours is not None and profile.reminder_offsets and offset_hours not in profile.reminder_offsets:
+            reasons.append(f"chose not to be reminded {_span(offset_hours)}")
+        else:
+            return ""
+    return reasons[0] if reasons else ""
+
+
+def default_offsets() -> list[int]:
+    return sorted(set(settings.SIGTRACKER_REMINDER_OFFSETS_HOURS), reverse=True)

@@ -1,0 +1,138 @@
+"""Writes of the people app: linking a GitHub sign-in to its Person, a person's own preferences, one-click
+unsubscribes and calendar-secret resets. Every change to someone's reminder settings is logged (PreferenceChange)."""
+
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+
+from keps.models import Person
+
+from .choices import ChangeSource
+from .models import PreferenceChange, Profile, Unsubscription, new_calendar_secret
+
+
+@dataclass(frozen=True)
+class GitHubEmail:
+    email: str
+    primary: bool
+    verified: bool
+
+
+def verified_primary_email(emails: list[GitHubEmail]) -> str:
+    """GitHub's primary address if it is verified, else "" (an unverified address never receives reminders)."""
+    return next((e.email for e in emails if e.primary and e.verified), "")
+
+
+def _log(*, person, user, source, field, old, new, address="") -> PreferenceChange:
+    return PreferenceChange.objects.create(
+        person=person, user=user, source=source, field=field, old=str(old), new=str(new), address=address
+    )
+
+
+@transaction.atomic
+def person_sign_in(*, user, login: str, name: str = "", emails: list[GitHubEmail]) -> Person:
+    """Link `user` (just signed in with GitHub as `login`) to the Person with that handle, made if new.
+
+    The verified primary email becomes the account's address, and the person's when they have none yet (an
+    address a curator or the person set is kept). Grants nothing: roles come only from SIG memberships."""
+    person = Person.objects.filter(github__iexact=login).first()
+    if person is None:
+        person = Person.objects.create(github=login, name=name or "")
+    profile, _ = Profile.objects.select_for_update().get_or_create(person=person)
+    if profile.user_id != user.pk:
+        # A GitHub account renamed since its last sign-in: its old handle's profile lets go of it.
+        Profile.objects.filter(user=user).exclude(pk=profile.pk).update(user=None)
+        _log(
+            person=person, user=user, source=ChangeSource.SIGN_IN, field="user", old=profile.user_id or "", new=user.pk
+        )
+        profile.user = user
+        profile.save(update_fields=["user"])
+    email = verified_primary_email(emails)
+    if email and user.email != email:
+        user.email = email
+        user.save(update_fields=["email"])
+    if email and not person.email:
+        _log(person=person, user=user, source=ChangeSource.SIGN_IN, field="email", old="", new=email)
+        person.email = email
+        person.save(update_fields=["email"])
+    return person
+
+
+def profile_for(*, person: Person) -> Profile:
+    profile, _ = Profile.objects.get_or_create(person=person)
+    return profile
+
+
+#: Person fields and Profile fields a person sets on their preferences page.
+PERSON_FIELDS = ("email", "reminders_opt_out")
+PROFILE_FIELDS = ("email_reminders", "slack_dm", "reminder_offsets", "time_zone")
+
+
+@transaction.atomic
+def preferences_update(*, person: Person, user, source: str = ChangeSource.PREFERENCES, **values) -> int:
+    """Set the person's own reminder settings (any of PERSON_FIELDS and PROFILE_FIELDS); each change is logged.
+    Returns how many fields changed."""
+    unknown = set(values) - set(PERSON_FIELDS) - set(PROFILE_FIELDS)
+    if unknown:
+        raise TypeError(f"not a preference: {', '.join(sorted(unknown))}")
+    profile = profile_for(person=person)
+    changed = 0
+    for obj, fields in ((person, PERSON_FIELDS), (profile, PROFILE_FIELDS)):
+        dirty = []
+        for name in fields:
+            if name in values and getattr(obj, name) != values[name]:
+                _log(person=person, user=user, source=source, field=name, old=getattr(obj, name), new=values[name])
+                setattr(obj, name, values[name])
+                dirty.append(name)
+        if dirty:
+            obj.full_clean()
+            obj.save(update_fields=dirty)
+            changed += len(dirty)
+    return changed
+
+
+def reminders_unsubscribe(*, address: str, kind: str) -> bool:
+    """Stop reminders of `kind` to `address` (from a one-click link). False if it already was; logged once."""
+    address = address.strip().lower()
+    try:
+        with transaction.atomic():
+            Unsubscription.objects.create(address=address, kind=kind)
+    except IntegrityError:
+        return False
+    people = list(Person.objects.filter(email__iexact=address)) or [None]
+    for person in people:
+        _log(
+            person=person,
+            user=None,
+            source=ChangeSource.UNSUBSCRIBE,
+            field=f"unsubscribed:{kind}",
+            old="",
+            new="yes",
+            address=address,
+        )
+    return True
+
+
+def reminders_resubscribe(*, person: Person, user, kind: str) -> bool:
+    """Undo a one-click unsubscribe of the person's address from `kind` (from their preferences page)."""
+    deleted, _ = Unsubscription.objects.filter(address__iexact=person.email, kind=kind).delete()
+    if deleted:
+        _log(
+            person=person,
+            user=user,
+            source=ChangeSource.PREFERENCES,
+            field=f"unsubscribed:{kind}",
+            old="yes",
+            new="",
+            address=person.email.lower(),
+        )
+    return bool(deleted)
+
+
+def calendar_secret_reset(*, person: Person, user) -> Profile:
+    """A new secret for the person's calendar URL: the old URL stops working at once."""
+    profile = profile_for(person=person)
+    profile.calendar_secret = new_calendar_secret()
+    profile.save(update_fields=["calendar_secret"])
+    _log(person=person, user=user, source=ChangeSource.CALENDAR, field="calendar_secret", old="(old)", new="(new)")
+    return profile
