@@ -1,16 +1,17 @@
 from django import forms
 from django.contrib import admin
 from django.contrib.admin.models import DELETION, LogEntry
-from django.db import transaction
-from django.db.models import Count, Q
+from django.db import models, transaction
+from django.db.models import Count, Exists, OuterRef, Q
 from django.http import QueryDict
 from django.utils.html import format_html
 
 from keps.choices import SigRole
 from sigtracker.admin import GuardedActionsMixin, SigScopedAdminMixin, SigScopedInlineMixin
 
-from .choices import EnhancementStatus
+from .choices import ActionStatus, EnhancementStatus, ExceptionDecision, Freeze, PrrStatus, RetroCategory
 from .models import (
+    EnhancementException,
     EnhancementStatusChange,
     Milestone,
     Release,
@@ -20,6 +21,7 @@ from .models import (
     Retrospective,
     TrackedEnhancement,
 )
+from .selectors import latest_exception_annotations, tracked_enhancement_checklist
 from .services import (
     release_stats_compute,
     tracked_enhancement_bulk_set_status,
@@ -205,8 +207,15 @@ class TrackedEnhancementForm(forms.ModelForm):
             "status",
             "enhancements_contact",
             "assignee",
+            "prr_status",
+            "prr_approver",
+            "docs_status",
+            "docs_pr_urls",
+            "feature_blog",
+            "feature_blog_pr_url",
             "notes",
         ]
+        widgets = {"docs_pr_urls": forms.Textarea(attrs={"rows": 2, "cols": 80})}
 
 
 class StatusListForm(forms.ModelForm):
@@ -227,22 +236,113 @@ GITHUB_OWNED_FIELDS = ("release", "kep", "sig", "target_stage", "status")
 GITHUB_FIELDS = ("github_issue_link", "github_synced_at")
 
 
+class ExceptionInline(admin.TabularInline):
+    """The KEP's exception requests, one per freeze (the handbook's "Exception Requests" view). The board status
+    follows the decision through the status field above (exception pending / approved, or removed)."""
+
+    model = EnhancementException
+    extra = 0
+    fields = ["freeze", "requested_at", "thread_url", "decision", "decided_at", "deadline", "notes"]
+    formfield_overrides = {models.TextField: {"widget": forms.Textarea(attrs={"rows": 1, "cols": 30})}}
+
+
+class ExceptionListFilter(admin.SimpleListFilter):
+    """Rows with an exception request in a given state (or none at all)."""
+
+    title = "exception request"
+    parameter_name = "exception"
+
+    def lookups(self, request, model_admin):
+        by_freeze = [(f"freeze:{value}", f"For {label}") for value, label in Freeze.choices]
+        return [("none", "None"), *ExceptionDecision.choices, *by_freeze]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if not value:
+            return queryset
+        requests = EnhancementException.objects.filter(tracked_enhancement=OuterRef("pk"))
+        if value == "none":
+            return queryset.filter(~Exists(requests))
+        if value.startswith("freeze:"):
+            return queryset.filter(Exists(requests.filter(freeze=value.removeprefix("freeze:"))))
+        return queryset.filter(Exists(requests.filter(decision=value)))
+
+
 @admin.register(TrackedEnhancement)
 class TrackedEnhancementAdmin(SigScopedAdminMixin, admin.ModelAdmin):
-    """Freeze day: the KEP, its SIG, stage and status (editable in the list) and the contact fit on a laptop
-    screen; a bulk action per status. Every status change goes through the tracking service (which keeps the
-    history and queues the stats); the model refuses any other write."""
+    """Freeze day: the KEP, its SIG, stage, status (editable in the list), PRR, exception and the contact fit on a
+    1366-px laptop screen; a filter for every column of the board and a bulk action per status. Every status
+    change goes through the tracking service (which keeps the history and queues the stats); the model refuses
+    any other write. Each row's page shows the handbook's checklist comment, to copy onto the tracking issue."""
 
     form = TrackedEnhancementForm
-    list_display = ["kep_number", "short_title", "sig", "target_stage", "status", "enhancements_contact", "release"]
+    list_display = [
+        "kep_number",
+        "short_title",
+        "sig",
+        "stage",
+        "status",
+        "prr",
+        "exception",
+        "contact",
+    ]
     list_display_links = ["kep_number", "short_title"]
     list_editable = ["status"]
-    list_filter = ["release", "sig", "status", "target_stage", "type"]
+    list_filter = [
+        "release",
+        "sig",
+        "status",
+        "target_stage",
+        "type",
+        "prr_status",
+        ExceptionListFilter,
+        "docs_status",
+        "feature_blog",
+        ("enhancements_contact", admin.RelatedOnlyFieldListFilter),
+    ]
     search_fields = ["=kep__number", "kep__title", "notes", "enhancements_contact__github"]
-    autocomplete_fields = ["release", "kep", "sig", "enhancements_contact", "assignee"]
-    list_select_related = ["release", "kep", "sig", "enhancements_contact"]
-    inlines = [StatusChangeInline]
+    autocomplete_fields = ["release", "kep", "sig", "enhancements_contact", "assignee", "prr_approver"]
+    list_select_related = ["release", "kep", "sig", "enhancements_contact", "prr_approver"]
+    inlines = [ExceptionInline, StatusChangeInline]
     actions = [_status_action(status) for status in EnhancementStatus]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(**latest_exception_annotations())
+
+    @admin.display(ordering="target_stage", description="Stage")
+    def stage(self, obj):
+        return obj.get_target_stage_display() or "—"
+
+    @admin.display(ordering="prr_status", description="PRR")
+    def prr(self, obj):
+        if obj.prr_status == PrrStatus.APPROVED and obj.prr_approver:
+            return f"✔ @{obj.prr_approver.github}"
+        return obj.get_prr_status_display()
+
+    @admin.display(description="Exception")
+    def exception(self, obj):
+        freeze = getattr(obj, "exception_freeze", None)
+        if not freeze:
+            return "—"
+        text = f"{Freeze(freeze).label.removesuffix(' freeze')}: {ExceptionDecision(obj.exception_decision).label}"
+        if obj.exception_deadline and obj.exception_decision != ExceptionDecision.REJECTED:
+            text += f" (by {obj.exception_deadline:%d %b})"
+        return text
+
+    @admin.display(ordering="enhancements_contact__github", description="Contact")
+    def contact(self, obj):
+        return f"@{obj.enhancements_contact.github}" if obj.enhancements_contact else "—"
+
+    @admin.display(description="Checklist comment (copy onto the tracking issue; nothing is posted)")
+    def checklist_comment(self, obj):
+        if obj is None or obj.pk is None:
+            return "—"
+        text = tracked_enhancement_checklist(tracked_enhancement=obj)
+        return format_html(
+            '<textarea readonly rows="16" cols="100" class="vLargeTextField checklist-comment" '
+            'onfocus="this.select()" aria-label="Checklist comment">{}</textarea>',
+            text,
+        )
 
     @admin.display(ordering="kep__number", description="KEP")
     def kep_number(self, obj):
@@ -261,6 +361,8 @@ class TrackedEnhancementAdmin(SigScopedAdminMixin, admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         readonly = [*super().get_readonly_fields(request, obj), *GITHUB_FIELDS]
+        if obj is not None:
+            readonly.append("checklist_comment")
         if obj is not None and obj.is_synced:
             readonly += GITHUB_OWNED_FIELDS
         return readonly
@@ -363,11 +465,49 @@ class EnhancementStatusChangeAdmin(SigScopedAdminMixin, ReadOnlyRecordAdmin):
         return ReadOnlyRecordAdmin.has_delete_permission(self, request, obj)
 
 
-class RetroItemInline(admin.TabularInline):
-    model = RetroItem
-    extra = 0
-    fields = ["category", "order", "text", "owner", "status", "due_release"]
-    autocomplete_fields = ["owner", "due_release"]
+class RetroItemCategoryForm(forms.ModelForm):
+    """One category's items: the category is the inline's, never typed; only action items have a status."""
+
+    category = None  # set by each inline's form class
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.instance.category = self.category
+        if "text" in self.fields:
+            self.fields["text"].widget = forms.Textarea(attrs={"rows": 2, "cols": 60})
+        if "status" in self.fields:
+            self.fields["status"].required = True
+            self.fields["status"].choices = ActionStatus.choices
+            self.fields["status"].initial = ActionStatus.OPEN
+        elif self.instance.pk is None:
+            self.instance.status = ""
+
+
+def _retro_inline(category: RetroCategory, fields: list[str]):
+    form = type(f"{category.name.title()}Form", (RetroItemCategoryForm,), {"category": category})
+    form.Meta = type("Meta", (), {"model": RetroItem, "fields": fields})
+
+    class Inline(admin.TabularInline):
+        model = RetroItem
+        extra = 0
+        verbose_name = category.label.lower()
+        verbose_name_plural = category.label + ("s" if category == RetroCategory.ACTION_ITEM else "")
+        autocomplete_fields = [name for name in ("owner", "due_release") if name in fields]
+
+        def get_queryset(self, request):
+            return super().get_queryset(request).filter(category=category)
+
+    Inline.form = form
+    Inline.fields = fields
+    Inline.__name__ = Inline.__qualname__ = f"{category.name.title().replace('_', '')}Inline"
+    return Inline
+
+
+#: A form per category (issue 12, item 3): went well and to improve are text; action items have an owner, a
+#: status (open unless said otherwise) and the release they are due in.
+WentWellInline = _retro_inline(RetroCategory.WENT_WELL, ["text", "order"])
+ToImproveInline = _retro_inline(RetroCategory.TO_IMPROVE, ["text", "order"])
+ActionItemInline = _retro_inline(RetroCategory.ACTION_ITEM, ["text", "owner", "status", "due_release", "order"])
 
 
 @admin.register(Retrospective)
@@ -376,7 +516,7 @@ class RetrospectiveAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     list_filter = ["sig", "release"]
     search_fields = ["release__version", "summary"]
     autocomplete_fields = ["release", "sig"]
-    inlines = [RetroItemInline]
+    inlines = [WentWellInline, ToImproveInline, ActionItemInline]
     list_select_related = ["release", "sig"]
 
 

@@ -2,13 +2,21 @@
 
 import django_filters
 from django import forms
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from keps.models import Sig
 from sigtracker.text import parse_kep_number
 
-from .choices import EnhancementStatus, EnhancementType, ReleaseState, TargetStage
-from .models import Release, TrackedEnhancement
+from .choices import (
+    DocsStatus,
+    EnhancementStatus,
+    EnhancementType,
+    ExceptionDecision,
+    PrrStatus,
+    ReleaseState,
+    TargetStage,
+)
+from .models import EnhancementException, Release, TrackedEnhancement
 
 
 class ReleaseFilterSet(django_filters.FilterSet):
@@ -49,10 +57,38 @@ class TrackedEnhancementFilterSet(django_filters.FilterSet):
         field_name="target_stage", choices=TargetStage.choices, label="Stage", empty_label="Any stage"
     )
     status = django_filters.ChoiceFilter(choices=EnhancementStatus.choices, label="Status", empty_label="Any status")
+    prr = django_filters.ChoiceFilter(
+        field_name="prr_status", choices=PrrStatus.choices, label="PRR", empty_label="Any PRR status"
+    )
+    exception = django_filters.ChoiceFilter(
+        method="filter_exception",
+        choices=[("none", "No exception"), *ExceptionDecision.choices],
+        label="Exception",
+        empty_label="Any exception",
+    )
+    docs = django_filters.ChoiceFilter(
+        field_name="docs_status", choices=DocsStatus.choices, label="Docs", empty_label="Any docs status"
+    )
+    blog = django_filters.ChoiceFilter(
+        method="filter_blog",
+        choices=[("yes", "Feature blog"), ("no", "No feature blog")],
+        label="Feature blog",
+        empty_label="Blog or not",
+    )
 
     class Meta:
         model = TrackedEnhancement
-        fields = ["q", "sig", "type", "stage", "status"]
+        fields = ["q", "sig", "type", "stage", "status", "prr", "exception", "docs", "blog"]
+
+    def filter_exception(self, queryset, name, value):
+        """Rows with an exception request of that decision (any freeze), or ("none") without any."""
+        requests = EnhancementException.objects.filter(tracked_enhancement=OuterRef("pk"))
+        if value == "none":
+            return queryset.filter(~Exists(requests))
+        return queryset.filter(Exists(requests.filter(decision=value)))
+
+    def filter_blog(self, queryset, name, value):
+        return queryset.filter(feature_blog=value == "yes")
 
     def search(self, queryset, name, value):
         """A KEP number ("1287", "KEP-1287") matches exactly; other text searches KEP titles and contacts."""

@@ -315,14 +315,15 @@ class TrackedEnhancement(models.Model):
         return f"{self.release.version} KEP-{self.kep.number}"
 
     def clean(self):
-        bad = [url for url in self.docs_pr_link_list if not _is_url(url)]
+        lines = [line.strip() for line in self.docs_pr_urls.splitlines() if line.strip()]
+        bad = [url for url in lines if not _is_url(url)]
         if bad:
             raise ValidationError({"docs_pr_urls": f"Not a link: {bad[0]!r}. Give one http(s) URL per line."})
 
     @property
     def docs_pr_link_list(self) -> list[str]:
-        """The docs PR links, one per line of `docs_pr_urls`."""
-        return [line.strip() for line in self.docs_pr_urls.splitlines() if line.strip()]
+        """The docs PR links, one per line of `docs_pr_urls` (http(s) only: pages make links of them)."""
+        return [line.strip() for line in self.docs_pr_urls.splitlines() if _is_url(line.strip())]
 
     @classmethod
     def from_db(cls, db, field_names, values):

@@ -212,7 +212,7 @@ def tracked_enhancement_list(*, release: Release, filters: dict | None = None) -
     queryset = (
         TrackedEnhancement.objects.filter(release=release)
         .select_related("kep", "sig", "enhancements_contact", "release", "prr_approver")
-        .annotate(slips=_slip_count(), **_latest_exception())
+        .annotate(slips=_slip_count(), **latest_exception_annotations())
         .order_by("kep__number")
     )
     if filters is not None:
@@ -220,7 +220,7 @@ def tracked_enhancement_list(*, release: Release, filters: dict | None = None) -
     return queryset
 
 
-def _latest_exception() -> dict:
+def latest_exception_annotations() -> dict:
     """`exception_freeze`, `exception_decision`, `exception_deadline` of a row's latest exception request (None
     without one): the board's exception columns, as subqueries so the list stays one query."""
     latest = EnhancementException.objects.filter(tracked_enhancement=OuterRef("pk")).order_by("-requested_at", "-pk")

@@ -8,7 +8,7 @@ from django.utils.html import format_html
 
 from sigtracker.tables import BaseTable
 
-from .choices import StatsSource
+from .choices import ExceptionDecision, Freeze, StatsSource
 from .models import Release, TrackedEnhancement
 
 SLIPS_HELP = "Times removed from or deferred in a milestone, up to and including this release"
@@ -86,9 +86,6 @@ class ReleaseTable(BaseTable):
     def render_merge_rate(self, value):
         return percent(value)
 
-    def value_merge_rate(self, value):
-        return "" if value is None else round(value, 4)
-
     def render_recorded(self, record, value):
         if record.stats_source == StatsSource.RECORDED_TALLY:
             return "—"  # the tally is the figures already
@@ -103,6 +100,9 @@ class ReleaseTable(BaseTable):
     def value_recorded(self, record, value):
         return "" if record.stats_source == StatsSource.RECORDED_TALLY else f"{value}/{record.recorded_done}"
 
+    def value_merge_rate(self, value):
+        return "" if value is None else round(value, 4)
+
 
 class TrackedEnhancementTable(BaseTable):
     """Columns, sorting and CSV values of tracked enhancements. The HTML rows are written out in the table's
@@ -113,6 +113,12 @@ class TrackedEnhancementTable(BaseTable):
     sig = tables.Column(accessor="sig__slug", verbose_name="SIG", order_by=("sig__slug",))
     target_stage = tables.Column(verbose_name="Stage")
     status = tables.Column(verbose_name="Status")
+    prr_status = tables.Column(verbose_name="PRR")
+    exception = tables.Column(
+        accessor="exception_decision", verbose_name="Exception", order_by=("exception_decision", "exception_deadline")
+    )
+    docs_status = tables.Column(verbose_name="Docs")
+    feature_blog = tables.Column(verbose_name="Blog")
     enhancements_contact = tables.Column(
         accessor="enhancements_contact__github", verbose_name="Contact", order_by=("enhancements_contact__github",)
     )
@@ -124,7 +130,20 @@ class TrackedEnhancementTable(BaseTable):
     class Meta(BaseTable.Meta):
         model = TrackedEnhancement
         template_name = "releases/tables/tracked_enhancements.html"
-        fields = ("kep", "title", "sig", "type", "target_stage", "status", "enhancements_contact", "slips")
+        fields = (
+            "kep",
+            "title",
+            "sig",
+            "type",
+            "target_stage",
+            "status",
+            "prr_status",
+            "exception",
+            "docs_status",
+            "feature_blog",
+            "enhancements_contact",
+            "slips",
+        )
         empty_text = "No tracked enhancement matches these filters."
 
     def value_kep(self, value):
@@ -135,3 +154,28 @@ class TrackedEnhancementTable(BaseTable):
 
     def value_enhancements_contact(self, value):
         return f"@{value}"
+
+    def value_prr_status(self, record):
+        approver = f" @{record.prr_approver.github}" if record.prr_approver_id else ""
+        return record.get_prr_status_display() + approver
+
+    def value_exception(self, record):
+        return exception_summary(record)
+
+    def value_docs_status(self, record):
+        return " ".join([record.get_docs_status_display(), *record.docs_pr_link_list])
+
+    def value_feature_blog(self, record):
+        return "yes" if record.feature_blog else "no"
+
+
+def exception_summary(record) -> str:
+    """The latest exception request of a row annotated by `tracked_enhancement_list` ("Code freeze: pending,
+    deadline 2022-03-31"), or ""."""
+    freeze = getattr(record, "exception_freeze", None)
+    if not freeze:
+        return ""
+    text = f"{Freeze(freeze).label}: {ExceptionDecision(record.exception_decision).label.lower()}"
+    if record.exception_deadline and record.exception_decision != ExceptionDecision.REJECTED:
+        text += f", deadline {record.exception_deadline.astimezone(datetime.UTC):%Y-%m-%d %H:%M} UTC"
+    return text

@@ -35,6 +35,10 @@ def _change_form_data(row, **overrides):
         "history-INITIAL_FORMS": "0",
         "history-MIN_NUM_FORMS": "0",
         "history-MAX_NUM_FORMS": "1000",
+        "prr_status": row.prr_status,
+        "docs_status": row.docs_status,
+        "exceptions-TOTAL_FORMS": "0",
+        "exceptions-INITIAL_FORMS": "0",
     }
     data.update(overrides)
     return data

@@ -150,6 +150,10 @@ def test_admin_changes_are_attributable(client, sigs, rows):
             "created_at_1": row.created_at.strftime("%H:%M:%S"),
             "history-TOTAL_FORMS": "0",
             "history-INITIAL_FORMS": "0",
+            "prr_status": row.prr_status,
+            "docs_status": row.docs_status,
+            "exceptions-TOTAL_FORMS": "0",
+            "exceptions-INITIAL_FORMS": "0",
         },
     )
     assert response.status_code == 302
