@@ -1,7 +1,8 @@
 /* Wide tables on a phone: a table that does not fit its box becomes a list of cards (site.css, table.cards), each
    card starting with the row's first cell and then its key columns (status, merge rate, stage), every other cell
-   labelled with its column's header. Without JavaScript the table scrolls sideways inside its own box instead;
-   the page itself never does. */
+   labelled with its column's header. base.html loads this on pages with a list table (`table` in the context);
+   elsewhere, and without JavaScript, a wide table scrolls sideways inside its own box instead. The page itself
+   never does. */
 (function () {
   "use strict";
   var KEY = /^(status|final status|merge rate|stage|target stage)$/i;
