@@ -1,5 +1,5 @@
-"""Reads of the people app: a person's "what I owe by when", their deadlines for the calendar, and whether a
-reminder may go to an address (one-click unsubscribes and the person's own preferences)."""
+"""Reads of the people app: a person's "what I owe by when" and their deadlines for the calendar.
+(Whether a reminder may go to an address is `people.refusals`, which the reminder service imports.)"""
 
 import datetime
 from dataclasses import dataclass, field
@@ -10,12 +10,12 @@ from django.utils import timezone
 
 from keps.models import Person
 from meetings.models import Meeting
-from releases.choices import ActionStatus, ReminderKind, RetroCategory
+from releases.choices import ActionStatus, RetroCategory
 from releases.models import Milestone, Release, RetroItem, TrackedEnhancement
 from releases.rules import FREEZE_KINDS, MILESTONE_FREEZE, PACIFIC, REQUIREMENTS, is_in_play, is_ready_for
 from releases.selectors import milestone_is_past
 
-from .models import Profile, Unsubscription
+from .models import Profile
 
 
 @dataclass
@@ -158,38 +158,6 @@ def my_deadlines(*, person: Person, now: datetime.datetime | None = None) -> lis
         if kep.deadline and not kep.deadline.ready:
             grouped.setdefault(kep.deadline.milestone.pk, (kep.deadline.milestone, []))[1].append(kep)
     return sorted(grouped.values(), key=lambda item: (item[0].at, item[0].pk))
-
-
-def _span(hours: int) -> str:
-    if hours == 0:
-        return "at the freeze"
-    return f"{hours // 24} days before" if hours % 24 == 0 else f"{hours} hours before"
-
-
-def reminder_refusal(*, kind: str, address: str, offset_hours: int | None = None) -> str:
-    """Why a reminder of `kind` must not go to `address` (a skip reason), or "" when it may.
-
-    A one-click unsubscribe of that address from that kind; for personal notes, also the settings of the people
-    with that address: email switched off, or not one of the offsets they chose. As with opting out, an address
-    shared by several people is skipped only when every one of them has said so."""
-    unsubscribed = Unsubscription.objects.filter(address__iexact=address, kind=kind).first()
-    if unsubscribed:
-        return f"unsubscribed from {ReminderKind(kind).label.lower()}s with one click on {unsubscribed.at:%Y-%m-%d}"
-    if kind != ReminderKind.PERSONAL:
-        return ""
-    people = list(Person.objects.filter(email__iexact=address).select_related("profile"))
-    reasons = []
-    for person in people:
-        profile = getattr(person, "profile", None)
-        if profile is None:
-            return ""
-        if not profile.email_reminders:
-            reasons.append("switched reminder emails off")
-        elif offset_hours is not None and profile.reminder_offsets and offset_hours not in profile.reminder_offsets:
-            reasons.append(f"chose not to be reminded {_span(offset_hours)}")
-        else:
-            return ""
-    return reasons[0] if reasons else ""
 
 
 def default_offsets() -> list[int]:

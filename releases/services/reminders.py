@@ -44,6 +44,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from keps.models import Person, Sig
+from people.refusals import reminder_refusal
+from people.unsubscribe import unsubscribe_headers
 from releases.choices import (
     ActionStatus,
     DeliveryState,
@@ -302,7 +304,14 @@ def reminder_plan(*, now: datetime.datetime) -> ReminderPlan:
                 no_list.add((sig.slug, due.due_at))
         for address, sig_ids in sorted(lists.items()):
             planned.append(
-                PlannedDelivery(due, ReminderKind.DIGEST, address, sig_ids=sig_ids, skip_reason=due.skip_reason)
+                PlannedDelivery(
+                    due,
+                    ReminderKind.DIGEST,
+                    address,
+                    sig_ids=sig_ids,
+                    # A one-click unsubscribe of that list's address (people/) is honoured like an opt-out.
+                    skip_reason=due.skip_reason or reminder_refusal(kind=ReminderKind.DIGEST, address=address),
+                )
             )
         rows = (
             board_at(release_id=due.milestone.release_id, as_of=now, sig_ids=due.sig_ids)
@@ -329,7 +338,10 @@ def reminder_plan(*, now: datetime.datetime) -> ReminderPlan:
                     ReminderKind.PERSONAL,
                     address,
                     person_id=entry["person"].pk,
-                    skip_reason=due.skip_reason or ("opted out of reminder emails" if entry["opted_out"] else ""),
+                    skip_reason=due.skip_reason
+                    or ("opted out of reminder emails" if entry["opted_out"] else "")
+                    # Their own settings (people/): unsubscribed, email off, or not one of their chosen offsets.
+                    or reminder_refusal(kind=ReminderKind.PERSONAL, address=address, offset_hours=due.offset_hours),
                     keps=sorted(entry["keps"]),
                 )
             )
@@ -834,6 +846,8 @@ def reminder_message(
             "X-Sigtracker-Reminder": (
                 f"{delivery.milestone_id}/{delivery.anchor}/{delivery.offset_hours}/{delivery.kind}"
             ),
+            # One-click unsubscribe (RFC 8058) for this recipient from this kind of reminder (people/unsubscribe.py).
+            **unsubscribe_headers(address=delivery.recipient, kind=delivery.kind),
         },
     )
     email.attach_alternative(message.html, "text/html")
@@ -900,6 +914,14 @@ def reminder_deliver_batch(*, delivery_ids: list[int], as_of: datetime.datetime,
             if delivery.kind == ReminderKind.PERSONAL and _opted_out(delivery.recipient):
                 # They opted out after the reminder was planned: their choice now is what counts.
                 mine.update(state=DeliveryState.SKIPPED, error="opted out of reminder emails")
+                result.skipped.append(delivery_id)
+                continue
+            refusal = reminder_refusal(
+                kind=delivery.kind, address=delivery.recipient, offset_hours=delivery.offset_hours
+            )
+            if refusal:
+                # Unsubscribed with one click, or changed their preferences, after the reminder was planned.
+                mine.update(state=DeliveryState.SKIPPED, error=refusal)
                 result.skipped.append(delivery_id)
                 continue
             covered = []
