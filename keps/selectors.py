@@ -23,9 +23,9 @@ from django.db.models import (
 from django.db.models.functions import Cast, StrIndex, Substr
 
 from meetings.models import AgendaItem, Meeting
-from releases.choices import EnhancementStatus, Freeze, TargetStage
+from releases.choices import EnhancementStatus, TargetStage
 from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement, parse_version
-from releases.rules import FREEZE_MILESTONE, SLIP_STATUSES, STATUS_FREEZE
+from releases.rules import FREEZE_MILESTONE, SLIP_STATUSES, STATUS_FREEZE, freeze_missed
 
 from .choices import CLOSED_KEP_STATUSES, KepStage, KepStatus, PrrStage
 from .filtersets import KepFilterSet, PermaBetaFilterSet
@@ -126,34 +126,32 @@ class KepTimeline:
 
 
 def _missed_freeze(changes: list[EnhancementStatusChange], freezes: list[Milestone]) -> str:
-    """Which freeze a removed/deferred row slipped at.
-
-    First the status history: the last freeze-bearing status the row held before it left the milestone
-    (e.g. `at_risk_code` -> code freeze). Without history, the latest freeze of the release on or
-    before the moment it was removed. Empty when neither is known.
-    """
+    """Which freeze a removed/deferred row slipped at (`releases.rules.freeze_missed`), from the last board
+    status it held before it left and the freezes that had passed by then. Changes at assumed instants (a
+    fixture, a retro table) say where a KEP ended up, not when or at which freeze: they name nothing, and the
+    answer is empty when nothing else is known."""
     slip_change = None
     for index in range(len(changes) - 1, -1, -1):
         if changes[index].to_status in SLIP_STATUSES:
             slip_change = index
             break
-    if slip_change is not None:
-        # A change at an assumed instant (a fixture, a retro table) says where a KEP ended up, not when or at
-        # which freeze: only recorded changes name the freeze it missed.
-        for change in reversed(changes[: slip_change + 1]):
-            if change.assumed:
-                continue
-            for status in (change.from_status, change.to_status):
-                freeze = STATUS_FREEZE.get(status)
-                if freeze:
-                    return Freeze(freeze).label
-        if changes[slip_change].assumed:
-            return ""
+    if slip_change is None:
+        return ""
+    last_status = None
+    for change in reversed(changes[: slip_change + 1]):
+        if change.assumed:
+            continue
+        status = next((s for s in (change.from_status, change.to_status) if STATUS_FREEZE.get(s)), None)
+        if status:
+            last_status = status
+            break
+    passed = None
+    if not changes[slip_change].assumed:
         moment = changes[slip_change].changed_at
-        passed = [m for m in freezes if m.at <= moment]
-        if passed:
-            return _FREEZE_OF_KIND[passed[-1].kind].label
-    return ""
+        gone_by = [m for m in freezes if m.at <= moment]
+        passed = _FREEZE_OF_KIND[gone_by[-1].kind] if gone_by else None
+    freeze = freeze_missed(last_status=last_status, passed=passed)
+    return freeze.label if freeze else ""
 
 
 def kep_timeline(*, kep: Kep) -> KepTimeline:

@@ -142,6 +142,24 @@ TRACKED_STATUSES = (
 )
 
 
+def freeze_missed(*, last_status: str | None, passed: Freeze | str | None) -> Freeze | None:
+    """The freeze a KEP that left the release slipped at.
+
+    From its last board status before it left: at risk for, or tracked for, a freeze is the freeze it was
+    working towards (the board flips "tracked" to "removed" when a KEP fails the freeze it was tracked for).
+    From the calendar: the latest freeze that had passed when it left. The later of the two, since a KEP is
+    removed at or after the freeze it missed: one tracked for enhancements freeze and removed after code freeze
+    missed code freeze.
+    """
+    candidates = []
+    own = STATUS_FREEZE.get(last_status) if last_status else None
+    if own is not None:
+        candidates.append(FREEZE_ORDER.index(own))
+    if passed:
+        candidates.append(FREEZE_ORDER.index(Freeze(passed)))
+    return FREEZE_ORDER[max(candidates)] if candidates else None
+
+
 def freeze_of_milestone(kind: str) -> Freeze | None:
     """The board freeze a milestone of `kind` checks; None for milestones that freeze nothing."""
     return MILESTONE_FREEZE.get(kind)

@@ -107,3 +107,21 @@ def test_kep_timeline_names_the_freeze_a_slip_missed_from_the_rules():
     timeline = kep_selectors.kep_timeline(kep=kep)
     assert timeline.slips == 1
     assert [r.missed_freeze for r in timeline.rows] == [Freeze.ENHANCEMENTS.label]
+
+
+@pytest.mark.parametrize(
+    ("last_status", "passed", "missed"),
+    [
+        ("at_risk_enhancements", Freeze.ENHANCEMENTS, Freeze.ENHANCEMENTS),
+        ("at_risk_code", Freeze.ENHANCEMENTS, Freeze.CODE),  # the SIG gave up before code freeze
+        ("tracked_enhancements", Freeze.CODE, Freeze.CODE),  # tracked at EF, removed after CF
+        ("tracked_enhancements", None, Freeze.ENHANCEMENTS),
+        ("tracked_code", Freeze.CODE, Freeze.CODE),  # tracked late, flipped to tracked/no at code freeze
+        ("tracked_code", Freeze.DOCS, Freeze.DOCS),
+        (None, Freeze.PRR, Freeze.PRR),
+        ("exception_pending", None, None),
+        (None, None, None),
+    ],
+)
+def test_the_freeze_a_slip_missed(last_status, passed, missed):
+    assert rules.freeze_missed(last_status=last_status, passed=passed) == missed
