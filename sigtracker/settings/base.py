@@ -43,11 +43,12 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "api",
+    # Before allauth: its templates (sign-in page, layout) are overridden in people/templates.
+    "people",
     "allauth",
     "allauth.account",
     "allauth.socialaccount",
     "allauth.socialaccount.providers.github",
-    "people",
 ]
 
 MIDDLEWARE = [
