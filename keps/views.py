@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_safe
 from django.views.generic import DetailView
 
+from releases import selectors as release_selectors
 from releases.models import Release
 from sigtracker.views import PublicListView
 
@@ -48,6 +49,12 @@ class KepDetailView(DetailView):
             mentions=mentions,
             mention_total=mention_total,
             mentions_url=f"/meetings/?kep={kep.number}",
+        )
+        # The board's other columns and the enhancements team's checklist comment, for the latest release.
+        board = release_selectors.kep_latest_board_row(kep=kep)
+        context.update(
+            board=board,
+            checklist=release_selectors.tracked_enhancement_checklist(tracked_enhancement=board) if board else "",
         )
         return context
 

@@ -11,7 +11,7 @@ from django.db.models import Count, F, IntegerField, OuterRef, Prefetch, Q, Quer
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from keps.models import PrrApproval, Sig
+from keps.models import Sig
 from meetings.models import AgendaItem, Meeting
 
 from .choices import (
@@ -278,17 +278,16 @@ def checklist_facts(*, tracked_enhancement: TrackedEnhancement) -> ChecklistFact
     row = tracked_enhancement
     kep = row.kep
     stage = row.target_stage or kep.stage
-    approver = PrrApproval.objects.filter(kep=kep, stage=stage).select_related("approver").first() if stage else None
-    freeze = (
-        Milestone.objects.filter(release_id=row.release_id, kind=MilestoneKind.ENHANCEMENTS_FREEZE, sig__isnull=True)
-        .order_by("at")
-        .values_list("at", flat=True)
-        .first()
-    )
+    # .all() so that a KEP read with its page's prefetches (authors, PRR approvals) costs no query here.
+    approver = next((a for a in kep.prr_approvals.all() if stage and a.stage == stage), None)
+    if hasattr(row, "enhancements_freeze_at"):
+        freeze = row.enhancements_freeze_at
+    else:
+        freeze = _enhancements_freeze_at(row.release_id).first()
     return ChecklistFacts(
         kep_number=kep.number,
         version=row.release.version,
-        owners=tuple(kep.authors.order_by("github").values_list("github", flat=True)),
+        owners=tuple(sorted((a.github for a in kep.authors.all()), key=str.lower)),
         stage=stage,
         has_kep_yaml=bool(kep.source_path) and not kep.is_stub,
         kep_status=kep.status,
@@ -298,6 +297,30 @@ def checklist_facts(*, tracked_enhancement: TrackedEnhancement) -> ChecklistFact
         docs_placeholder=row.docs_status != DocsStatus.NONE,
         freeze_at=freeze,
     )
+
+
+def _enhancements_freeze_at(release_id) -> QuerySet:
+    return (
+        Milestone.objects.filter(release_id=release_id, kind=MilestoneKind.ENHANCEMENTS_FREEZE, sig__isnull=True)
+        .order_by("at")
+        .values_list("at", flat=True)
+    )
+
+
+def kep_latest_board_row(*, kep) -> TrackedEnhancement | None:
+    """The KEP's row in the newest release that tracks it, with PRR approver, exception requests and the release's
+    enhancements freeze (two queries). `kep` is kept on the row, with whatever it has prefetched."""
+    row = (
+        TrackedEnhancement.objects.filter(kep=kep)
+        .select_related("release", "prr_approver")
+        .annotate(enhancements_freeze_at=Subquery(_enhancements_freeze_at(OuterRef("release_id"))[:1]))
+        .prefetch_related(Prefetch("exceptions", queryset=EnhancementException.objects.order_by("requested_at", "pk")))
+        .order_by("-release__major", "-release__minor")
+        .first()
+    )
+    if row is not None:
+        row.kep = kep
+    return row
 
 
 def tracked_enhancement_checklist(*, tracked_enhancement: TrackedEnhancement) -> str:

@@ -21,6 +21,7 @@ from .choices import EnhancementStatus, ReleaseState, StatsSource
 from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
 from .ical import milestones_calendar
 from .models import Release
+from .services.board import weekly_update_markdown
 from .tables import ReleaseTable, TrackedEnhancementTable
 
 COMPUTE_STATS_HINT = "python manage.py compute_stats"
@@ -171,6 +172,11 @@ class ReleaseDetailView(TemplateView):
             meeting_total=meeting_total,
             compute_stats_hint=COMPUTE_STATS_HINT,
             is_active=release.state == ReleaseState.ACTIVE,
+        )
+        weekly = selectors.release_weekly_numbers(release=release)
+        context.update(
+            weekly=weekly,
+            weekly_markdown=weekly_update_markdown(version=release.version, numbers=weekly, as_of=now.date()),
         )
         return context
 

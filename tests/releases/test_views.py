@@ -499,3 +499,53 @@ def test_release_detail_per_sig_stats_and_collapsed_retros_when_many(client, rel
     assert "3 SIG retrospectives — open one to read it." in html
     assert '<details class="retro">' in html and '<details class="retro" open>' not in html
     assert "1 went well · 1 to improve · 1 action item" in html
+
+
+# -- the board's other columns, weekly numbers, checklist (issue 12, items 2, 4, 5) ---------------------------------
+
+
+def test_enhancement_list_filters_and_exports_the_boards_other_columns(client, release):
+    from releases.choices import DocsStatus, Freeze, PrrStatus
+    from releases.models import EnhancementException
+
+    rows = list(TrackedEnhancement.objects.filter(release=release).order_by("kep__number"))
+    first = rows[0]
+    first.prr_status, first.prr_approver = PrrStatus.APPROVED, PersonFactory(github="deads2k")
+    first.docs_status, first.docs_pr_urls = DocsStatus.PLACEHOLDER, "https://github.com/kubernetes/website/pull/1"
+    first.feature_blog = True
+    first.save()
+    requested = datetime.datetime(2022, 3, 29, tzinfo=datetime.UTC)
+    EnhancementException.objects.create(
+        tracked_enhancement=first, freeze=Freeze.CODE, requested_at=requested, deadline=requested.replace(day=31)
+    )
+    url = f"/releases/{release.version}/enhancements/"
+    for query, count in (
+        ("prr=approved", 1),
+        ("docs=placeholder", 1),
+        ("blog=yes", 1),
+        ("blog=no", len(rows) - 1),
+        ("exception=pending", 1),
+        ("exception=none", len(rows) - 1),
+    ):
+        assert client.get(f"{url}?{query}").context["table"].paginator.count == count, query
+    body = client.get(f"{url}?_export=csv&exception=pending").content.decode()
+    header, line = body.splitlines()[:2]
+    assert "PRR,Exception,Docs,Blog" in header
+    assert "Approved @deads2k" in line and "Code freeze: pending, deadline 2022-03-31 00:00 UTC" in line
+    assert "Placeholder PR https://github.com/kubernetes/website/pull/1" in line and ",yes," in line
+
+
+def test_release_page_shows_weekly_numbers_with_a_markdown_block(client, release):
+    html = client.get(f"/releases/{release.version}/").content.decode()
+    section = html.split('<section id="weekly"')[1].split("</section>")[0]
+    assert "<caption>By stage</caption>" in section and "<caption>By status</caption>" in section
+    assert 'id="weekly-markdown"' in section and f"### Enhancements update — v{release.version}" in section
+    assert "**KEPs by Status**" in section
+
+
+def test_kep_page_shows_the_board_columns_and_the_checklist_comment(client, release):
+    row = TrackedEnhancement.objects.filter(release=release).select_related("kep").first()
+    html = client.get(f"/keps/{row.kep.number}/").content.decode()
+    section = html.split('<section id="board"')[1].split("</section>")[0]
+    assert f"On the v{release.version} board" in section and "Not started" in section
+    assert 'id="checklist-comment"' in section and f"v{release.version} Enhancements team here." in section
