@@ -167,3 +167,66 @@ def test_pending_exceptions_earliest_deadline_first(demo):
     )
     assert selectors.release_pending_exceptions(release=demo) == [early, late]
     assert dict(selectors.release_exception_counts(release=demo)) == {"pending": 2, "rejected": 1}
+
+
+# -- retro items in the admin: a form per category ------------------------------------------------------------------
+
+
+def _retro_post(retro, **items):
+    data = {"release": retro.release_id, "sig": retro.sig_id, "date": "", "source_url": "", "summary": ""}
+    data.update({"recorded_tracked": "", "recorded_merged": ""})
+    for prefix in ("items", "items-2", "items-3"):
+        rows = items.get(prefix, [])
+        data.update({f"{prefix}-TOTAL_FORMS": str(len(rows)), f"{prefix}-INITIAL_FORMS": "0"})
+        for index, row in enumerate(rows):
+            data.update({f"{prefix}-{index}-{name}": value for name, value in row.items()})
+    return data
+
+
+def test_retro_admin_has_a_form_per_category_and_action_items_default_to_open(admin_client):
+    from django.urls import reverse
+
+    from releases.models import RetroItem
+    from tests.factories import PersonFactory, RetrospectiveFactory
+
+    retro = RetrospectiveFactory()
+    url = reverse("admin:releases_retrospective_change", args=[retro.pk])
+    page = admin_client.get(url).content.decode()
+    assert "Went well" in page and "To improve" in page and "Action items" in page
+    owner = PersonFactory(github="derekwaynecarr")
+    # The action item's status select starts at "open".
+    assert 'name="items-3-__prefix__-status"' in page
+    empty_form = page.split('id="items-3-empty"')[1].split("</tr>")[0]
+    assert '<option value="open" selected>' in empty_form
+    assert 'name="items-__prefix__-owner"' not in page  # went well is text only
+
+    response = admin_client.post(
+        url,
+        _retro_post(
+            retro,
+            **{
+                "items": [{"text": "Soft freeze helped", "order": "0"}],
+                "items-2": [{"text": "Too many late exceptions", "order": "0"}],
+                "items-3": [{"text": "No changes without tests", "owner": owner.pk, "status": "open", "order": "0"}],
+            },
+        ),
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    items = {item.category: item for item in RetroItem.objects.filter(retrospective=retro)}
+    assert (items["went_well"].text, items["went_well"].status) == ("Soft freeze helped", "")
+    assert items["to_improve"].text == "Too many late exceptions"
+    assert (items["action_item"].owner, items["action_item"].status) == (owner, "open")
+
+
+def test_retro_admin_shows_errors_at_the_field(admin_client):
+    from django.urls import reverse
+
+    from tests.factories import RetrospectiveFactory
+
+    retro = RetrospectiveFactory()
+    url = reverse("admin:releases_retrospective_change", args=[retro.pk])
+    response = admin_client.post(url, _retro_post(retro, **{"items-3": [{"text": "", "status": "", "order": "0"}]}))
+    assert response.status_code == 200
+    formset = next(f for f in response.context["inline_admin_formsets"] if f.formset.prefix == "items-3")
+    errors = formset.formset.forms[0].errors
+    assert set(errors) == {"text", "status"}

@@ -62,6 +62,54 @@ def test_filter_status(rows):
     assert count({"status": "removed_from_milestone"}, rows) == 2
 
 
+@pytest.fixture
+def board(rows):
+    """The board's other columns on the fixture rows: 2727 approved PRR, docs placeholder, blog, a pending code
+    freeze exception; 1287 PRR in review and a rejected enhancements freeze exception."""
+    import datetime
+
+    from releases.choices import DocsStatus, ExceptionDecision, Freeze, PrrStatus
+    from releases.models import EnhancementException
+
+    grpc, inplace = rows.get(kep__number=2727), rows.get(kep__number=1287)
+    grpc.prr_status, grpc.docs_status, grpc.feature_blog = PrrStatus.APPROVED, DocsStatus.PLACEHOLDER, True
+    grpc.save()
+    inplace.prr_status = PrrStatus.IN_REVIEW
+    inplace.save()
+    at = datetime.datetime(2022, 3, 29, tzinfo=datetime.UTC)
+    EnhancementException.objects.create(tracked_enhancement=grpc, freeze=Freeze.CODE, requested_at=at)
+    EnhancementException.objects.create(
+        tracked_enhancement=inplace,
+        freeze=Freeze.ENHANCEMENTS,
+        requested_at=at,
+        decision=ExceptionDecision.REJECTED,
+        decided_at=at + datetime.timedelta(days=1),
+    )
+    return rows
+
+
+def test_filter_prr(board):
+    assert count({"prr": "approved"}, board) == 1
+    assert count({"prr": "not_started"}, board) == 1
+
+
+def test_filter_exception(board):
+    assert count({"exception": "pending"}, board) == 1
+    assert count({"exception": "rejected"}, board) == 1
+    assert count({"exception": "approved"}, board) == 0
+    assert count({"exception": "none"}, board) == 1
+
+
+def test_filter_docs(board):
+    assert count({"docs": "placeholder"}, board) == 1
+    assert count({"docs": "none"}, board) == 2
+
+
+def test_filter_feature_blog(board):
+    assert count({"blog": "yes"}, board) == 1
+    assert count({"blog": "no"}, board) == 2
+
+
 def test_q_kep_number_forms(rows):
     assert count({"q": "127"}, rows) == 1  # exact number: not 1287 or 2727
     assert count({"q": "KEP-1287"}, rows) == 1
