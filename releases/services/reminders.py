@@ -50,10 +50,11 @@ from releases.choices import (
     ActionStatus,
     DeliveryState,
     EnhancementStatus,
+    ExceptionDecision,
     ReminderKind,
     RetroCategory,
 )
-from releases.models import Milestone, ReminderDelivery, RetroItem, TrackedEnhancement
+from releases.models import EnhancementException, Milestone, ReminderDelivery, RetroItem, TrackedEnhancement
 from releases.rules import (
     AOE,
     AT_RISK_STATUSES,
@@ -708,10 +709,21 @@ def render_digest(
         .select_related("owner", "due_release", "retrospective__release", "retrospective__sig")
         .order_by("retrospective__release__major", "retrospective__release__minor", "order", "pk")
     )
+    # Exception requests of these SIGs still waiting for the release team, earliest deadline first (issue 12).
+    pending_exceptions = (
+        EnhancementException.objects.filter(
+            decision=ExceptionDecision.PENDING,
+            tracked_enhancement__release__in=releases,
+            tracked_enhancement__sig__in=all_sig_ids,
+        )
+        .select_related("tracked_enhancement__kep", "tracked_enhancement__sig")
+        .order_by(F("deadline").asc(nulls_last=True), "requested_at", "pk")
+    )
     at_risk = sum(1 for k in keps if k["at_risk"])
     not_ready = sum(1 for k in keps if k["needs"])
     context = _common_context(dues)
     context.update(
+        pending_exceptions=pending_exceptions,
         sigs=sigs,
         sig_names=", ".join(sig.slug for sig in sigs),
         recipient=recipient,

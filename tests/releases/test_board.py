@@ -230,3 +230,41 @@ def test_retro_admin_shows_errors_at_the_field(admin_client):
     formset = next(f for f in response.context["inline_admin_formsets"] if f.formset.prefix == "items-3")
     errors = formset.formset.forms[0].errors
     assert set(errors) == {"text", "status"}
+
+
+# -- reminders: pending exception requests in the digest -----------------------------------------------------------
+
+
+def test_digest_lists_pending_exception_requests_with_their_deadlines(db):
+    from releases.choices import MilestoneKind
+    from releases.services import reminders
+    from tests.factories import MilestoneFactory, ReleaseFactory, SigFactory
+    from tests.releases.test_reminder_content import FREEZE, NODE_LIST, WEEK_BEFORE, _kep
+
+    release = ReleaseFactory(version="1.26")
+    MilestoneFactory(release=release, kind=MilestoneKind.CODE_FREEZE, at=FREEZE)
+    node = SigFactory(slug="sig-node", mailing_list=NODE_LIST)
+    pending = _kep(release, node, 3100, EnhancementStatus.EXCEPTION_PENDING, title="Pending one")
+    decided = _kep(release, node, 3200, EnhancementStatus.EXCEPTION_APPROVED, title="Decided one")
+    asked = WEEK_BEFORE - datetime.timedelta(days=1)
+    EnhancementException.objects.create(
+        tracked_enhancement=pending,
+        freeze=Freeze.ENHANCEMENTS,
+        requested_at=asked,
+        deadline=FREEZE - datetime.timedelta(days=2),
+        thread_url="https://groups.google.com/g/kubernetes-sig-release/c/abc",
+    )
+    EnhancementException.objects.create(
+        tracked_enhancement=decided,
+        freeze=Freeze.ENHANCEMENTS,
+        requested_at=asked,
+        decision=ExceptionDecision.APPROVED,
+        decided_at=asked + datetime.timedelta(hours=5),
+    )
+    (due,) = reminders.reminders_due(now=WEEK_BEFORE)
+    message = reminders.render_digest(dues=due, recipient=NODE_LIST, as_of=WEEK_BEFORE)
+    text = message.text.split("Exception requests waiting for the release team's decision:")[1]
+    assert "- KEP-3100 Pending one [sig-node]: Enhancements freeze, requested 2022-11-08 01:00 UTC" in text
+    assert "deadline 2022-11-14 01:00 UTC" in text and "groups.google.com/g/kubernetes-sig-release/c/abc" in text
+    assert "KEP-3200" not in text
+    assert "<strong>deadline 2022-11-14 01:00 UTC</strong>" in message.html
