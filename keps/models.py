@@ -363,6 +363,8 @@ class SigAlias(models.Model):
     sig_slug = models.CharField(max_length=64, blank=True, help_text="The SIG it means; empty: no SIG.")
     note = models.CharField(max_length=300, blank=True)
 
+    objects = NaturalKeyManager("spelling")
+
     class Meta:
         ordering = ["spelling"]
         verbose_name = "SIG alias"
@@ -377,3 +379,6 @@ class SigAlias(models.Model):
 
     def __str__(self):
         return f"{self.spelling} → {self.sig_slug or 'no SIG'}"
+
+    def natural_key(self):
+        return (self.spelling,)
