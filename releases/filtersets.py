@@ -58,7 +58,7 @@ class TrackedEnhancementFilterSet(django_filters.FilterSet):
     )
     status = django_filters.ChoiceFilter(choices=EnhancementStatus.choices, label="Status", empty_label="Any status")
     prr = django_filters.ChoiceFilter(
-        field_name="prr_status", choices=PrrStatus.choices, label="PRR", empty_label="Any PRR status"
+        field_name="prr_status", choices=PrrStatus.choices, label="PRR", empty_label="Any PRR"
     )
     exception = django_filters.ChoiceFilter(
         method="filter_exception",
@@ -67,7 +67,7 @@ class TrackedEnhancementFilterSet(django_filters.FilterSet):
         empty_label="Any exception",
     )
     docs = django_filters.ChoiceFilter(
-        field_name="docs_status", choices=DocsStatus.choices, label="Docs", empty_label="Any docs status"
+        field_name="docs_status", choices=DocsStatus.choices, label="Docs", empty_label="Any docs"
     )
     blog = django_filters.ChoiceFilter(
         method="filter_blog",
