@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
+from django.http import HttpResponseBadRequest
 
 #: Sign-in with GitHub (allauth), one-click unsubscribe (a mail provider POSTs it with no session, RFC 8058) and a
 #: person's calendar (a calendar app fetches it with no session; a secret in the URL guards it).
@@ -35,4 +36,21 @@ class LoginRequiredMiddleware:
             and not request.path_info.startswith(SELF_GUARDED_PREFIXES)
         ):
             return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
+        return self.get_response(request)
+
+
+class RejectNulMiddleware:
+    """A NUL character in a path is never a page: answer 400 before any view turns it into a database query.
+
+    PostgreSQL refuses NUL in text, so `/releases/%00/`, `/feeds/releases/%00/status.atom` or `/me/calendar/%00.ics`
+    would otherwise fail with a 500 in whichever view looks the value up (issue 17 H). One check here covers every
+    route, present and future.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "\x00" in request.path_info:
+            return HttpResponseBadRequest("A URL cannot contain a NUL character.", content_type="text/plain")
         return self.get_response(request)
