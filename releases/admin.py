@@ -249,6 +249,20 @@ class ExceptionInline(admin.TabularInline):
     }
 
 
+@admin.register(EnhancementException)
+class EnhancementExceptionAdmin(SigScopedAdminMixin, admin.ModelAdmin):
+    """Every exception request across releases, for the release team's "Exception Requests" view; each row is
+    also on its tracked enhancement's page. Scoped to the SIG of that enhancement."""
+
+    sig_lookup = "tracked_enhancement__sig"
+    list_display = ["tracked_enhancement", "freeze", "decision", "requested_at", "decided_at", "deadline"]
+    list_filter = ["decision", "freeze", "tracked_enhancement__release"]
+    search_fields = ["=tracked_enhancement__kep__number", "tracked_enhancement__kep__title", "notes"]
+    autocomplete_fields = ["tracked_enhancement"]
+    list_select_related = ["tracked_enhancement__release", "tracked_enhancement__kep"]
+    date_hierarchy = "requested_at"
+
+
 class ExceptionListFilter(admin.SimpleListFilter):
     """Rows with an exception request in a given state (or none at all)."""
 

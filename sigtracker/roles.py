@@ -15,11 +15,23 @@ from keps.models import Kep, Sig, SigMembership
 ROLE_GROUPS = {SigRole.LEAD: "SIG lead", SigRole.LIAISON: "Release liaison", SigRole.VIEWER: "Viewer"}
 
 _VIEW_MODELS = {
-    "keps": ["sig", "person", "kep", "featuregate", "prrapproval", "designgroup", "sigmembership"],
+    "keps": [
+        "sig",
+        "person",
+        "kep",
+        "featuregate",
+        "prrapproval",
+        "designgroup",
+        "sigmembership",
+        "sigleadership",
+        "sigmeeting",
+        "sigalias",
+    ],
     "releases": [
         "release",
         "milestone",
         "trackedenhancement",
+        "enhancementexception",
         "enhancementstatuschange",
         "retrospective",
         "retroitem",
@@ -30,7 +42,7 @@ _VIEW_MODELS = {
 }
 # A wrangler edits their SIG's board, meetings and retros (and the people and KEPs those rows refer to).
 _LIAISON_EDITS = {
-    "releases": ["trackedenhancement", "retrospective", "retroitem"],
+    "releases": ["trackedenhancement", "enhancementexception", "retrospective", "retroitem"],
     "meetings": ["meeting", "agendaitem"],
     "keps": ["person", "kep", "featuregate"],
 }
