@@ -129,9 +129,9 @@ def test_deeply_nested_agenda_item_does_not_take_the_page_down(client, meeting, 
     body = "\n".join(f"{'    ' * level}- level {level}" for level in range(levels))
     AgendaItemFactory(meeting=meeting, order=3, title="Nested", body=body)
     client.get("/meetings/sig-node/2022-03-01/")  # templates and URL resolvers loaded before timing
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time of this process: the render, not the load of the machine
     response = client.get("/meetings/sig-node/2022-03-01/")
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert response.status_code == 200
     assert elapsed < 1.0, elapsed
     assert "level 3" in response.content.decode()

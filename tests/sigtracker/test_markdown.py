@@ -117,9 +117,9 @@ HOSTILE = {
 
 @pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
 def test_hostile_nesting_and_size_render_quickly(text):
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: what the render costs, whatever else the machine runs
     html = render_markdown(text)
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
     assert html
 
 
