@@ -16,7 +16,7 @@ from django.conf import settings
 from django.utils.cache import patch_vary_headers
 from rest_framework.response import Response
 
-from sigtracker.page_cache import current_generation, no_writer_in_flight
+from core.page_cache import current_generation, no_writer_in_flight
 
 #: Bump when serializers change what a URL answers, so that clients' ETags from before a deploy do not match.
 API_REVISION = "1"

@@ -18,11 +18,11 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
+from core.text import parse_kep_number
 from keps.models import Kep, Sig
 from meetings.models import Meeting
 from releases.choices import ActionStatus, EnhancementStatus, RetroCategory
 from releases.models import EnhancementStatusChange, Release, RetroItem
-from sigtracker.text import parse_kep_number
 
 #: Entries in a feed: feed readers poll often, so a window of the latest changes is enough.
 FEED_LENGTH = 50

@@ -4,6 +4,7 @@ tracked-enhancement list belongs to. Lists the pages have reuse the pages' Filte
 import django_filters
 from django.db.models import Q
 
+from core.text import bound_search_text
 from keps.choices import SigKind
 from keps.models import Sig
 from meetings.filtersets import matching_agenda_items
@@ -12,7 +13,6 @@ from releases.choices import ActionStatus, EnhancementStatus
 from releases.filtersets import TrackedEnhancementFilterSet
 from releases.models import EnhancementStatusChange, Release, RetroItem, Retrospective
 from releases.selectors import OPEN_ACTION_STATUSES
-from sigtracker.text import bound_search_text
 
 
 def _releases(request=None):

@@ -49,8 +49,8 @@ def build_tree() -> list[Path]:
 
 def parse_floor(files: list[Path]) -> None:
     """Reading and parsing alone: the same files through `parse_schedule`, nothing written."""
+    from core.importing import read_text
     from releases.importers.schedule import parse_schedule, version_from_path
-    from sigtracker.importing import read_text
 
     for path in files:
         parse_schedule(read_text(path), version_hint=version_from_path(path))

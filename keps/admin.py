@@ -1,8 +1,8 @@
 from django.contrib import admin
 from django.db.models import Count
 
-from sigtracker.admin import SigScopedAdminMixin
-from sigtracker.roles import person_sig_ids
+from keps.admin_scope import SigScopedAdminMixin
+from keps.roles import person_sig_ids
 
 from .choices import SigRole
 from .models import (
@@ -43,7 +43,7 @@ class SigAdmin(admin.ModelAdmin):
 @admin.register(Person)
 class PersonAdmin(PublicSigScopedAdminMixin, admin.ModelAdmin):
     """A person's details (email, reminder opt-out) decide where their reminders go, so only leads of a SIG
-    the person belongs to (`sigtracker.roles.person_sig_ids`: KEPs they author, review or approve, enhancements
+    the person belongs to (`keps.roles.person_sig_ids`: KEPs they author, review or approve, enhancements
     they are the contact of) change or delete them. A person who belongs to no SIG yet is changed by any lead.
     Liaisons may add people (to name an enhancements contact) but change none."""
 
@@ -107,7 +107,7 @@ class FeatureGateAdmin(PublicSigScopedAdminMixin, admin.ModelAdmin):
     """Feature gates follow their KEP's owning SIG."""
 
     sig_lookup = "kep__owning_sig"
-    fk_sig_lookups = {**SigScopedAdminMixin.fk_sig_lookups, "keps.Kep": "owning_sig"}
+    sig_scoped_fields = {"kep": "owning_sig"}
     list_display = ["name", "kep", "components"]
     search_fields = ["name", "kep__title", "=kep__number"]
     autocomplete_fields = ["kep"]
@@ -120,7 +120,7 @@ class PrrApprovalAdmin(PublicSigScopedAdminMixin, admin.ModelAdmin):
 
     sig_lookup = "kep__owning_sig"
     editing_roles = (SigRole.LEAD,)
-    fk_sig_lookups = {**SigScopedAdminMixin.fk_sig_lookups, "keps.Kep": "owning_sig"}
+    sig_scoped_fields = {"kep": "owning_sig"}
     list_display = ["kep", "stage", "approver"]
     list_filter = ["stage", "approver"]
     search_fields = ["=kep__number", "kep__title", "approver__github"]
@@ -162,7 +162,7 @@ class SigMembershipAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         # Through the service, so the user also gets staff access and the role's group.
-        from sigtracker.roles import sig_membership_grant
+        from keps.roles import sig_membership_grant
 
         sig_membership_grant(user=obj.user, sig=obj.sig, role=obj.role)
 

@@ -3,8 +3,8 @@
 import django_filters
 from django.db.models import Q
 
+from core.text import parse_kep_number
 from releases.models import Release
-from sigtracker.text import parse_kep_number
 
 from .choices import KepStage, KepStatus
 from .models import DesignGroup, FeatureGate, Kep, Sig

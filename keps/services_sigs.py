@@ -186,3 +186,40 @@ def sig_resolver_load() -> SigResolver:
         aliases=dict(SigAlias.objects.values_list("spelling", "sig_slug")),
         community=frozenset(Sig.objects.filter(in_community=True).values_list("slug", flat=True)),
     )
+
+
+#: kep.yaml spellings that mean a sigs.yaml SIG (or none): (spelling, SIG slug or "", why). The migration that
+#: made the alias table seeds the same list as literals.
+KNOWN_ALIASES = [
+    ("sig-machinery", "sig-api-machinery", "typo in kep.yaml (keps/sig-scheduling/3521-pod-scheduling-readiness)"),
+    ("sig-apimachinery", "sig-api-machinery", "typo in kep.yaml"),
+    ("sig-scheduler", "sig-scheduling", "typo in kep.yaml (keps/sig-node/753-sidecar-containers)"),
+    ("tbd", "", "placeholder in kep.yaml participating-sigs: no SIG"),
+    ("sig-federation", "sig-multicluster", "SIG Federation became SIG Multicluster (2018)"),
+    ("sig-cluster-federation", "sig-multicluster", "SIG Federation became SIG Multicluster (2018)"),
+    ("sig-aws", "sig-cloud-provider", "provider SIGs became SIG Cloud Provider subprojects (2019)"),
+    ("sig-azure", "sig-cloud-provider", "provider SIGs became SIG Cloud Provider subprojects (2019)"),
+    ("sig-gcp", "sig-cloud-provider", "provider SIGs became SIG Cloud Provider subprojects (2019)"),
+    ("sig-openstack", "sig-cloud-provider", "provider SIGs became SIG Cloud Provider subprojects (2019)"),
+    ("sig-vmware", "sig-cloud-provider", "provider SIGs became SIG Cloud Provider subprojects (2019)"),
+    ("sig-ibmcloud", "sig-cloud-provider", "provider SIGs became SIG Cloud Provider subprojects (2019)"),
+]
+
+
+def sig_aliases_seed_if_empty(*, apps=None, using: str = "default") -> int:
+    """Seed the alias table with `KNOWN_ALIASES` when it is empty (a new or flushed database); returns how many."""
+    from django.apps import apps as live_apps
+    from django.db import connections
+
+    registry = apps or live_apps
+    try:
+        alias_model = registry.get_model("keps", "SigAlias")
+    except LookupError:
+        return 0  # migrated to a state before the alias table
+    if alias_model._meta.db_table not in connections[using].introspection.table_names():
+        return 0
+    aliases = alias_model.objects.using(using)
+    if aliases.exists():
+        return 0
+    aliases.bulk_create(alias_model(spelling=s, sig_slug=slug, note=note) for s, slug, note in KNOWN_ALIASES)
+    return len(KNOWN_ALIASES)

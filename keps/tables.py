@@ -7,7 +7,7 @@ import django_tables2 as tables
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from sigtracker.tables import BaseTable
+from core.tables import BaseTable
 
 from .models import DesignGroup, FeatureGate, Kep
 from .selectors import DESIGN_GROUP_SPLIT_AT

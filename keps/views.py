@@ -8,9 +8,9 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_safe
 from django.views.generic import DetailView
 
+from core.views import PublicListView
 from releases import selectors as release_selectors
 from releases.models import Release
-from sigtracker.views import PublicListView
 
 from . import ical, selectors
 from .filtersets import ApproverFilterSet, DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet, PermaBetaFilterSet

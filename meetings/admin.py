@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.db.models import Count
 
-from sigtracker.admin import SigScopedAdminMixin
+from keps.admin_scope import SigScopedAdminMixin
 
 from .models import AgendaItem, Meeting
 
@@ -42,6 +42,7 @@ class MeetingAdmin(SigScopedAdminMixin, admin.ModelAdmin):
 @admin.register(AgendaItem)
 class AgendaItemAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     sig_lookup = "meeting__sig"
+    sig_scoped_fields = {"meeting": "sig"}
     list_display = ["title", "meeting", "presenters_text", "related_release"]
     list_filter = ["meeting__sig", "related_release"]
     search_fields = ["title", "body", "presenters_text", "=keps__number"]

@@ -6,8 +6,8 @@ from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connections
 from django.db.models import FloatField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
 
+from core.text import bound_search_text
 from keps.models import Sig
-from sigtracker.text import bound_search_text
 
 from .models import AgendaItem, Meeting
 

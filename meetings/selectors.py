@@ -6,8 +6,8 @@ from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySe
 from django.db.models.functions import Coalesce
 from django.utils.safestring import SafeString
 
+from core.charts import Series, line_bar_chart
 from keps.models import Kep
-from sigtracker.charts import Series, line_bar_chart
 
 from .filtersets import MeetingFilterSet
 from .models import PR_FLOW_FIELDS, AgendaItem, Meeting

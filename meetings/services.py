@@ -9,11 +9,11 @@ from django.db import DatabaseError, transaction
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast, Lower
 
+from core.importing import ImportFailure
 from keps.models import Kep, Person, Sig
 from meetings.importers.notes import MeetingRecord, NotesRecord, item_releases, kep_refs, split_presenters
 from releases.models import Release
 from releases.services.retro import retro_notes_import
-from sigtracker.importing import ImportFailure
 
 from .models import AgendaItem, Meeting
 

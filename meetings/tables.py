@@ -2,7 +2,7 @@
 
 import django_tables2 as tables
 
-from sigtracker.tables import BaseTable
+from core.tables import BaseTable
 
 from .models import Meeting
 

@@ -5,8 +5,8 @@ import datetime
 from django.http import Http404
 from django.views.generic import TemplateView
 
-from sigtracker.text import bound_search_text
-from sigtracker.views import PublicListView
+from core.text import bound_search_text
+from core.views import PublicListView
 
 from . import selectors
 from .filtersets import MeetingFilterSet

@@ -6,8 +6,9 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.http import QueryDict
 from django.utils.html import format_html
 
+from core.admin import GuardedActionsMixin
+from keps.admin_scope import SigScopedAdminMixin, SigScopedInlineMixin
 from keps.choices import SigRole
-from sigtracker.admin import GuardedActionsMixin, SigScopedAdminMixin, SigScopedInlineMixin
 
 from .choices import ActionStatus, EnhancementStatus, ExceptionDecision, Freeze, PrrStatus, RetroCategory
 from .models import (
@@ -255,6 +256,7 @@ class EnhancementExceptionAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     also on its tracked enhancement's page. Scoped to the SIG of that enhancement."""
 
     sig_lookup = "tracked_enhancement__sig"
+    sig_scoped_fields = {"tracked_enhancement": "sig"}
     list_display = ["tracked_enhancement", "freeze", "decision", "requested_at", "decided_at", "deadline"]
     list_filter = ["decision", "freeze", "tracked_enhancement__release"]
     search_fields = ["=tracked_enhancement__kep__number", "tracked_enhancement__kep__title", "notes"]
@@ -481,6 +483,7 @@ class ReadOnlyRecordAdmin(admin.ModelAdmin):
 @admin.register(EnhancementStatusChange)
 class EnhancementStatusChangeAdmin(SigScopedAdminMixin, ReadOnlyRecordAdmin):
     sig_lookup = "tracked_enhancement__sig"
+    sig_scoped_fields = {"tracked_enhancement": "sig"}
     list_display = ["tracked_enhancement", "from_status", "to_status", "changed_at", "assumed", "author", "source"]
     list_filter = ["to_status", "source", "assumed", "tracked_enhancement__release"]
     search_fields = ["=tracked_enhancement__kep__number", "author", "note"]
@@ -552,6 +555,7 @@ class RetrospectiveAdmin(SigScopedAdminMixin, admin.ModelAdmin):
 @admin.register(RetroItem)
 class RetroItemAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     sig_lookup = "retrospective__sig"
+    sig_scoped_fields = {"retrospective": "sig"}
     list_display = ["text", "category", "retrospective", "owner", "status", "due_release"]
     list_filter = ["category", "status", "retrospective__release", "due_release"]
     search_fields = ["text", "owner__github"]

@@ -4,8 +4,8 @@ import django_filters
 from django import forms
 from django.db.models import Exists, OuterRef, Q
 
+from core.text import parse_kep_number
 from keps.models import Sig
-from sigtracker.text import parse_kep_number
 
 from .choices import (
     DocsStatus,

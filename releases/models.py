@@ -10,8 +10,8 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from core.text import line_breaking_characters
 from keps.models import VERSION_REGEX, Kep, Person, Sig
-from sigtracker.text import line_breaking_characters
 
 from .choices import (
     ActionStatus,

@@ -6,7 +6,7 @@ import django_tables2 as tables
 from django.urls import reverse
 from django.utils.html import format_html
 
-from sigtracker.tables import BaseTable
+from core.tables import BaseTable
 
 from .choices import ExceptionDecision, Freeze, StatsSource
 from .models import Release, TrackedEnhancement

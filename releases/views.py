@@ -11,10 +11,10 @@ from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
 from django_tables2 import RequestConfig
 
+from core.charts import Series, line_bar_chart
+from core.views import PublicListView
 from keps.meeting_schedule import sig_next_meetings
 from keps.models import Sig
-from sigtracker.charts import Series, line_bar_chart
-from sigtracker.views import PublicListView
 
 from . import selectors
 from .choices import EnhancementStatus, ReleaseState, StatsSource

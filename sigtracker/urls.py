@@ -3,14 +3,14 @@ from django.http import HttpResponsePermanentRedirect
 from django.templatetags.static import static
 from django.urls import include, path
 
-from . import views
+from core import views as core_views
 
 admin.site.site_header = "sigtracker administration"
 admin.site.site_title = "sigtracker"
 admin.site.index_title = "Curate releases, KEPs and meetings"
 
 urlpatterns = [
-    path("healthz", views.healthz, name="healthz"),
+    path("healthz", core_views.healthz, name="healthz"),
     # Browsers ask for /favicon.ico whatever the page links; answer instead of logging a 404 on every first visit.
     # static() per request: the production manifest is read after collectstatic, not when URLs are imported.
     path("favicon.ico", lambda request: HttpResponsePermanentRedirect(static("sigtracker/favicon.svg"))),

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from sigtracker.importing import ImportFailure
+from core.importing import ImportFailure
 
 __all__ = [
     "FeatureGateRecord",

@@ -46,7 +46,7 @@ import zoneinfo
 from dataclasses import dataclass, field
 from functools import cache
 
-from sigtracker.importing import ImportFailure
+from core.importing import ImportFailure
 
 from .kep_yaml import load_mapping
 

@@ -70,8 +70,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from core.importing import ImportFailure
 from releases.importers.schedule_time import MONTHS
-from sigtracker.importing import ImportFailure
 
 __all__ = [
     "AgendaItemRecord",

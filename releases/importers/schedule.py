@@ -26,8 +26,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from core.importing import ImportFailure
 from releases.choices import MilestoneKind
-from sigtracker.importing import ImportFailure
 
 from . import schedule_time as st
 

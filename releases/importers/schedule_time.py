@@ -34,8 +34,8 @@ import re
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
-from sigtracker.importing import ImportFailure
-from sigtracker.text import one_line
+from core.importing import ImportFailure
+from core.text import one_line
 
 PACIFIC = ZoneInfo("America/Los_Angeles")
 UTC = datetime.UTC

@@ -43,6 +43,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from core.text import one_line
 from keps.models import Person, Sig
 from people.refusals import reminder_refusal
 from people.unsubscribe import unsubscribe_headers
@@ -66,7 +67,6 @@ from releases.rules import (
     is_ready_for,
 )
 from releases.services.stats import status_at_expression
-from sigtracker.text import one_line
 
 logger = logging.getLogger(__name__)
 

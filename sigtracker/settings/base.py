@@ -35,7 +35,7 @@ INSTALLED_APPS = [
     "axes",
     "django_filters",
     "django_tables2",
-    "sigtracker",
+    "core",
     "keps",
     "releases",
     "meetings",
@@ -53,7 +53,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "sigtracker.middleware.RejectNulMiddleware",
+    "core.middleware.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -62,8 +62,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
-    "sigtracker.middleware.LoginRequiredMiddleware",
-    "sigtracker.page_cache.PageCacheMiddleware",
+    "core.middleware.LoginRequiredMiddleware",
+    "core.page_cache.PageCacheMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into a 429 page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -119,6 +119,20 @@ SIGTRACKER_PAGE_CACHE_RECHECK = float(os.environ.get("SIGTRACKER_PAGE_CACHE_RECH
 # stale (database triggers, kept in sync with the models after every migrate). No page shows reminder deliveries,
 # and reminder workers write them all the time.
 SIGTRACKER_PAGE_CACHE_WATCHED_APPS = ["keps", "releases", "meetings"]
+# What export_data writes and import_data reads (core/backup.py): every row a curator cares about; from auth only
+# groups and users (permissions come from migrate).
+SIGTRACKER_EXPORTED_MODELS = [
+    "auth.group",
+    "auth.user",
+    "keps",
+    "releases",
+    "meetings",
+    "people",
+    "api",
+    "admin.logentry",
+]
+# Rows migrations create (role groups, seeded SIG aliases): present in a fresh database, matched by natural key.
+SIGTRACKER_MIGRATION_SEEDED_MODELS = ["auth.group", "keps.sigalias"]
 SIGTRACKER_PAGE_CACHE_UNWATCHED_TABLES = ["releases_reminderdelivery"]
 
 # Private mode: every page needs a login (for a company running its own release train).
@@ -168,7 +182,6 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-STATICFILES_DIRS = [BASE_DIR / "sigtracker" / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
@@ -253,7 +266,7 @@ CELERY_BEAT_SCHEDULE = {
     # Every SIGTRACKER_BEAT_HEARTBEAT_SECONDS, beat's proof of life for /healthz (stale after two intervals); a
     # heartbeat older than one interval is dropped, so a backlog after an outage cannot pass for a live beat.
     "beat-heartbeat": {
-        "task": "sigtracker.tasks.beat_heartbeat",
+        "task": "core.tasks.beat_heartbeat",
         "schedule": SIGTRACKER_BEAT_HEARTBEAT_SECONDS,
         "options": {"expires": SIGTRACKER_BEAT_HEARTBEAT_SECONDS},
     },

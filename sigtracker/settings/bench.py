@@ -3,6 +3,8 @@
 from .base import *  # noqa: F403
 
 SECRET_KEY = "bench-only-secret-key"
+# Demo and benchmark data (generate_synthetic, demo): never installed in production.
+INSTALLED_APPS = [*INSTALLED_APPS, "devdata"]  # noqa: F405
 DEBUG = False
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 STORAGES = {

@@ -28,7 +28,7 @@ SHOTS = ARTIFACTS / "admin"
 
 def build_board() -> Release:
     """The demo's data with the board's other columns filled in as on a real freeze day."""
-    from sigtracker.fixtures import FIXTURE_FILES
+    from devdata.fixtures import FIXTURE_FILES
 
     call_command("loaddata", *FIXTURE_FILES, verbosity=0)
     release = Release.objects.get(version="1.24")

@@ -41,8 +41,8 @@ def public_routes(resolver=None, prefix=""):
 
 def build_site():
     """The demo's data, stats computed, and a meeting whose agenda titles are typed as people type them."""
+    from devdata.fixtures import FIXTURE_FILES
     from releases.services.stats import release_stats_compute
-    from sigtracker.fixtures import FIXTURE_FILES
 
     call_command("loaddata", *FIXTURE_FILES, verbosity=0)
     release_stats_compute()

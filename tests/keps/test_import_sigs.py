@@ -324,3 +324,16 @@ def test_digest_goes_to_the_imported_list_and_notes_to_chairs_and_tech_leads_wit
         (ReminderKind.PERSONAL, "dana@example.com"),  # erin has no email in sigs.yaml
     }
     assert reminders.ROLE_LABELS["chair"] == "SIG chair"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_known_aliases_come_back_after_a_flush_but_a_curators_deletion_stays():
+    from django.core.management import call_command
+
+    from keps.models import SigAlias
+
+    call_command("flush", interactive=False, verbosity=0)
+    assert SigAlias.objects.get(spelling="sig-machinery").sig_slug == "sig-api-machinery"
+    SigAlias.objects.filter(spelling="sig-scheduler").delete()
+    call_command("migrate", verbosity=0)  # post_migrate runs again; the table is not empty
+    assert not SigAlias.objects.filter(spelling="sig-scheduler").exists()

@@ -9,6 +9,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.importing import ImportFailure, read_text
 from keps.importers.kep_yaml import (
     KEP_STAGES,
     KEP_STATUSES,
@@ -24,7 +25,6 @@ from keps.importers.kep_yaml import (
     parse_people,
     parse_prr,
 )
-from sigtracker.importing import ImportFailure, read_text
 
 # keps/sig-node/2727-grpc-probe/kep.yaml as upstream writes it (abridged comments).
 GRPC_PROBE = """\

@@ -8,6 +8,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.importing import ImportFailure
 from keps.importers.sigs_yaml import (
     SigsFile,
     mailing_list_address,
@@ -17,7 +18,6 @@ from keps.importers.sigs_yaml import (
     parse_time,
     parse_tz,
 )
-from sigtracker.importing import ImportFailure
 
 CURRENT = """\
 sigs:

@@ -12,12 +12,12 @@ from django.db import connection, transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.importing import ImportFailure
 from keps.models import Kep, Person, Sig
 from meetings.importers.notes import parse_meeting_notes
 from meetings.models import AgendaItem, Meeting
 from meetings.services import agenda_items_link_keps, meeting_notes_import
 from releases.models import EnhancementStatusChange, Release, RetroItem, Retrospective, TrackedEnhancement
-from sigtracker.importing import ImportFailure
 from tests.factories import KepFactory
 
 D = datetime.date

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.importing import ImportFailure
 from meetings.importers.notes import (
     PersonRef,
     action_status,
@@ -21,7 +22,6 @@ from meetings.importers.notes import (
     split_presenters,
     year_from_filename,
 )
-from sigtracker.importing import ImportFailure
 
 D = datetime.date
 

@@ -38,7 +38,7 @@ def expect_text(name: str, actual: str):
 
 @pytest.fixture
 def demo(db):
-    from sigtracker.fixtures import FIXTURE_FILES
+    from devdata.fixtures import FIXTURE_FILES
 
     call_command("loaddata", *FIXTURE_FILES, verbosity=0)
     return Release.objects.get(version="1.24")

@@ -27,7 +27,8 @@ def test_every_freeze_kind_checks_a_freeze_of_the_board_and_has_requirements():
     assert set(rules.REQUIREMENTS) == set(rules.FREEZE_KINDS)
     assert all(rules.REQUIREMENTS[kind] for kind in rules.FREEZE_KINDS)
     # The feature-blog freeze asks for its own thing, not the enhancements freeze's list.
-    assert rules.REQUIREMENTS[MilestoneKind.FEATURE_BLOG_FREEZE] != rules.REQUIREMENTS[MilestoneKind.ENHANCEMENTS_FREEZE]
+    blog, enhancements = MilestoneKind.FEATURE_BLOG_FREEZE, MilestoneKind.ENHANCEMENTS_FREEZE
+    assert rules.REQUIREMENTS[blog] != rules.REQUIREMENTS[enhancements]
     # Each board freeze is closed by the milestone of the same name.
     for freeze, kind in rules.FREEZE_MILESTONE.items():
         assert rules.MILESTONE_FREEZE[kind] == freeze

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
+from core.importing import ImportFailure
 from releases.choices import MilestoneKind
 from releases.importers import schedule_time as st
 from releases.importers.schedule import classify, milestone_key, parse_schedule
-from sigtracker.importing import ImportFailure
 
 UTC = datetime.UTC
 

@@ -7,8 +7,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from keps.choices import SigRole
+from keps.roles import sig_membership_grant
 from releases.models import EnhancementStatusChange, ReleaseStats, TrackedEnhancement
-from sigtracker.roles import sig_membership_grant
 from tests.factories import KepFactory, ReleaseFactory, SigFactory, TrackedEnhancementFactory
 
 pytestmark = pytest.mark.django_db

@@ -471,8 +471,8 @@ def test_fixtures_release_list_shows_merge_rate_falling_from_54_to_26_percent(cl
     """With `make demo`'s data and stats computed as `compute_stats` does, 1.22 → 1.24 reads 54 % → 57 % → 26 %."""
     from django.core.management import call_command
 
+    from devdata.fixtures import FIXTURE_FILES
     from releases.services.stats import release_stats_compute
-    from sigtracker.fixtures import FIXTURE_FILES
 
     call_command("loaddata", *FIXTURE_FILES, verbosity=0)
     release_stats_compute()

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from core.importing import BatchImportCommand, ImportFailure, ImportReport, read_text
 from keps.importers.kep_yaml import KepRecord, PrrRecord, directory_number, parse_kep, parse_prr
 from keps.services import kep_import_session
 from meetings.services import agenda_items_link_keps
-from sigtracker.importing import BatchImportCommand, ImportFailure, ImportReport, read_text
 
 
 class Command(BatchImportCommand):

@@ -4,9 +4,9 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from core.importing import BaseImportCommand, ImportReport, read_text
 from keps.importers.sigs_yaml import parse_sigs
 from keps.services_sigs import sigs_import
-from sigtracker.importing import BaseImportCommand, ImportReport, read_text
 
 
 class Command(BaseImportCommand):

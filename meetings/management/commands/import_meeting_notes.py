@@ -5,9 +5,9 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
+from core.importing import BaseImportCommand, ImportReport, read_text
 from meetings.importers.notes import parse_meeting_notes
 from meetings.services import meeting_notes_import
-from sigtracker.importing import BaseImportCommand, ImportReport, read_text
 
 _SIG_SLUG = re.compile(r"^(?:sig|wg|committee|ug)-[a-z0-9-]+$")
 

@@ -6,10 +6,10 @@ from pathlib import Path
 from django.core.management.base import CommandError
 from django.utils import timezone
 
+from core.importing import BaseImportCommand, ImportReport, read_text
 from meetings.services import agenda_items_link_releases
 from releases.importers.schedule import parse_schedule, version_from_path
 from releases.services.schedule import release_schedule_import
-from sigtracker.importing import BaseImportCommand, ImportReport, read_text
 
 _RELEASE_FOLDER = re.compile(r"^release-v?(\d+)\.(\d+)$")
 

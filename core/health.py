@@ -1,0 +1,82 @@
+"""Health of the services the site depends on, for /healthz; and beat's heartbeat, which it reports.
+
+What /healthz answers (issue 14): the load balancer takes a web process out of rotation on a 503, so 503 means
+"this process cannot serve pages", which is only true when the database is down. Without Redis, pages and edits
+keep working (stats recomputes wait for the nightly run, reminders catch up), so a broker outage or a stale beat is
+200 with `"status": "degraded: ..."` for monitoring to alert on, not a site outage.
+"""
+
+import datetime
+
+from django.conf import settings
+from django.db import DatabaseError, connection
+from django.utils import timezone
+
+from .models import Heartbeat
+
+BEAT = "beat"
+
+
+def database_health() -> tuple[bool, str]:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:  # any driver error means "down"; the message says which
+        return False, f"down: {exc.__class__.__name__}"
+    return True, f"ok ({connection.vendor})"
+
+
+def broker_health(*, timeout: float = 1.0) -> tuple[bool, str]:
+    """Without a broker configured, tasks run eagerly: that is a healthy configuration, said as such."""
+    if not settings.CELERY_BROKER_URL:
+        return True, "not configured (tasks run eagerly)"
+    # The project's Celery app, as the config package set it up; core names no project module.
+    from celery import current_app as app
+
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=0, timeout=timeout)
+    except Exception as exc:  # kombu raises several transport-specific errors
+        return False, f"down: {exc.__class__.__name__}"
+    return True, "ok"
+
+
+def beat_heartbeat_record(*, at: datetime.datetime | None = None) -> None:
+    """Write the time beat's heartbeat task ran (one row, overwritten)."""
+    Heartbeat.objects.update_or_create(name=BEAT, defaults={"at": at or timezone.now()})
+
+
+def beat_health(*, now: datetime.datetime | None = None) -> tuple[bool, str]:
+    """Stale after two heartbeat intervals without a heartbeat: beat, or every worker, has stopped.
+
+    A beat that never reported is "unknown", not a failure: a fresh deploy, or a web process tested alone (the CI
+    smoke test), has no beat yet. Without a broker there is no beat at all (the demo runs tasks in-process)."""
+    if not settings.CELERY_BROKER_URL:
+        return True, "not configured (no broker)"
+    try:
+        at = Heartbeat.objects.filter(name=BEAT).values_list("at", flat=True).first()
+    except DatabaseError as exc:
+        return True, f"unknown ({exc.__class__.__name__})"
+    if at is None:
+        return True, "unknown (never reported)"
+    interval = settings.SIGTRACKER_BEAT_HEARTBEAT_SECONDS
+    age = max(((now or timezone.now()) - at).total_seconds(), 0)
+    if age > 2 * interval:
+        return False, f"stale (last heartbeat {age:.0f} s ago, expected every {interval} s)"
+    return True, f"ok (last heartbeat {age:.0f} s ago)"
+
+
+def site_health() -> tuple[int, dict]:
+    """(HTTP status, body) for /healthz: 503 only when the database is down; otherwise 200, "ok" or "degraded"
+    naming what is down or stale."""
+    db_ok, db_state = database_health()
+    broker_ok, broker_state = broker_health()
+    beat_ok, beat_state = beat_health() if db_ok else (True, "unknown (database down)")
+    body = {"database": db_state, "broker": broker_state, "beat": beat_state}
+    if not db_ok:
+        body["status"] = "unavailable: database"
+        return 503, body
+    degraded = [name for name, ok in (("broker", broker_ok), ("beat", beat_ok)) if not ok]
+    body["status"] = "ok" if not degraded else f"degraded: {', '.join(degraded)}"
+    return 200, body

@@ -1,0 +1,193 @@
+"""A page cache for the public, read-only pages, invalidated by the data itself.
+
+Every write to a table the pages read bumps a data generation (database triggers: sigtracker/migrations/0002 and
+0003, and the post_migrate handler in sigtracker/apps.py for tables added later). A cached page is stored under
+(generation, minute, scheme, host, path and query), so:
+- any change — admin edit, import, stats recompute, bulk COPY — makes the next request render afresh;
+- time-dependent parts (countdowns, "next freeze", past milestones) are at most a minute old;
+- a page whose links were built from the request's host (calendar feeds) is never served to another host: a
+  request with `Host: 127.0.0.1:6666` caches its own copy, not everyone's (issue 17 G).
+Only anonymous GET/HEAD requests with a 200 answer are cached; the admin, /healthz and logged-in users are not.
+
+The generation, and why writers never wait for each other (issue 14):
+- PostgreSQL: a sequence. The trigger takes a *shared* transaction-level advisory lock, then calls nextval(). Shared
+  locks do not conflict and nextval takes no row lock, so writers of unrelated tables never queue behind one
+  another (the old counter row made every writer wait for the one before it to commit). nextval is visible before
+  the writer commits, so a page rendered in between would show old data under the new generation; hence a miss is
+  cached only if, after the generation was read, no writer holds the advisory lock (one try-lock, released at
+  once). That is enough: a writer whose bump we read had taken the lock before it; if the lock is free now, the
+  writer has ended, and PostgreSQL makes a commit visible before it releases the transaction's locks, so the page
+  rendered afterwards shows its data. While a long transaction writes (an import), misses are served uncached.
+- SQLite (the demo): a counter row updated in the writer's transaction; SQLite has one writer at a time anyway.
+"""
+
+import hashlib
+import time
+
+from django.conf import settings
+from django.core.cache import caches
+from django.db import connection
+
+GENERATION_TABLE = "sigtracker_datageneration"
+GENERATION_SEQUENCE = "sigtracker_generation"
+#: Must match core/migrations/0004_generation_sequence.LOCK_KEY (the triggers' function).
+WRITER_LOCK_KEY = 7_316_544_023_891_537_261
+TRIGGER_PREFIX = "sigtracker_gen_"
+#: Matched against `path_info`, which is what the URL resolver routes (`path` starts with a client-settable
+#: SCRIPT_NAME, issue 17 A).
+# /api/ does its own conditional requests (ETag, api/caching.py), answers by Accept header and must count each
+# request against its rate limit: a cached copy would skip all three.
+# A person's pages, sign-in and unsubscribe pages are nobody else's to be served from a cache.
+SKIPPED_PREFIXES = ("/admin/", "/healthz", "/static/", "/api/", "/me/", "/accounts/", "/unsubscribe/")
+
+_memo = {"value": None, "read_at": 0.0}
+
+
+def watched_tables(registry=None) -> list[str]:
+    """Every table (and many-to-many table) of the apps in SIGTRACKER_PAGE_CACHE_WATCHED_APPS, except those in
+    SIGTRACKER_PAGE_CACHE_UNWATCHED_TABLES. `registry` is an app registry (post_migrate passes the migrated state's)."""
+    if registry is None:
+        from django.apps import apps as registry
+
+    tables = set()
+    for label in settings.SIGTRACKER_PAGE_CACHE_WATCHED_APPS:
+        try:
+            app_config = registry.get_app_config(label)
+        except LookupError:  # not in this (historical) state
+            continue
+        for model in app_config.get_models(include_auto_created=True):
+            if not model._meta.proxy and model._meta.managed:
+                tables.add(model._meta.db_table)
+    return sorted(tables - set(settings.SIGTRACKER_PAGE_CACHE_UNWATCHED_TABLES))
+
+
+def _trigger_name(table: str) -> str:
+    return f"{TRIGGER_PREFIX}{table}"[:63]
+
+
+def generation_triggers_sync(conn, *, registry=None) -> tuple[list[str], list[str]]:
+    """Give every watched table that exists its trigger, and take it from tables no longer watched; returns
+    (tables given a trigger, tables that lost theirs). Idempotent: run after every migrate (sigtracker/apps.py), so a
+    model added after 0002 is watched too. Does nothing before the migrations that make the generation ran."""
+    existing_tables = set(conn.introspection.table_names())
+    if GENERATION_TABLE not in existing_tables:
+        return [], []
+    wanted = {table for table in watched_tables(registry) if table in existing_tables}
+    with conn.cursor() as cursor:
+        if conn.vendor == "postgresql":
+            cursor.execute("SELECT 1 FROM pg_proc WHERE proname = 'sigtracker_bump_generation'")
+            if cursor.fetchone() is None:
+                return [], []
+            cursor.execute(
+                "SELECT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+                "WHERE t.tgname LIKE %s AND NOT t.tgisinternal",
+                [TRIGGER_PREFIX + "%"],
+            )
+            have = {row[0] for row in cursor.fetchall()}
+            for table in sorted(wanted - have):
+                cursor.execute(
+                    f'CREATE TRIGGER "{_trigger_name(table)}" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE '
+                    f'ON "{table}" FOR EACH STATEMENT EXECUTE FUNCTION sigtracker_bump_generation()'
+                )
+            for table in sorted(have - wanted):
+                cursor.execute(f'DROP TRIGGER IF EXISTS "{_trigger_name(table)}" ON "{table}"')
+        elif conn.vendor == "sqlite":
+            cursor.execute("SELECT DISTINCT tbl_name FROM sqlite_master WHERE type = 'trigger' AND name LIKE ?",
+                           [TRIGGER_PREFIX + "%"])  # fmt: skip
+            have = {row[0] for row in cursor.fetchall()}
+            for table in sorted(wanted - have):
+                for event in ("INSERT", "UPDATE", "DELETE"):
+                    cursor.execute(
+                        f'CREATE TRIGGER IF NOT EXISTS "{_trigger_name(table)}_{event.lower()}" AFTER {event} '
+                        f'ON "{table}" BEGIN UPDATE {GENERATION_TABLE} SET value = value + 1 WHERE id = 1; END'
+                    )
+            for table in sorted(have - wanted):
+                for event in ("insert", "update", "delete"):
+                    cursor.execute(f'DROP TRIGGER IF EXISTS "{_trigger_name(table)}_{event}"')
+        else:
+            return [], []
+    return sorted(wanted - have), sorted(have - wanted)
+
+
+def _read_generation() -> int:
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # A new sequence reads last_value 1 both before and after its first nextval(): is_called tells them apart.
+            cursor.execute(f"SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM {GENERATION_SEQUENCE}")
+            return cursor.fetchone()[0]
+        cursor.execute(f"SELECT value FROM {GENERATION_TABLE} WHERE id = 1")
+        row = cursor.fetchone()
+        if row is None:  # a flushed database: start the counter again
+            cursor.execute(f"INSERT INTO {GENERATION_TABLE} (id, value) VALUES (1, 0)")
+            return 0
+        return row[0]
+
+
+def current_generation() -> int:
+    """The data generation, read at most once per SIGTRACKER_PAGE_CACHE_RECHECK seconds per process."""
+    now = time.monotonic()
+    if _memo["value"] is not None and now - _memo["read_at"] < settings.SIGTRACKER_PAGE_CACHE_RECHECK:
+        return _memo["value"]
+    value = _read_generation()
+    _memo.update(value=value, read_at=now)
+    return value
+
+
+def no_writer_in_flight() -> bool:
+    """True when no other transaction has written a watched table without having ended (PostgreSQL); always true on
+    SQLite, whose counter is transactional. Our own transaction's writes do not count (a session's locks never
+    conflict with each other). The exclusive try-lock is held only for the length of this one statement."""
+    if connection.vendor != "postgresql":
+        return True
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT CASE WHEN pg_try_advisory_lock(%s) THEN pg_advisory_unlock(%s) ELSE false END",
+            [WRITER_LOCK_KEY, WRITER_LOCK_KEY],
+        )
+        return bool(cursor.fetchone()[0])
+
+
+def _cacheable(request) -> bool:
+    return (
+        settings.SIGTRACKER_PAGE_CACHE_SECONDS > 0
+        and request.method in ("GET", "HEAD")
+        and not request.path_info.startswith(SKIPPED_PREFIXES)
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and not request.user.is_authenticated
+    )
+
+
+def _key(request, generation: int) -> str:
+    minute = int(time.time() // 60)
+    # Scheme and host (with its port): pages may carry absolute links built from them (calendar feeds).
+    raw = f"{generation}|{minute}|{request.method}|{request.scheme}://{request.get_host()}{request.get_full_path()}"
+    return "page:" + hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
+
+
+class PageCacheMiddleware:
+    """Serves a cached copy of a public page when the data and the minute are the same as when it was made."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not _cacheable(request):
+            return self.get_response(request)
+        cache = caches[settings.SIGTRACKER_PAGE_CACHE_ALIAS]
+        key = _key(request, current_generation())
+        response = cache.get(key)
+        if response is not None:
+            response["X-Page-Cache"] = "hit"
+            return response
+        # Checked after the generation was read and before the page reads anything (see the module docstring).
+        storable = no_writer_in_flight()
+        response = self.get_response(request)
+        if response.status_code == 200 and not response.streaming and not response.cookies:
+            if not storable:
+                response["X-Page-Cache"] = "skip"  # a write was in flight: rendered, not kept
+                return response
+            if hasattr(response, "render") and not response.is_rendered:
+                response.render()
+            response["X-Page-Cache"] = "miss"
+            cache.set(key, response, settings.SIGTRACKER_PAGE_CACHE_SECONDS)
+        return response

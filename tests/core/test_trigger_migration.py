@@ -1,0 +1,91 @@
+"""The page cache's triggers follow the models on an existing database, not only on a fresh one (issue 14).
+
+A database is migrated as it stood when the trigger migration was written; then a release adds a model (a test
+app, installed by tests/core/trigger_settings.py) and the database is migrated forward. Writes to the new
+table must make cached pages fresh, as writes to every other watched table do.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.django_db
+
+# Run in the migrated database: a page, the same page again, then the same page after a write to the new table.
+PROBE = """
+from django.test import Client, override_settings
+from tests.core.trigger_app.models import Widget
+
+client = Client(HTTP_HOST="127.0.0.1")
+with override_settings(SIGTRACKER_PAGE_CACHE_SECONDS=300, SIGTRACKER_PAGE_CACHE_RECHECK=0):
+    seen = [client.get("/releases/")["X-Page-Cache"], client.get("/releases/")["X-Page-Cache"]]
+    Widget.objects.create(name="new")
+    seen.append(client.get("/releases/")["X-Page-Cache"])
+print("PROBE", *seen)
+"""
+
+
+def _manage(database_url: str, settings_module: str, *args: str) -> str:
+    environ = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    environ.update(DJANGO_SETTINGS_MODULE=settings_module, DATABASE_URL=database_url)
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=environ, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+@pytest.fixture
+def scratch_database_url(tmp_path):
+    """An empty database of the same kind as the test database, dropped afterwards."""
+    if connection.vendor != "postgresql":
+        yield f"sqlite:///{tmp_path / 'old.sqlite3'}"
+        return
+    db = connection.settings_dict
+    name = f"{db['NAME']}_triggers"[:63]
+    params = dict(host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"], dbname="postgres")
+    if db.get("PASSWORD"):
+        params["password"] = db["PASSWORD"]
+    with psycopg.connect(**params, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    try:
+        yield f"postgres://{db['USER']}{password}@{params['host']}:{params['port']}/{name}"
+    finally:
+        with psycopg.connect(**params, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_a_model_added_after_the_trigger_migration_invalidates_the_cache(scratch_database_url):
+    # The database as it stood when the triggers were first installed...
+    _manage(scratch_database_url, "sigtracker.settings.test", "migrate", "core", "0003", "--noinput", "-v0")
+    # ...then a release adds a model to a watched app, and the deploy migrates forward.
+    settings_module = "tests.core.trigger_settings"
+    _manage(scratch_database_url, settings_module, "migrate", "--noinput", "-v0")
+    output = _manage(scratch_database_url, settings_module, "shell", "-c", PROBE)
+    probe = next(line for line in output.splitlines() if line.startswith("PROBE"))
+    assert probe.split()[1:] == ["miss", "hit", "miss"], output
+    # Migrating again changes nothing (the post_migrate handler is idempotent).
+    _manage(scratch_database_url, settings_module, "migrate", "--noinput", "-v0")
+    output = _manage(scratch_database_url, settings_module, "shell", "-c", PROBE)
+    assert next(line for line in output.splitlines() if line.startswith("PROBE")).split()[1:] == ["miss", "hit", "miss"]
+
+
+def test_a_database_from_before_the_move_to_core_migrates_and_keeps_invalidating(scratch_database_url):
+    """Databases migrated while the page cache's tables belonged to the config package ("sigtracker" migrations)
+    already hold the tables, the counter row, the sequence and the triggers; core's migrations then run over them.
+    Simulated by forgetting core's migrations (--fake zero) while keeping everything they made."""
+    settings_module = "tests.core.trigger_settings"
+    _manage(scratch_database_url, settings_module, "migrate", "--noinput", "-v0")
+    _manage(scratch_database_url, settings_module, "migrate", "core", "zero", "--fake", "--noinput", "-v0")
+    _manage(scratch_database_url, settings_module, "migrate", "--noinput", "-v0")
+    output = _manage(scratch_database_url, settings_module, "shell", "-c", PROBE)
+    assert next(line for line in output.splitlines() if line.startswith("PROBE")).split()[1:] == ["miss", "hit", "miss"]
