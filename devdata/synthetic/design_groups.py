@@ -8,8 +8,10 @@ from .vocabulary import SIGS
 
 
 class DesignGroupsPhase:
-    """Design groups (the generator's last phase); mixed into `generator._Generator`, whose state (random streams, plans, rows made so far)
-    these methods share."""
+    """Design groups: the generator's last phase.
+
+    Mixed into `generator._Generator`, whose state (random streams, plans, rows made so far) these methods share.
+    """
 
     # -- design groups --------------------------------------------------------------------------------
     def _design_groups(self) -> None:

@@ -33,8 +33,10 @@ from .vocabulary import (
 
 
 class KepsPhase:
-    """KEPs and their journeys (the generator's KEP phases); mixed into `generator._Generator`, whose state (random streams, plans, rows made so far)
-    these methods share."""
+    """KEPs and their journeys: the generator's KEP phases.
+
+    Mixed into `generator._Generator`, whose state (random streams, plans, rows made so far) these methods share.
+    """
 
     # -- KEPs and their journeys through the releases ----------------------------------------------
     def _plan_keps(self) -> list[_KepPlan]:

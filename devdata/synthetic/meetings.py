@@ -16,8 +16,10 @@ from .vocabulary import AGENDA_CI_TOPICS, SIGS
 
 
 class MeetingsPhase:
-    """Meetings and agenda items (the generator's meeting phases); mixed into `generator._Generator`, whose state (random streams, plans, rows made so far)
-    these methods share."""
+    """Meetings and agenda items: the generator's meeting phases.
+
+    Mixed into `generator._Generator`, whose state (random streams, plans, rows made so far) these methods share.
+    """
 
     # -- meetings and agenda items -------------------------------------------------------------------
     def _meeting_dates(self, weekday: int, count: int) -> list[datetime.date]:

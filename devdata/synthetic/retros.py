@@ -15,8 +15,10 @@ from .vocabulary import ACTIONS, ACTIVE, FIRST_TRACKED, TO_IMPROVE, WENT_WELL
 
 
 class RetrosPhase:
-    """Retrospectives and their items (the generator's retro phase); mixed into `generator._Generator`, whose state (random streams, plans, rows made so far)
-    these methods share."""
+    """Retrospectives and their items: the generator's retro phase.
+
+    Mixed into `generator._Generator`, whose state (random streams, plans, rows made so far) these methods share.
+    """
 
     # -- retrospectives ------------------------------------------------------------------------------
     def _retrospectives(self) -> None:

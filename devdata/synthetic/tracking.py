@@ -21,8 +21,10 @@ from .vocabulary import ACTIVE, REMOVAL_NOTES, TRACKED_RELEASES
 
 
 class TrackingPhase:
-    """Tracked enhancements and their status histories (the generator's tracking phase); mixed into `generator._Generator`, whose state (random streams, plans, rows made so far)
-    these methods share."""
+    """Tracked enhancements and their status histories: the generator's tracking phase.
+
+    Mixed into `generator._Generator`, whose state (random streams, plans, rows made so far) these methods share.
+    """
 
     # -- tracked enhancements and their status history ---------------------------------------------
     def _history(self, attempt: _Attempt, rng: random.Random) -> list[tuple[str, datetime.datetime, str]]:
