@@ -113,3 +113,43 @@ class PreferenceChange(models.Model):
 
     def __str__(self):
         return f"{self.at:%Y-%m-%d %H:%M} {self.field}: {self.old!r} → {self.new!r}"
+
+
+class SlackWebhook(models.Model):
+    """A SIG's Slack incoming webhook: where its freeze digest is posted, beside the mailing list.
+
+    The URL is a credential: it is stored encrypted (`people.slack`), and shown back only as `url_hint`. A webhook
+    that Slack says is gone (404/410, `no_service`, `channel_is_archived`, ...) is turned off by the sender with
+    the reason, and the admin warns about it; a curator sets a new URL (which turns it on again)."""
+
+    sig = models.OneToOneField("keps.Sig", on_delete=models.CASCADE, related_name="slack_webhook")
+    url_encrypted = models.TextField(editable=False)
+    url_hint = models.CharField(max_length=200, editable=False, help_text="Host and last four characters.")
+    channel = models.CharField(max_length=100, blank=True, help_text="For people: the channel it posts to.")
+    enabled = models.BooleanField(default=True)
+    disabled_reason = models.TextField(blank=True)
+    disabled_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["sig"]
+        verbose_name = "Slack webhook"
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(enabled=True) | ~models.Q(disabled_reason=""),
+                name="slack_webhook_disabled_with_reason",
+                violation_error_message="A disabled Slack webhook says why.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"Slack webhook of {self.sig} ({self.url_hint})"
+
+    def get_absolute_url(self):
+        return reverse("admin:people_slackwebhook_change", args=[self.pk])
+
+    @property
+    def url(self) -> str:
+        from .slack import decrypt_url
+
+        return decrypt_url(self.url_encrypted)

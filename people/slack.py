@@ -1,0 +1,154 @@
+"""Slack incoming webhooks: the URL kept encrypted at rest, and one post with Slack's retry rules.
+
+An incoming-webhook URL is a credential (whoever has it posts to the channel), so the database holds it encrypted
+with Fernet under a key derived from SECRET_KEY (HKDF-SHA256; SECRET_KEY_FALLBACKS still decrypt after a key
+rotation), and the admin shows only its host and last four characters (`url_hint`).
+
+Slack's documented answers (https://api.slack.com/messaging/webhooks, "Handling errors"): 200 with the body `ok`;
+`429` with `Retry-After` when rate limited; `404`/`410` with `no_service`, `no_team`, `channel_not_found`,
+`channel_is_archived` or `team_disabled` when the webhook or its channel is gone; `403` with `invalid_token` or
+`action_prohibited` when it was revoked or posting is forbidden; `400` for a payload Slack rejects. Posting uses
+slack-sdk's `WebhookClient` with its own retry handlers: a `429` is retried after the `Retry-After` it names (when
+that is short enough to wait for inside a batch) and a `5xx` after a backoff; what is still failing after
+that is `transient` (the caller releases the delivery for a later retry), a revoked webhook is `revoked` (the
+caller turns the channel off), anything else is `failed`.
+"""
+
+import base64
+from dataclasses import dataclass
+from urllib.parse import urlparse
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from django.conf import settings
+from slack_sdk.http_retry import RateLimitErrorRetryHandler
+from slack_sdk.http_retry.builtin_handlers import ServerErrorRetryHandler
+from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+from slack_sdk.webhook import WebhookClient
+
+#: Answers (body or status) meaning the webhook or its channel is gone for good: the channel is turned off.
+REVOKED_ERRORS = frozenset(
+    {
+        "no_service",
+        "no_team",
+        "team_disabled",
+        "channel_not_found",
+        "channel_is_archived",
+        "invalid_token",
+        "action_prohibited",
+    }
+)
+REVOKED_STATUSES = frozenset({404, 410})
+
+
+# --- the URL at rest ------------------------------------------------------------------------------------
+
+
+def _fernet(secret: str) -> Fernet:
+    key = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"sigtracker", info=b"slack-webhook-url").derive(
+        secret.encode()
+    )
+    return Fernet(base64.urlsafe_b64encode(key))
+
+
+def _keys() -> MultiFernet:
+    secrets = [settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", [])]
+    return MultiFernet([_fernet(secret) for secret in secrets])
+
+
+def encrypt_url(url: str) -> str:
+    return _keys().encrypt(url.encode()).decode()
+
+
+def decrypt_url(token: str) -> str:
+    """The URL; raises ValueError when no current or fallback SECRET_KEY decrypts it (the key was replaced)."""
+    try:
+        return _keys().decrypt(token.encode()).decode()
+    except InvalidToken as exc:
+        raise ValueError("the webhook URL cannot be decrypted with SECRET_KEY or SECRET_KEY_FALLBACKS") from exc
+
+
+def url_hint(url: str) -> str:
+    """What the admin shows of a webhook URL: its host and last four characters, e.g. hooks.slack.com/…x7Qz."""
+    return f"{urlparse(url).hostname or '?'}/…{url[-4:]}"
+
+
+def validate_webhook_url(url: str) -> None:
+    from django.core.exceptions import ValidationError
+
+    parsed = urlparse(url)
+    if parsed.scheme not in ("https", "http") or not parsed.hostname:
+        raise ValidationError("An incoming-webhook URL, e.g. https://hooks.slack.com/services/T…/B…/….")
+    if parsed.scheme == "http" and parsed.hostname not in ("127.0.0.1", "localhost", "::1"):
+        raise ValidationError("Slack webhook URLs are https.")
+
+
+# --- posting --------------------------------------------------------------------------------------------
+
+
+class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):
+    """slack-sdk's 429 handler (sleeps for `Retry-After`), but only when that wait is short: a longer one would
+    hold the whole batch, so the post is answered `transient` and the delivery is retried later by the task."""
+
+    def __init__(self, *, max_retry_count: int, max_wait_seconds: int):
+        super().__init__(max_retry_count=max_retry_count)
+        self.max_wait_seconds = max_wait_seconds
+
+    def _can_retry(self, *, state, request, response=None, error=None) -> bool:
+        if not super()._can_retry(state=state, request=request, response=response, error=error):
+            return False
+        retry_after = next((v[0] for k, v in response.headers.items() if k.lower() == "retry-after"), "1")
+        try:
+            return int(retry_after) <= self.max_wait_seconds
+        except ValueError:
+            return False
+
+
+class AnyServerErrorRetryHandler(ServerErrorRetryHandler):
+    """slack-sdk's server-error handler (a backoff between attempts) for every 5xx, not only 500 and 503."""
+
+    def _can_retry(self, *, state, request, response=None, error=None) -> bool:
+        return response is not None and response.status_code >= 500
+
+
+@dataclass(frozen=True)
+class PostOutcome:
+    """`sent`, `transient` (try again later), `revoked` (turn the channel off) or `failed` (a lasting error)."""
+
+    state: str
+    detail: str = ""
+
+
+def webhook_client(url: str) -> WebhookClient:
+    return WebhookClient(
+        url,
+        timeout=getattr(settings, "SIGTRACKER_SLACK_TIMEOUT_SECONDS", 10),
+        retry_handlers=[
+            BoundedRateLimitRetryHandler(
+                max_retry_count=getattr(settings, "SIGTRACKER_SLACK_MAX_RETRIES", 2),
+                max_wait_seconds=getattr(settings, "SIGTRACKER_SLACK_MAX_RETRY_AFTER_SECONDS", 30),
+            ),
+            AnyServerErrorRetryHandler(
+                max_retry_count=getattr(settings, "SIGTRACKER_SLACK_MAX_RETRIES", 2),
+                interval_calculator=BackoffRetryIntervalCalculator(backoff_factor=0.5),
+            ),
+        ],
+    )
+
+
+def webhook_post(*, url: str, text: str, blocks: list[dict]) -> PostOutcome:
+    """Post one message (`text` is the notification's fallback) and sort Slack's answer (see the module)."""
+    try:
+        response = webhook_client(url).send(text=text, blocks=blocks)
+    except OSError as exc:  # connection refused, reset or timed out (urllib's URLError is an OSError)
+        return PostOutcome("transient", f"{type(exc).__name__}: {exc}"[:2000])
+    body = (response.body or "").strip()
+    detail = f"HTTP {response.status_code}: {body[:200]}"
+    if response.status_code == 200:
+        return PostOutcome("sent", body)
+    if response.status_code in REVOKED_STATUSES or body in REVOKED_ERRORS:
+        return PostOutcome("revoked", detail)
+    if response.status_code == 429 or response.status_code >= 500:
+        return PostOutcome("transient", detail)
+    return PostOutcome("failed", detail)
