@@ -26,6 +26,16 @@ after the SMTP server's "250 OK" for the message but before the commit that mark
 leaves a row that looks unsent, and it is sent again once its lease runs out. So a recipient gets at most one
 duplicate, recognisable by its Message-ID (fixed per row), and only after a crash in that window; keep the
 window as small as it is (nothing between the send and the commit that marks the row sent).
+
+Slack is a second channel of the digest, not a second system: a SIG with a Slack incoming webhook
+(`people.SlackWebhook`) gets a digest delivery of its own, a `ReminderDelivery` row with kind digest and the
+pseudo-recipient `<sig-slug>@slack.invalid` (`slack_recipient`; `.invalid` is reserved, RFC 2606, so it is never
+a real address), so the unique constraint, the leases and the merging above apply unchanged, per channel. Its
+content is the digest's context as Slack blocks (`render_digest_slack`); it is posted with slack-sdk
+(`people.slack.webhook_post`): a 429 or 5xx still failing after the client's retries releases the lease like a
+transient SMTP failure; a revoked webhook (404/410) turns that SIG's channel off and fails only that delivery.
+The same window applies: a sender killed after Slack's "ok" but before the commit posts it again, and the copy is
+recognisable by the `reminder-<id>` reference in its last line.
 """
 
 import datetime
@@ -45,7 +55,10 @@ from django.utils import timezone
 
 from core.text import one_line
 from keps.models import Person, Sig
+from people.models import SlackWebhook
 from people.refusals import reminder_refusal
+from people.services import slack_webhook_disable
+from people.slack import webhook_post
 from people.unsubscribe import unsubscribe_headers
 from releases.choices import (
     ActionStatus,
@@ -81,8 +94,23 @@ ROLE_LABELS = {
 }
 
 
-class DeliveryError(Exception):
-    """A delivery that cannot be sent for a lasting reason (a 5xx answer from the SMTP server)."""
+#: The domain of the pseudo-recipient of a SIG's Slack digest (RFC 2606 reserves `.invalid`: never a mailbox).
+SLACK_DOMAIN = "slack.invalid"
+
+
+def slack_recipient(slug: str) -> str:
+    """The `recipient` of a SIG's Slack digest delivery, e.g. `sig-node@slack.invalid`."""
+    return f"{slug}@{SLACK_DOMAIN}"
+
+
+def slack_sig_slug(recipient: str) -> str | None:
+    """The SIG slug of a Slack digest delivery's recipient; None for an email address."""
+    local, _, domain = recipient.rpartition("@")
+    return local if domain.lower() == SLACK_DOMAIN else None
+
+
+class SlackDeliveryError(Exception):
+    """Slack did not take a post for a reason worth retrying (429 or 5xx after the client's retries, no network)."""
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -298,10 +326,13 @@ def reminder_plan(*, now: datetime.datetime) -> ReminderPlan:
     for due in reminders_due(now=now):
         sigs = Sig.objects.filter(pk__in=due.sig_ids).order_by("slug")
         lists: dict[str, list[int]] = defaultdict(list)
+        on_slack = set(
+            SlackWebhook.objects.filter(sig_id__in=due.sig_ids, enabled=True).values_list("sig_id", flat=True)
+        )
         for sig in sigs:
             if sig.mailing_list:
                 lists[sig.mailing_list.lower()].append(sig.pk)
-            elif not due.skip_reason:
+            elif not due.skip_reason and sig.pk not in on_slack:
                 no_list.add((sig.slug, due.due_at))
         for address, sig_ids in sorted(lists.items()):
             planned.append(
@@ -314,6 +345,18 @@ def reminder_plan(*, now: datetime.datetime) -> ReminderPlan:
                     skip_reason=due.skip_reason or reminder_refusal(kind=ReminderKind.DIGEST, address=address),
                 )
             )
+        # Each SIG with a Slack webhook switched on also gets the digest there: a delivery of its own per channel.
+        for sig in sigs:
+            if sig.pk in on_slack:
+                planned.append(
+                    PlannedDelivery(
+                        due,
+                        ReminderKind.DIGEST,
+                        slack_recipient(sig.slug),
+                        sig_ids=[sig.pk],
+                        skip_reason=due.skip_reason,
+                    )
+                )
         rows = (
             board_at(release_id=due.milestone.release_id, as_of=now, sig_ids=due.sig_ids)
             .select_related("kep", "assignee", "enhancements_contact")
@@ -664,13 +707,14 @@ def _as_list(dues) -> list[DueReminder]:
     return sorted(dues, key=due_order)
 
 
-def render_digest(
+def digest_context(
     *, dues, recipient: str, as_of: datetime.datetime, sig_ids: list[int] | None = None, boards: dict | None = None
-) -> Message | None:
-    """The digest to one mailing list for the reminders `dues` (one, or several falling at the same instant):
-    each freeze with its time and requirements, the KEPs of the list's SIGs grouped by what they still need
-    (at risk first), and the retro action items due in the release that are still open. `sig_ids` defaults
-    to the SIGs whose mailing list is `recipient`; None when no SIG of the reminders is left on that list."""
+) -> dict | None:
+    """What the digest to one mailing list (or one SIG's Slack channel) says for the reminders `dues` (one, or
+    several falling at the same instant): each freeze with its time and requirements, the KEPs of the list's SIGs
+    grouped by what they still need (at risk first), and the retro action items due in the release that are still
+    open. `sig_ids` defaults to the SIGs whose mailing list is `recipient`; None when no SIG of the reminders is
+    left on that list."""
     dues = _as_list(dues)
     wanted = set(sig_ids) if sig_ids is not None else None
     sigs_of: dict[int, list[int]] = {}
@@ -736,11 +780,174 @@ def render_digest(
     subject = "[" + ", ".join(sig.slug for sig in sigs) + "] " + context["headline"]
     if not_ready:
         subject += f": {not_ready} KEP{'s' if not_ready != 1 else ''} not ready"
+    context["subject"] = one_line(subject)
+    return context
+
+
+def render_digest(
+    *, dues, recipient: str, as_of: datetime.datetime, sig_ids: list[int] | None = None, boards: dict | None = None
+) -> Message | None:
+    """The digest email (see `digest_context`); None when no SIG of the reminders is left on that list."""
+    context = digest_context(dues=dues, recipient=recipient, as_of=as_of, sig_ids=sig_ids, boards=boards)
+    if context is None:
+        return None
     return Message(
-        subject=one_line(subject),
+        subject=context["subject"],
         text=render_to_string("releases/email/digest.txt", context),
         html=render_to_string("releases/email/digest.html", context),
     )
+
+
+# --- the digest in Slack --------------------------------------------------------------------------------
+
+#: Slack's limits on a message's blocks (https://api.slack.com/reference/block-kit/blocks).
+SLACK_MAX_BLOCKS = 50
+SLACK_SECTION_CHARS = 3000
+SLACK_HEADER_CHARS = 150
+
+
+@dataclass
+class SlackMessage:
+    #: The notification's fallback text (the email's subject).
+    text: str
+    blocks: list[dict]
+
+
+def mrkdwn_escape(text: str) -> str:
+    """Slack's escaping of the three control characters in message text: &, < and >."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _slack_link(url: str, label: str) -> str:
+    return f"<{mrkdwn_escape(url)}|{mrkdwn_escape(label).replace('|', '¦')}>"
+
+
+def _slack_when(when: dict) -> str:
+    if when["all_day"]:
+        line = f"{when['utc'][:14]} (all day, UTC)"
+    else:
+        line = f"{when['utc']}  ·  {when['pacific']}"
+    if when["aoe"]:
+        line += f"  ·  {when['aoe']} (Anywhere on Earth)"
+    return mrkdwn_escape(line)
+
+
+def _sections(title: str, lines: list[str]) -> list[dict]:
+    """A title and its lines as mrkdwn sections, split where a section would pass Slack's 3,000 characters."""
+    sections, text = [], title
+    for line in lines:
+        line = line[: SLACK_SECTION_CHARS - 10]
+        if len(text) + 1 + len(line) > SLACK_SECTION_CHARS:
+            sections.append(text)
+            text = line
+        else:
+            text = f"{text}\n{line}" if text else line
+    if text:
+        sections.append(text)
+    return [{"type": "section", "text": {"type": "mrkdwn", "text": chunk}} for chunk in sections]
+
+
+def render_digest_slack(
+    *, dues, sig_id: int, as_of: datetime.datetime, reference: str, boards: dict | None = None
+) -> SlackMessage | None:
+    """One SIG's digest as Slack blocks, from the same context as the email (`digest_context`): a header, each
+    freeze with its time (UTC, US Pacific) and requirements, the KEPs grouped by what they still need, open retro
+    action items, pending exception requests, the release page, and `reference` (the delivery's fixed id, so a
+    copy resent after a crash is recognisably the same). None when the SIG is no longer among the reminders'."""
+    context = digest_context(dues=dues, recipient="", as_of=as_of, sig_ids=[sig_id], boards=boards)
+    if context is None:
+        return None
+    esc = mrkdwn_escape
+    header = one_line(f"[{context['sig_names']}] {context['headline']}")
+    if len(header) > SLACK_HEADER_CHARS:
+        header = header[: SLACK_HEADER_CHARS - 1] + "…"
+    these = "these freezes" if context["several"] else "this freeze"
+    blocks: list[dict] = [
+        {"type": "header", "text": {"type": "plain_text", "text": header}},
+        *_sections(
+            "",
+            [
+                f"{esc(context['sig_names'])} tracks {context['in_play']} KEP{'s' if context['in_play'] != 1 else ''} "
+                f"still in {esc(context['versions'])}; *{context['at_risk']} at risk*, {context['not_ready']} not yet "
+                f"ready for {these}."
+            ],
+        ),
+    ]
+    for freeze in context["freezes"]:
+        name = esc(freeze["name"])
+        if freeze["exception_close"]:
+            title = (
+                f"*The exception window after {name} (v{esc(freeze['version'])}) closes*\n{_slack_when(freeze['when'])}"
+            )
+        else:
+            title = f"*{name} (v{esc(freeze['version'])})*\n{_slack_when(freeze['when'])}"
+        blocks += _sections(
+            f"{title}\nWhat {name} requires of each KEP:", [f"• {esc(line)}" for line in freeze["requirements"]]
+        )
+    blocks.append({"type": "divider"})
+    for block in context["blocks"]:
+        if len(block["needs"]) == 1:
+            title = f"*{esc(block['title'])}:* {esc(block['needs'][0])}"
+        elif block["needs"]:
+            title = f"*{esc(block['title'])}:*\n" + "\n".join(f"  ◦ {esc(need)}" for need in block["needs"])
+        else:
+            title = f"*{esc(block['title'])}*"
+        lines = []
+        for kep in block["keps"]:
+            where = esc(kep["sig"] + (f", {kep['stage']}" if kep["stage"] else ""))
+            risk = " — *AT RISK*" if kep["at_risk"] else ""
+            lines.append(
+                f"• {_slack_link(kep['url'], 'KEP-' + str(kep['number']))} {esc(kep['title'])} [{where}]{risk} · "
+                f"{esc(kep['status'])}"
+            )
+        blocks += _sections(title, lines)
+    if not context["blocks"]:
+        blocks += _sections(f"No KEPs of {esc(context['sig_names'])} are on the {esc(context['versions'])} board.", [])
+    actions = [
+        f"• {esc(item.text)} ({'@' + esc(item.owner.github) + ', ' if item.owner else ''}"
+        f"{esc(item.get_status_display().lower())}; from the v{esc(item.retrospective.release.version)} retro of "
+        f"{esc(item.retrospective.sig.slug)})"
+        for item in context["actions"]
+    ]
+    if actions:
+        blocks += _sections(f"*Open retro action items due in {esc(context['versions'])}:*", actions)
+    requests = []
+    for request in context["pending_exceptions"]:
+        kep = request.tracked_enhancement.kep
+        line = (
+            f"• KEP-{kep.number} {esc(kep.title)} [{esc(request.tracked_enhancement.sig.slug)}]: "
+            f"{esc(request.get_freeze_display())}, requested {request.requested_at:%Y-%m-%d %H:%M} UTC"
+        )
+        if request.deadline:
+            line += f", deadline {request.deadline:%Y-%m-%d %H:%M} UTC"
+        if request.thread_url:
+            line += f" ({_slack_link(request.thread_url, 'thread')})"
+        requests.append(line)
+    if requests:
+        blocks += _sections("*Exception requests waiting for the release team's decision:*", requests)
+    footer = {
+        "type": "context",
+        "elements": [
+            {
+                "type": "mrkdwn",
+                "text": " · ".join(
+                    [
+                        *(
+                            _slack_link(url, f"Release schedule and board ({version})")
+                            for version, url in context["release_urls"]
+                        ),
+                        f"sigtracker {esc(reference)}",
+                    ]
+                ),
+            }
+        ],
+    }
+    if len(blocks) > SLACK_MAX_BLOCKS - 1:
+        dropped = len(blocks) - (SLACK_MAX_BLOCKS - 2)
+        blocks = blocks[: SLACK_MAX_BLOCKS - 2]
+        blocks += _sections(f"_…and {dropped} more sections: see the release page._", [])
+    blocks.append(footer)
+    return SlackMessage(text=context["subject"], blocks=blocks)
 
 
 def render_personal(
@@ -942,6 +1149,16 @@ def reminder_deliver_batch(*, delivery_ids: list[int], as_of: datetime.datetime,
                 if key not in dues:
                     dues[key] = _due_for(row)
                 covered.append(dues[key])
+            if slack_sig_slug(delivery.recipient) is not None:
+                _deliver_slack(
+                    delivery=delivery,
+                    mine=mine,
+                    dues=sorted(covered, key=due_order),
+                    as_of=as_of,
+                    boards=boards,
+                    result=result,
+                )
+                continue
             email = reminder_message(delivery=delivery, as_of=as_of, dues=sorted(covered, key=due_order), boards=boards)
             if email is None:
                 mine.update(state=DeliveryState.SKIPPED, error="nothing left to remind about when it was sent")
@@ -973,16 +1190,51 @@ def reminder_deliver_batch(*, delivery_ids: list[int], as_of: datetime.datetime,
     return result
 
 
-def reminder_deliver(*, delivery_id: int, as_of: datetime.datetime, mail_connection=None) -> str:
-    """Send one delivery (see `reminder_deliver_batch`): "sent", "skipped" (nothing left to say) or
-    "done elsewhere". A transient failure is re-raised after the lease is released; a lasting one raises
-    DeliveryError after the row is marked failed."""
-    result = reminder_deliver_batch(delivery_ids=[delivery_id], as_of=as_of, mail_connection=mail_connection)
-    if result.retry:
-        raise result.retry[delivery_id]
-    if result.failed:
-        raise DeliveryError(result.failed[delivery_id])
-    return "sent" if result.sent else "skipped" if result.skipped else "done elsewhere"
+def _deliver_slack(*, delivery, mine, dues, as_of, boards, result: BatchResult) -> None:
+    """Post one SIG's Slack digest (a leased delivery `mine`) and record what came of it. A webhook Slack says
+    is gone turns that SIG's channel off (the admin warns) and fails this delivery only; the batch goes on."""
+    slug = slack_sig_slug(delivery.recipient)
+    webhook = SlackWebhook.objects.filter(sig__slug=slug).select_related("sig").first()
+    if webhook is None or not webhook.enabled:
+        reason = (
+            f"the Slack channel of {slug} is off: {webhook.disabled_reason}"
+            if webhook
+            else (f"{slug} has no Slack webhook any more")
+        )
+        mine.update(state=DeliveryState.SKIPPED, error=reason[:2000])
+        result.skipped.append(delivery.pk)
+        return
+    message = render_digest_slack(
+        dues=dues, sig_id=webhook.sig_id, as_of=as_of, boards=boards, reference=f"reminder-{delivery.pk}"
+    )
+    if message is None:
+        mine.update(state=DeliveryState.SKIPPED, error="nothing left to remind about when it was sent")
+        result.skipped.append(delivery.pk)
+        return
+    try:
+        url = webhook.url
+    except ValueError as exc:
+        mine.update(state=DeliveryState.FAILED, error=str(exc))
+        result.failed[delivery.pk] = str(exc)
+        return
+    outcome = webhook_post(url=url, text=message.text, blocks=message.blocks)
+    if outcome.state == "sent":
+        mine.update(state=DeliveryState.SENT, sent_at=timezone.now(), message_id=f"reminder-{delivery.pk}", error="")
+        result.sent.append(delivery.pk)
+    elif outcome.state == "transient":
+        mine.update(claimed_at=None, error=f"Slack: {outcome.detail}"[:2000])
+        result.retry[delivery.pk] = SlackDeliveryError(outcome.detail)
+    elif outcome.state == "revoked":
+        reason = f"Slack answered {outcome.detail} on {timezone.now():%Y-%m-%d %H:%M} UTC"
+        slack_webhook_disable(webhook_id=webhook.pk, reason=reason)
+        logger.warning("Slack webhook of %s revoked (%s): channel turned off", slug, outcome.detail)
+        error = f"Slack webhook revoked, channel of {slug} turned off: {outcome.detail}"[:2000]
+        mine.update(state=DeliveryState.FAILED, error=error)
+        result.failed[delivery.pk] = error
+    else:
+        error = f"Slack refused the post: {outcome.detail}"[:2000]
+        mine.update(state=DeliveryState.FAILED, error=error)
+        result.failed[delivery.pk] = error
 
 
 def reminder_delivery_give_up(*, delivery_id: int, error: str) -> None:

@@ -158,7 +158,7 @@ def test_the_sender_rebuilds_the_merged_email_from_the_delivery_rows(three_freez
     ids = reminders.reminder_deliveries_claim(now=WEEK_BEFORE)
     assert len(ids) == 4  # one per recipient; the six merged ones were recorded as skipped
     digest = ReminderDelivery.objects.get(recipient=NODE_LIST, state=DeliveryState.CLAIMED)
-    assert reminders.reminder_deliver(delivery_id=digest.pk, as_of=WEEK_BEFORE) == "sent"
+    assert reminders.reminder_deliver_batch(delivery_ids=[digest.pk], as_of=WEEK_BEFORE).sent == [digest.pk]
     (message,) = mail.outbox
     assert "Code freeze, test freeze and docs freeze / deadline for v1.26 are in 7 days" in message.subject
     assert len(_requirement_lines(message.body)) == 4

@@ -355,9 +355,8 @@ def test_stale_claim_of_a_dead_sender_is_sent_once_fresh_one_left_alone(board, s
 
     again = reminders.reminder_deliveries_claim(now=now)
     assert carol.pk not in again and alice.pk in again
-    assert reminders.reminder_deliver(delivery_id=carol.pk, as_of=now) == "done elsewhere"
-    assert reminders.reminder_deliver(delivery_id=alice.pk, as_of=now) == "sent"
-    assert reminders.reminder_deliver(delivery_id=alice.pk, as_of=now) == "done elsewhere"
+    assert reminders.reminder_deliver_batch(delivery_ids=[carol.pk, alice.pk], as_of=now).elsewhere == [carol.pk]
+    assert reminders.reminder_deliver_batch(delivery_ids=[alice.pk], as_of=now).elsewhere == [alice.pk]
     assert [m.to[0] for m in mail.outbox] == ["alice@example.com"]
     assert ReminderDelivery.objects.get(pk=alice.pk).attempts == 2
 
@@ -366,7 +365,7 @@ def test_stale_claim_of_a_dead_sender_is_sent_once_fresh_one_left_alone(board, s
 def test_never_sends_inside_a_transaction(board):
     ids = reminders.reminder_deliveries_claim(now=FREEZE - 168 * HOUR)
     with pytest.raises(RuntimeError, match="inside a transaction"), transaction.atomic():
-        reminders.reminder_deliver(delivery_id=ids[0], as_of=FREEZE - 168 * HOUR)
+        reminders.reminder_deliver_batch(delivery_ids=ids[:1], as_of=FREEZE - 168 * HOUR)
     assert mail.outbox == []
 
 
