@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import datetime
 import json
+import typing
 from collections.abc import Sequence
 from contextlib import ExitStack
+from functools import cache
+from typing import NamedTuple
 
 from django.db import connection
 from django.db.models import Q
@@ -25,33 +28,112 @@ from django.db.models.functions import Lower
 
 from .models import FeatureGate, Kep, Person, PrrApproval, Sig
 
-__all__ = ["KEP_COLUMNS", "KEP_RELATIONS", "OrmBulkWriter", "PostgresBulkWriter", "bulk_writer"]
+__all__ = [
+    "KEP_COLUMNS",
+    "KEP_RELATIONS",
+    "GateKey",
+    "GateRow",
+    "KepRow",
+    "LinkRow",
+    "OrmBulkWriter",
+    "PersonRow",
+    "PostgresBulkWriter",
+    "PrrKey",
+    "PrrRow",
+    "bulk_writer",
+]
 
-#: Kep columns a kep.yaml sets, in the order of a planned KEP row after its number. The owning SIG is named by
-#: slug in a planned row and becomes `owning_sig_id` when written.
-KEP_COLUMNS = (
-    "title",
-    "slug",
-    "owning_sig",
-    "status",
-    "stage",
-    "latest_milestone",
-    "alpha_milestone",
-    "beta_milestone",
-    "stable_milestone",
-    "deprecated_milestone",
-    "creation_date",
-    "last_updated",
-    "disable_supported",
-    "tracking_issue_url",
-    "source_path",
-)
+
+# -- planned rows ----------------------------------------------------------------------------------------
+# One NamedTuple per kind of row. A writer reads fields by name; the PostgreSQL writer sends a batch as one JSON
+# array of arrays (a NamedTuple encodes as an array, in C) and reads it back by the same field names and the SQL
+# types their annotations map to (`_sql_columns`). A plain tuple in field order is accepted as well.
+
+
+class KepRow(NamedTuple):
+    """A KEP's columns as a kep.yaml sets them; the owning SIG by slug (written as `owning_sig_id`)."""
+
+    number: int
+    title: str
+    slug: str
+    owning_sig: str
+    status: str
+    stage: str
+    latest_milestone: str
+    alpha_milestone: str
+    beta_milestone: str
+    stable_milestone: str
+    deprecated_milestone: str
+    creation_date: datetime.date | None
+    last_updated: datetime.date | None
+    disable_supported: bool | None
+    tracking_issue_url: str
+    source_path: str
+
+
+class PersonRow(NamedTuple):
+    """A person: the GitHub handle as written (`insert_people`) or its lower-cased key (`fill_people`)."""
+
+    github: str
+    name: str
+    email: str
+
+
+class LinkRow(NamedTuple):
+    """One many-to-many link of a KEP: a SIG by slug or a person by lower-cased handle."""
+
+    number: int
+    key: str
+
+
+class GateRow(NamedTuple):
+    number: int
+    name: str
+    components: tuple[str, ...]
+
+
+class GateKey(NamedTuple):
+    """A feature gate to delete; the field names are the columns matched (`_delete_by_kep`)."""
+
+    number: int
+    name: str
+
+
+class PrrRow(NamedTuple):
+    """A PRR approval; the approver by lower-cased handle."""
+
+    number: int
+    stage: str
+    approver: str
+
+
+class PrrKey(NamedTuple):
+    number: int
+    stage: str
+
+
+#: Kep columns a kep.yaml sets, in `KepRow` order after the number. Its `owning_sig` is a slug in a planned row and
+#: becomes `owning_sig_id` when written.
+KEP_COLUMNS = KepRow._fields[1:]
 #: Kep many-to-many fields: the SIG lists (keyed by slug) and the people lists (keyed by lower-cased handle).
 KEP_RELATIONS = ("participating_sigs", "authors", "reviewers", "approvers")
 
-#: Planned rows. Link: (kep number, slug or handle key). Gate: (kep number, name, components).
-#: PRR approval: (kep number, stage, approver's handle key). Person: (handle as written or key, name, email).
-Link = tuple[int, str]
+_SQL_TYPES = {int: "integer", str: "text", bool: "boolean", datetime.date: "date"}
+
+
+@cache
+def _sql_columns(row_type: type[NamedTuple]) -> tuple[tuple[str, str], ...]:
+    """(field name, SQL type) of each field of `row_type`, read from its annotations: `X | None` is X; a tuple or
+    list stays JSON (`jsonb`)."""
+    columns = []
+    for name, hint in typing.get_type_hints(row_type).items():
+        args = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        if typing.get_origin(hint) in (tuple, list):
+            sql_type = "jsonb"
+        else:
+            sql_type = _SQL_TYPES[args[0] if len(args) == 1 else hint]
+        columns.append((name, sql_type))
+    return tuple(columns)
 
 
 def bulk_writer() -> PostgresBulkWriter | OrmBulkWriter:
@@ -71,77 +153,86 @@ class OrmBulkWriter:
     def insert_sigs(self, slugs: Sequence[str]) -> None:
         Sig.objects.bulk_create([Sig(slug=slug) for slug in slugs], ignore_conflicts=True)
 
-    def insert_people(self, rows: Sequence[tuple[str, str, str]]) -> None:
-        Person.objects.bulk_create(
-            [Person(github=github, name=name, email=email) for github, name, email in rows], ignore_conflicts=True
-        )
+    def insert_people(self, rows: Sequence[PersonRow]) -> None:
+        people = [Person(github=row.github, name=row.name, email=row.email) for row in map(PersonRow._make, rows)]
+        Person.objects.bulk_create(people, ignore_conflicts=True)
 
-    def fill_people(self, rows: Sequence[tuple[str, str, str]]) -> None:
+    def fill_people(self, rows: Sequence[PersonRow]) -> None:
         """Give a name or email to people (by handle key) whose one is blank; a set one is kept."""
-        wanted = {key: (name, email) for key, name, email in rows}
+        wanted = {row.github: row for row in map(PersonRow._make, rows)}
         changed = []
         for person in Person.objects.annotate(key=Lower("github")).filter(key__in=list(wanted)):
-            name, email = wanted[person.key]
-            person.name, person.email = person.name or name, person.email or email
+            row = wanted[person.key]
+            person.name, person.email = person.name or row.name, person.email or row.email
             changed.append(person)
         Person.objects.bulk_update(changed, ["name", "email"])
 
-    def upsert_keps(self, rows: Sequence[tuple]) -> None:
-        sig_ids = self._sig_ids({row[1 + KEP_COLUMNS.index("owning_sig")] for row in rows})
+    def upsert_keps(self, rows: Sequence[KepRow]) -> None:
+        rows = [KepRow._make(row) for row in rows]
+        sig_ids = self._sig_ids({row.owning_sig for row in rows})
         keps = []
-        for number, *values in rows:
-            fields = dict(zip(KEP_COLUMNS, values, strict=True))
+        for row in rows:
+            fields = row._asdict()
             fields["owning_sig_id"] = sig_ids[fields.pop("owning_sig")]
-            keps.append(Kep(number=number, **fields))
+            keps.append(Kep(**fields))
         Kep.objects.bulk_create(keps, update_conflicts=True, unique_fields=["number"], update_fields=list(KEP_COLUMNS))
 
-    def insert_links(self, relation: str, links: Sequence[Link]) -> None:
+    def insert_links(self, relation: str, links: Sequence[LinkRow]) -> None:
+        links = [LinkRow._make(link) for link in links]
         through, target = self._through(relation)
-        kep_ids, target_ids = self._kep_ids(links), self._target_ids(relation, {key for _, key in links})
+        kep_ids, target_ids = self._kep_ids(links), self._target_ids(relation, {link.key for link in links})
         through.objects.bulk_create(
-            [through(kep_id=kep_ids[number], **{target: target_ids[key]}) for number, key in links],
+            [through(kep_id=kep_ids[link.number], **{target: target_ids[link.key]}) for link in links],
             ignore_conflicts=True,
         )
 
-    def delete_links(self, relation: str, links: Sequence[Link]) -> None:
+    def delete_links(self, relation: str, links: Sequence[LinkRow]) -> None:
+        links = [LinkRow._make(link) for link in links]
         through, target = self._through(relation)
-        kep_ids, target_ids = self._kep_ids(links), self._target_ids(relation, {key for _, key in links})
+        kep_ids, target_ids = self._kep_ids(links), self._target_ids(relation, {link.key for link in links})
         pairs = Q()
-        for number, key in links:
-            pairs |= Q(kep_id=kep_ids[number], **{target: target_ids[key]})
+        for link in links:
+            pairs |= Q(kep_id=kep_ids[link.number], **{target: target_ids[link.key]})
         through.objects.filter(pairs).delete()
 
-    def upsert_gates(self, rows: Sequence[tuple[int, str, list[str]]]) -> None:
+    def upsert_gates(self, rows: Sequence[GateRow]) -> None:
+        rows = [GateRow._make(row) for row in rows]
         kep_ids = self._kep_ids(rows)
         FeatureGate.objects.bulk_create(
-            [FeatureGate(kep_id=kep_ids[number], name=name, components=list(parts)) for number, name, parts in rows],
+            [FeatureGate(kep_id=kep_ids[row.number], name=row.name, components=list(row.components)) for row in rows],
             update_conflicts=True,
             unique_fields=["kep", "name"],
             update_fields=["components"],
         )
 
-    def delete_gates(self, keys: Sequence[tuple[int, str]]) -> None:
-        kep_ids = self._kep_ids(keys)
-        pairs = Q()
-        for number, name in keys:
-            pairs |= Q(kep_id=kep_ids[number], name=name)
-        FeatureGate.objects.filter(pairs).delete()
+    def delete_gates(self, keys: Sequence[GateKey]) -> None:
+        self._delete_by_kep(FeatureGate, GateKey, keys)
 
-    def upsert_prr_approvals(self, rows: Sequence[tuple[int, str, str]]) -> None:
-        kep_ids, person_ids = self._kep_ids(rows), self._person_ids({key for _, _, key in rows})
+    def upsert_prr_approvals(self, rows: Sequence[PrrRow]) -> None:
+        rows = [PrrRow._make(row) for row in rows]
+        kep_ids, person_ids = self._kep_ids(rows), self._person_ids({row.approver for row in rows})
         PrrApproval.objects.bulk_create(
-            [PrrApproval(kep_id=kep_ids[n], stage=stage, approver_id=person_ids[key]) for n, stage, key in rows],
+            [
+                PrrApproval(kep_id=kep_ids[row.number], stage=row.stage, approver_id=person_ids[row.approver])
+                for row in rows
+            ],
             update_conflicts=True,
             unique_fields=["kep", "stage"],
             update_fields=["approver"],
         )
 
-    def delete_prr_approvals(self, keys: Sequence[tuple[int, str]]) -> None:
+    def delete_prr_approvals(self, keys: Sequence[PrrKey]) -> None:
+        self._delete_by_kep(PrrApproval, PrrKey, keys)
+
+    def _delete_by_kep(self, model, key_type: type[GateKey | PrrKey], keys) -> None:
+        """Delete `model` rows by KEP number and the column named by `key_type`'s second field."""
+        keys = [key_type._make(key) for key in keys]
+        column = key_type._fields[1]
         kep_ids = self._kep_ids(keys)
         pairs = Q()
-        for number, stage in keys:
-            pairs |= Q(kep_id=kep_ids[number], stage=stage)
-        PrrApproval.objects.filter(pairs).delete()
+        for key in keys:
+            pairs |= Q(kep_id=kep_ids[key.number], **{column: getattr(key, column)})
+        model.objects.filter(pairs).delete()
 
     # -- natural keys to ids ---------------------------------------------------------------------------
     @staticmethod
@@ -151,7 +242,8 @@ class OrmBulkWriter:
 
     @staticmethod
     def _kep_ids(rows) -> dict[int, int]:
-        return dict(Kep.objects.filter(number__in={row[0] for row in rows}).values_list("number", "id"))
+        """Ids of the KEPs that `rows` (typed rows) name by number."""
+        return dict(Kep.objects.filter(number__in={row.number for row in rows}).values_list("number", "id"))
 
     @staticmethod
     def _sig_ids(slugs) -> dict[str, int]:
@@ -212,30 +304,25 @@ class PostgresBulkWriter:
 
     # -- statements ------------------------------------------------------------------------------------
     def insert_sigs(self, slugs: Sequence[str]) -> None:
-        self._insert_select(Sig, {"slug": "u.slug"}, _json_rows(("slug", "text")), [_json([[s] for s in slugs])])
+        self._insert_select(Sig, {"slug": "u.slug"}, _json_table((("slug", "text"),)), [_json([[s] for s in slugs])])
 
-    def insert_people(self, rows: Sequence[tuple[str, str, str]]) -> None:
+    def insert_people(self, rows: Sequence[PersonRow]) -> None:
         self._insert_select(
-            Person,
-            {"github": "u.github", "name": "u.name", "email": "u.email"},
-            _json_rows(("github", "text"), ("name", "text"), ("email", "text")),
-            [_json(rows)],
+            Person, {"github": "u.github", "name": "u.name", "email": "u.email"}, _json_rows(PersonRow), [_json(rows)]
         )
 
-    def fill_people(self, rows: Sequence[tuple[str, str, str]]) -> None:
+    def fill_people(self, rows: Sequence[PersonRow]) -> None:
         """Give a name or email to people (by handle key) whose one is blank; a set one is kept."""
         self._execute(
             f"UPDATE {_table(Person)} AS p SET "
             "name = CASE WHEN p.name = '' THEN u.name ELSE p.name END, "
             "email = CASE WHEN p.email = '' THEN u.email ELSE p.email END "
-            f"FROM {_json_rows(('key', 'text'), ('name', 'text'), ('email', 'text'))} WHERE lower(p.github) = u.key",
+            f"FROM {_json_rows(PersonRow)} WHERE lower(p.github) = u.github",
             [_json(rows)],
         )
 
-    def upsert_keps(self, rows: Sequence[tuple]) -> None:
-        types = {"number": "integer", "creation_date": "date", "last_updated": "date", "disable_supported": "boolean"}
-        names = ("number", *KEP_COLUMNS)
-        selected = {name: f"u.{name}" for name in names if name != "owning_sig"}
+    def upsert_keps(self, rows: Sequence[KepRow]) -> None:
+        selected = {name: f"u.{name}" for name in KepRow._fields if name != "owning_sig"}
         selected["owning_sig_id"] = "s.id"  # the SIG named by slug, joined below
         updated = ", ".join(
             f"{_quote(column)} = EXCLUDED.{_quote(column)}" for column in selected if column != "number"
@@ -243,56 +330,54 @@ class PostgresBulkWriter:
         self._insert_select(
             Kep,
             selected,
-            f"{_json_rows(*((name, types.get(name, 'text')) for name in names))} "
-            f"JOIN {_table(Sig)} AS s ON s.slug = u.owning_sig",
+            f"{_json_rows(KepRow)} JOIN {_table(Sig)} AS s ON s.slug = u.owning_sig",
             [_json(rows)],
             conflict=f"({_quote('number')}) DO UPDATE SET {updated}",
         )
 
-    def insert_links(self, relation: str, links: Sequence[Link]) -> None:
+    def insert_links(self, relation: str, links: Sequence[LinkRow]) -> None:
         through, target, join = self._link_target(relation)
         self._execute(
             f"INSERT INTO {_table(through)} (kep_id, {_quote(target)}) SELECT k.id, t.id "
-            f"FROM {_json_rows(('number', 'integer'), ('key', 'text'))} "
+            f"FROM {_json_rows(LinkRow)} "
             f"JOIN {_table(Kep)} AS k ON k.number = u.number {join} ON CONFLICT DO NOTHING",
             [_json(links)],
         )
 
-    def delete_links(self, relation: str, links: Sequence[Link]) -> None:
+    def delete_links(self, relation: str, links: Sequence[LinkRow]) -> None:
         through, target, join = self._link_target(relation)
         self._execute(
             f"DELETE FROM {_table(through)} AS l USING ("
-            f"SELECT k.id AS kep_id, t.id AS target_id FROM {_json_rows(('number', 'integer'), ('key', 'text'))} "
+            f"SELECT k.id AS kep_id, t.id AS target_id FROM {_json_rows(LinkRow)} "
             f"JOIN {_table(Kep)} AS k ON k.number = u.number {join}"
             f") AS gone WHERE l.kep_id = gone.kep_id AND l.{_quote(target)} = gone.target_id",
             [_json(links)],
         )
 
-    def upsert_gates(self, rows: Sequence[tuple[int, str, list[str]]]) -> None:
+    def upsert_gates(self, rows: Sequence[GateRow]) -> None:
         self._insert_select(
             FeatureGate,
             {"kep_id": "k.id", "name": "u.name", "components": "u.components"},
-            f"{_json_rows(('number', 'integer'), ('name', 'text'), ('components', 'jsonb'))} "
-            f"JOIN {_table(Kep)} AS k ON k.number = u.number",
+            f"{_json_rows(GateRow)} JOIN {_table(Kep)} AS k ON k.number = u.number",
             [_json(rows)],
             conflict="(kep_id, name) DO UPDATE SET components = EXCLUDED.components",
         )
 
-    def delete_gates(self, keys: Sequence[tuple[int, str]]) -> None:
-        self._delete_by_kep(FeatureGate, "name", keys)
+    def delete_gates(self, keys: Sequence[GateKey]) -> None:
+        self._delete_by_kep(FeatureGate, GateKey, keys)
 
-    def upsert_prr_approvals(self, rows: Sequence[tuple[int, str, str]]) -> None:
+    def upsert_prr_approvals(self, rows: Sequence[PrrRow]) -> None:
         self._insert_select(
             PrrApproval,
             {"kep_id": "k.id", "stage": "u.stage", "approver_id": "p.id"},
-            f"{_json_rows(('number', 'integer'), ('stage', 'text'), ('key', 'text'))} "
-            f"JOIN {_table(Kep)} AS k ON k.number = u.number JOIN {_table(Person)} AS p ON lower(p.github) = u.key",
+            f"{_json_rows(PrrRow)} JOIN {_table(Kep)} AS k ON k.number = u.number "
+            f"JOIN {_table(Person)} AS p ON lower(p.github) = u.approver",
             [_json(rows)],
             conflict="(kep_id, stage) DO UPDATE SET approver_id = EXCLUDED.approver_id",
         )
 
-    def delete_prr_approvals(self, keys: Sequence[tuple[int, str]]) -> None:
-        self._delete_by_kep(PrrApproval, "stage", keys)
+    def delete_prr_approvals(self, keys: Sequence[PrrKey]) -> None:
+        self._delete_by_kep(PrrApproval, PrrKey, keys)
 
     # -- building blocks -------------------------------------------------------------------------------
     def _insert_select(self, model, selected: dict[str, str], source: str, params: list, *, conflict=None) -> None:
@@ -316,11 +401,12 @@ class PostgresBulkWriter:
         # Defaults are selected before FROM, so their parameters come first.
         self._execute(sql, [*default_params, *params])
 
-    def _delete_by_kep(self, model, key_column: str, keys: Sequence[tuple[int, str]]) -> None:
+    def _delete_by_kep(self, model, key_type: type[GateKey | PrrKey], keys) -> None:
+        """Delete `model` rows by KEP number and the column named by `key_type`'s second field."""
+        column = key_type._fields[1]
         self._execute(
-            f"DELETE FROM {_table(model)} AS r USING {_table(Kep)} AS k, "
-            f"{_json_rows(('number', 'integer'), ('key', 'text'))} "
-            f"WHERE k.number = u.number AND r.kep_id = k.id AND r.{_quote(key_column)} = u.key",
+            f"DELETE FROM {_table(model)} AS r USING {_table(Kep)} AS k, {_json_rows(key_type)} "
+            f"WHERE k.number = u.number AND r.kep_id = k.id AND r.{_quote(column)} = u.{column}",
             [_json(keys)],
         )
 
@@ -343,7 +429,12 @@ def _quote(name: str) -> str:
     return connection.ops.quote_name(name)
 
 
-def _json_rows(*columns: tuple[str, str]) -> str:
+def _json_rows(row_type: type[NamedTuple]) -> str:
+    """SQL for a table `u` of `row_type` rows (columns named as its fields) read from one JSON parameter."""
+    return _json_table(_sql_columns(row_type))
+
+
+def _json_table(columns: Sequence[tuple[str, str]]) -> str:
     """SQL for a table `u` read from one JSON parameter, an array of rows that are arrays of values in the order of
     `columns` ((name, SQL type) pairs).
 
