@@ -2,19 +2,41 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+import os
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from django.db.models.functions import Lower
 
+from core.importing import (
+    ImportFailure,
+    ImportReport,
+    ImportUsageError,
+    Progress,
+    import_in_one_transaction,
+    no_progress,
+    parsed_in_chunks,
+    read_text,
+)
+from meetings.services import agenda_items_link_keps
+
 from .bulk_writers import KEP_COLUMNS, KEP_RELATIONS, bulk_writer
-from .importers.kep_yaml import KepRecord, PersonRef, PrrRecord, choose_kep_records
+from .importers.kep_yaml import (
+    KepRecord,
+    PersonRef,
+    PrrRecord,
+    choose_kep_records,
+    directory_number,
+    parse_kep,
+    parse_prr,
+)
 from .models import FeatureGate, Kep, Person, PrrApproval, Sig
 from .services_sigs import SigResolver, sig_resolver_load
 
-__all__ = ["KepImport", "KepImportResult", "kep_import_session"]
+__all__ = ["KepImport", "KepImportResult", "KepTree", "kep_import_session", "kep_tree_find", "kep_tree_import"]
 
 
 @dataclass
@@ -37,8 +59,8 @@ def kep_import_session(*, contested_numbers: Iterable[int] = ()) -> Iterator[Kep
     """An import that takes kep.yaml records as they are parsed and writes them while the next are parsed.
 
     Use inside a transaction: `with kep_import_session() as run: run.add_keps(chunk) ...; run.finish(...)`.
-    Callers serialise concurrent runs with `import_lock("import_keps")`; the conflict-tolerant inserts keep
-    even unserialised runs from creating duplicates.
+    Callers serialise concurrent runs with `import_lock("import_keps")` (as `kep_tree_import` does); the
+    conflict-tolerant inserts keep even unserialised runs from creating duplicates.
 
     `contested_numbers` are KEP numbers that more than one directory of the input carries: their records wait
     for `finish`, where the duplicate rule (`choose_kep_records`) picks one. Leaving the block waits for the
@@ -331,3 +353,119 @@ class KepImport:
         if upserts:
             self.writer.upsert_prr_approvals(upserts)
         result.rows_written += len(upserts) + len(deletes)
+
+
+# -- a kubernetes/enhancements tree --------------------------------------------------------------------------
+
+#: Name of the advisory lock that serialises concurrent KEP imports.
+KEP_IMPORT_LOCK = "import_keps"
+
+
+@dataclass(frozen=True)
+class KepTree:
+    """The files of one import: kep.yaml files in path order, then the PRR files, with what the rules need."""
+
+    base_prefix: str  # the checkout's folder with a trailing separator; stored paths are relative to it
+    kep_files: list[str]
+    prr_files: list[str]
+    contested_numbers: frozenset[int]  # KEP numbers two or more directories carry
+
+    @property
+    def files(self) -> list[Path]:
+        return [Path(file) for file in self.kep_files + self.prr_files]
+
+
+def kep_tree_find(*, root: Path) -> KepTree:
+    """Every `keps/**/kep.yaml` (not the template `keps/NNNN-kep-template`) and `keps/prod-readiness/**/*.yaml`
+    under `root`, a kubernetes/enhancements checkout or its keps/ folder.
+
+    Raises ImportUsageError when `root` is not a folder or holds neither kind of file.
+    """
+    if not root.is_dir():
+        raise ImportUsageError(f"{root}: not a folder")
+    keps_dir = (root / "keps" if (root / "keps").is_dir() else root).absolute()
+    # Stored source paths are relative to the checkout ("keps/sig-node/2727-grpc-probe/kep.yaml"), so the
+    # same tree imported from another place is recognised as unchanged.
+    base_prefix = os.path.join(keps_dir.parent, "")
+    # The template (keps/NNNN-kep-template/kep.yaml) is not a KEP. An unnumbered draft inside a SIG folder
+    # (keps/sig-storage/NNNN-stateful-set-update-claim-template) is read, and skipped with its reason.
+    top, prr_dir = str(keps_dir), os.path.join(keps_dir, "prod-readiness")
+    kep_files, prr_files = [], []
+    for folder, _, names in os.walk(keps_dir):
+        if folder == prr_dir or folder.startswith(prr_dir + os.sep):
+            prr_files += [os.path.join(folder, name) for name in names if name.endswith(".yaml")]
+        elif "kep.yaml" in names:
+            template = os.path.dirname(folder) == top and os.path.basename(folder).upper().startswith("NNNN")
+            if not template:
+                kep_files.append(os.path.join(folder, "kep.yaml"))
+    if not kep_files and not prr_files:
+        raise ImportUsageError(f"{root}: no keps/<sig>/<NNNN-name>/kep.yaml or prod-readiness files")
+    # In path order (by folder names, as pathlib sorts), whatever characters the names hold.
+    kep_files.sort(key=lambda file: file.split(os.sep))
+    prr_files.sort(key=lambda file: file.split(os.sep))
+    # Numbers that two directories carry (a KEP moved between SIGs, leaving a `replaced` copy) are settled by
+    # the duplicate rule once every file is read; the others are written as soon as they are parsed.
+    claims = Counter(directory_number(os.path.basename(os.path.dirname(file))) for file in kep_files)
+    contested = frozenset(number for number, count in claims.items() if number is not None and count > 1)
+    return KepTree(base_prefix=base_prefix, kep_files=kep_files, prr_files=prr_files, contested_numbers=contested)
+
+
+def kep_tree_import(*, root: Path, dry_run: bool, progress: Progress = no_progress) -> ImportReport:
+    """Import KEPs (kep.yaml) and PRR approvals from a kubernetes/enhancements checkout or its keps/ folder.
+
+    The valid files are written together in one transaction under `import_lock("import_keps")`, each chunk of
+    kep.yaml files while the next is parsed; a file that fails to parse is skipped alone, with one line naming
+    it, and contributes nothing. One transaction rather than one per file because PRR files and duplicate KEP
+    numbers refer across files, and because bulk writes keep a full-tree import within a second. kep.yaml files
+    come first, so the PRR files' KEPs are known when they are written. Agenda items imported earlier that
+    mention a KEP created now are linked to it in the same transaction. A dry run rolls everything back.
+
+    Raises ImportUsageError (nothing read) when `root` holds nothing to import; a database refusal is reported
+    as `refused` in the returned report, with nothing written.
+    """
+    tree = kep_tree_find(root=root)
+    report = ImportReport()
+    prr_files = frozenset(tree.prr_files)
+
+    def parse_file(path: Path, report: ImportReport) -> KepRecord | PrrRecord:
+        file = str(path)
+        relative = file.removeprefix(tree.base_prefix).replace(os.sep, "/")
+        try:
+            text = read_text(path)
+        except ImportFailure as failure:
+            failure.source = relative  # every message names files the same way, relative to the checkout
+            raise
+        folder, name = os.path.split(file)
+        if file in prr_files:
+            stem = name.removesuffix(".yaml")
+            number = int(stem) if stem.isascii() and stem.isdigit() else None
+            record = parse_prr(text, source=relative, file_number=number)
+        else:
+            record = parse_kep(text, source=relative, directory=os.path.basename(folder))
+        report.warnings.extend(record.warnings)
+        return record
+
+    def write() -> None:
+        chunks = parsed_in_chunks(files=tree.files, parse_file=parse_file, report=report, progress=progress)
+        kep_records: list[KepRecord] = []
+        prr_records: list[PrrRecord] = []
+        with kep_import_session(contested_numbers=tree.contested_numbers) as run:
+            for chunk in chunks:
+                keps = [record for record in chunk if isinstance(record, KepRecord)]
+                run.add_keps(keps)
+                kep_records += keps
+                prr_records += [record for record in chunk if isinstance(record, PrrRecord)]
+            result = run.finish(prr_records=prr_records)
+        # Agenda items imported earlier may mention KEPs that exist only now: link them (same transaction).
+        created = [r.number for r in kep_records if result.outcomes.get(r.source_path) == "created"]
+        if created:
+            agenda_items_link_keps(kep_numbers=created)
+        for outcome in ("created", "updated", "unchanged"):
+            report.count(outcome, result.count(outcome))
+        report.warnings.extend(result.warnings)
+        report.note(
+            f"{result.sigs_created} SIGs and {result.people_created} people created, "
+            f"{result.people_updated} people completed, {result.rows_written} rows written"
+        )
+
+    return import_in_one_transaction(lock_name=KEP_IMPORT_LOCK, dry_run=dry_run, report=report, write=write)

@@ -7,15 +7,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from django.db import transaction
 from django.db.models.functions import Lower
 
+from core.importing import ImportReport, ImportUsageError, Progress, import_file_by_file, no_progress, read_text
+
 from .choices import SigLeaderRole
-from .importers.sigs_yaml import GroupRecord, Leader, MeetingRecord
+from .importers.sigs_yaml import GroupRecord, Leader, MeetingRecord, parse_sigs
 from .models import Person, Sig, SigAlias, SigLeadership, SigMeeting
 
-__all__ = ["SigImportResult", "SigResolver", "sig_resolver_load", "sigs_import"]
+__all__ = ["SigImportResult", "SigResolver", "sig_resolver_load", "sigs_import", "sigs_yaml_import"]
+
+#: Name of the advisory lock that serialises concurrent sigs.yaml imports.
+SIGS_IMPORT_LOCK = "import_sigs"
 
 #: Sig columns sigs.yaml decides (reminder offsets and curators' other fields are left alone).
 SIG_FIELDS = ("kind", "name", "label", "mission", "mailing_list", "mailing_list_url", "slack_channel", "in_community")
@@ -92,6 +98,40 @@ def sigs_import(*, groups: Sequence[GroupRecord]) -> SigImportResult:
             outcome = "updated"
         result.outcomes[group.slug] = outcome
     return result
+
+
+def sigs_yaml_import(*, path: Path, dry_run: bool, progress: Progress = no_progress) -> ImportReport:
+    """Import kubernetes/community's sigs.yaml (`path` is the file or a checkout holding it) in one transaction.
+
+    Outcomes are counted per group (a SIG, WG, committee or user group); a group the parser cannot import is
+    skipped with one line naming its place and the others are imported; a file that cannot be read or is not a
+    sigs.yaml is skipped whole. Raises ImportUsageError when there is no such file. A dry run writes nothing.
+    """
+    if path.is_dir():
+        folder, path = path, path / "sigs.yaml"
+        if not path.is_file():
+            raise ImportUsageError(f"{folder}: no sigs.yaml in this folder")
+    elif not path.exists():
+        raise ImportUsageError(f"{path}: no such file or folder")
+
+    def import_file(path: Path, report: ImportReport) -> None:
+        parsed = parse_sigs(read_text(path), source=str(path))
+        for failure in parsed.skipped:
+            report.skip(failure)
+        report.warnings.extend(parsed.warnings)
+        result = sigs_import(groups=parsed.groups)
+        for outcome in ("created", "updated", "unchanged"):
+            report.count(outcome, result.count(outcome))
+        report.note(f"{len(parsed.groups)} groups, {result.people_created} people created")
+
+    return import_file_by_file(
+        files=[path],
+        import_file=import_file,
+        lock_name=SIGS_IMPORT_LOCK,
+        dry_run=dry_run,
+        report=ImportReport(),
+        progress=progress,
+    )
 
 
 def _people_ensure(*, leaders: Iterable[Leader], result: SigImportResult) -> dict[str, Person]:

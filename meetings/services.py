@@ -1,17 +1,35 @@
-"""Writes for the meetings domain: importing parsed meeting notes, and linking agenda items to KEPs."""
+"""Writes for the meetings domain: importing meeting-note archives, and linking agenda items to KEPs."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from django.db import DatabaseError, transaction
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast, Lower
 
-from core.importing import ImportFailure
+from core.importing import (
+    ImportFailure,
+    ImportReport,
+    ImportUsageError,
+    Progress,
+    import_file_by_file,
+    no_progress,
+    read_text,
+)
 from keps.models import Kep, Person, Sig
-from meetings.importers.notes import MeetingRecord, NotesRecord, item_releases, kep_refs, split_presenters
+from meetings.importers.notes import (
+    MeetingRecord,
+    NotesRecord,
+    item_releases,
+    kep_refs,
+    parse_meeting_notes,
+    split_presenters,
+)
 from releases.models import Release
 from releases.services.retro import retro_notes_import
 
@@ -23,7 +41,13 @@ __all__ = [
     "agenda_items_link_presenters",
     "agenda_items_link_releases",
     "meeting_notes_import",
+    "meeting_notes_import_files",
+    "sig_from_path",
 ]
+
+#: Name of the advisory lock that serialises concurrent meeting-notes imports.
+NOTES_IMPORT_LOCK = "import_meeting_notes"
+_SIG_SLUG = re.compile(r"^(?:sig|wg|committee|ug)-[a-z0-9-]+$")
 
 _MEETING_FIELDS = (
     "title",
@@ -201,6 +225,63 @@ def meeting_notes_import(*, notes: NotesRecord, sig: Sig | str) -> NotesImportRe
     result.updated += len(changed_ids - new_ids)
     result.unchanged += len(rows) - len(new_ids) - len(changed_ids - new_ids)
     return result
+
+
+def sig_from_path(path: Path) -> str | None:
+    """The SIG a kubernetes/community path belongs to (`sig-node/archive/meeting-notes-2022.md` -> sig-node)."""
+    for part in reversed(path.resolve().parts[:-1]):
+        if _SIG_SLUG.match(part):
+            return part
+    return None
+
+
+def meeting_notes_import_files(
+    *, paths: Sequence[str | Path], sig: str | None, dry_run: bool, progress: Progress = no_progress
+) -> ImportReport:
+    """Import meeting-note archives: each path is a yearly notes file, or a folder whose `*notes*.md` files are
+    read in name order; each file in its own transaction under `import_lock("import_meeting_notes")`.
+
+    `sig` is the slug of the SIG the notes belong to (created if missing); None takes the sig-*/wg-* folder
+    the files sit in, as in kubernetes/community. A file that cannot be read or imported is skipped with one line
+    naming it (and its line), the others import. Raises ImportUsageError for a missing path, a `sig` that is not
+    a slug, no SIG to infer, or no files. A dry run writes nothing.
+    """
+    files: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            files += sorted(p for p in path.glob("*notes*.md") if p.is_file())
+        elif path.exists():
+            files.append(path)
+        else:
+            raise ImportUsageError(f"{name}: no such file or folder")
+    if sig is not None and not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,63}", sig):
+        raise ImportUsageError(f"--sig {sig!r}: not a SIG slug like sig-node")
+    if sig is None:
+        inferred = {sig_from_path(p) for p in files}
+        if None in inferred or len(inferred) != 1:
+            raise ImportUsageError("--sig is required: the file paths do not name one sig-* folder")
+        sig = inferred.pop()
+    if not files:
+        raise ImportUsageError("no files found to import")
+
+    def import_file(path: Path, report: ImportReport) -> None:
+        notes = parse_meeting_notes(read_text(path), source=path.name)
+        result = meeting_notes_import(notes=notes, sig=sig)
+        report.count("created", result.created)
+        report.count("updated", result.updated)
+        report.count("unchanged", result.unchanged)
+        for warning in [*notes.warnings, *result.warnings]:
+            report.warn(warning)
+
+    return import_file_by_file(
+        files=files,
+        import_file=import_file,
+        lock_name=NOTES_IMPORT_LOCK,
+        dry_run=dry_run,
+        report=ImportReport(),
+        progress=progress,
+    )
 
 
 def _write_items(rows, people, keps, releases) -> set[int]:

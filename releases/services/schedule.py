@@ -4,17 +4,30 @@ Milestones are matched by `releases.importers.schedule.milestone_key` — ``(rel
 re-import updates rows instead of adding new ones, and unchanged rows are not written at all. Milestones
 the schedule does not mention (curated by hand, or SIG freezes) are left alone. When milestones of a
 release with tracked enhancements change, its stats are queued for recomputation (on commit).
+
+`release_schedules_import` is the whole import of `manage.py import_schedule`: it finds the READMEs, reads and
+writes each in its own locked transaction, and points agenda items at the releases it created.
 """
 
 import datetime
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from django.db import transaction
+from django.utils import timezone
 
+from core.importing import ImportReport, ImportUsageError, Progress, import_file_by_file, no_progress, read_text
 from releases.choices import ReleaseState
-from releases.importers.schedule import Schedule, milestone_key
+from releases.importers.schedule import Schedule, milestone_key, parse_schedule, version_from_path
 from releases.models import Milestone, Release
 from releases.services.stats import release_stats_request
+
+#: Name of the advisory lock that serialises concurrent schedule imports.
+SCHEDULE_IMPORT_LOCK = "import_schedule"
+#: kubernetes/sig-release keeps each release's README in releases/release-1.NN/.
+_RELEASE_FOLDER = re.compile(r"^release-v?(\d+)\.(\d+)$")
 
 #: Milestone fields the schedule owns; `sends_reminders` and `sig` stay as curated.
 MILESTONE_FIELDS = ("label", "at", "all_day", "quoted_timezone", "source_text", "exception_deadline")
@@ -109,3 +122,84 @@ def release_schedule_import(*, schedule: Schedule, now: datetime.datetime) -> Sc
     if (to_create or to_update) and release.tracked_enhancements.exists():
         release_stats_request(release_ids=[release.pk])
     return outcome
+
+
+def _release_order(path: Path):
+    match = _RELEASE_FOLDER.match(path.parent.name)
+    return (0, int(match.group(1)), int(match.group(2)), str(path)) if match else (1, 0, 0, str(path))
+
+
+def release_schedule_files_find(*, paths: Sequence[str | Path]) -> list[Path]:
+    """The READMEs to read: each path is a README, or a folder whose release-1.NN/README.md files are taken in
+    version order (or, failing those, its own README.md). The same README named twice is read once.
+
+    Raises ImportUsageError for a path that does not exist or a folder with no release README.
+    """
+    files: dict[Path, None] = {}
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise ImportUsageError(f"{raw}: no such file or folder")
+        if not path.is_dir():
+            # A file, or something that is not one (a FIFO, a device): read_text reads or refuses it by name.
+            files[path] = None
+            continue
+        found = sorted(
+            (readme for readme in path.rglob("README.md") if _RELEASE_FOLDER.match(readme.parent.name)),
+            key=_release_order,
+        )
+        if not found and (path / "README.md").is_file():
+            found = [path / "README.md"]
+        if not found:
+            raise ImportUsageError(f"{raw}: no release-1.NN/README.md in this folder")
+        files.update(dict.fromkeys(found))
+    # The same README named twice (as a file and through its folder) is read once.
+    unique: dict[Path, Path] = {}
+    for path in files:
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())
+
+
+def release_schedules_import(
+    *,
+    paths: Sequence[str | Path],
+    dry_run: bool,
+    progress: Progress = no_progress,
+    now: datetime.datetime | None = None,
+) -> ImportReport:
+    """Import release schedules (README files or folders of them, see `release_schedule_files_find`).
+
+    Each README is parsed and written in its own transaction under `import_lock("import_schedule")`: one that
+    cannot be read or parsed is skipped with one line naming it, the others import. Agenda items that named a
+    release before it existed are pointed at it. What changed is noted (shown in a dry run, or with -v 2);
+    a dry run writes nothing. Release states are computed at `now` (default: the time each file is written).
+    """
+    # Imported here: meetings.services imports this package (releases.services.retro), so a module-level
+    # import would be circular.
+    from meetings.services import agenda_items_link_releases
+
+    files = release_schedule_files_find(paths=paths)
+
+    def import_file(path: Path, report: ImportReport) -> None:
+        schedule = parse_schedule(read_text(path), version_hint=version_from_path(path))
+        outcome = release_schedule_import(schedule=schedule, now=now or timezone.now())
+        if outcome.created:
+            # Meeting agenda items may name this release from before it existed.
+            agenda_items_link_releases(versions=[outcome.release.version])
+        report.count("created", outcome.created)
+        report.count("updated", outcome.updated)
+        report.count("unchanged", outcome.unchanged)
+        for warning in schedule.warnings:
+            where = f"{path}:{warning.line}" if warning.line else str(path)
+            report.warn(f"{where}: {warning.message}")
+        for change in outcome.changes:
+            report.note(("would be: " if dry_run else "") + change, verbosity=1 if dry_run else 2)
+
+    return import_file_by_file(
+        files=files,
+        import_file=import_file,
+        lock_name=SCHEDULE_IMPORT_LOCK,
+        dry_run=dry_run,
+        report=ImportReport(),
+        progress=progress,
+    )

@@ -209,13 +209,13 @@ def test_bad_file_among_good_ones_is_skipped_by_name_and_the_rest_imported(tree)
 def test_database_refusal_is_one_line_and_writes_nothing(tree, monkeypatch):
     from django.db import DataError
 
-    from keps.management.commands import import_keps
+    import keps.services
 
     def refuse(**kwargs):
         Sig.objects.create(slug="sig-half-written")
         raise DataError("value too long for type character varying(20)")
 
-    monkeypatch.setattr(import_keps, "kep_import_session", refuse)
+    monkeypatch.setattr(keps.services, "kep_import_session", refuse)
     error, _, err = run_failing(tree)
     assert error.returncode == 1
     assert str(error) == (
