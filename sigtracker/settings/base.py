@@ -360,6 +360,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    # django-axes logs every login at INFO; only lockouts (WARNING) are worth a line.
-    "loggers": {"axes": {"level": "WARNING"}},
+    # django-axes logs every login at INFO; only lockouts (WARNING) are worth a line. httpx logs every request at
+    # INFO: a GitHub sync makes hundreds every 15 minutes; its own summary says how many, retries and errors.
+    "loggers": {"axes": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
 }

@@ -238,6 +238,10 @@ class StandInGitHub:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # http.server writes headers and body as two segments; with Nagle's algorithm on, the body waits for
+            # the client's delayed ACK of the headers (~40 ms on Linux) on every keep-alive response: latency
+            # that GitHub does not add and that would swamp the `latency` the tests and bench ask for.
+            disable_nagle_algorithm = True
 
             def do_GET(self):  # noqa: N802 - http.server API
                 standin._handle(self)
