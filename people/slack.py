@@ -16,6 +16,7 @@ caller turns the channel off), anything else is `failed`.
 
 import base64
 from dataclasses import dataclass
+from http.client import HTTPException
 from urllib.parse import urlparse
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
@@ -141,7 +142,7 @@ def webhook_post(*, url: str, text: str, blocks: list[dict]) -> PostOutcome:
     """Post one message (`text` is the notification's fallback) and sort Slack's answer (see the module)."""
     try:
         response = webhook_client(url).send(text=text, blocks=blocks)
-    except OSError as exc:  # connection refused, reset or timed out (urllib's URLError is an OSError)
+    except (OSError, HTTPException) as exc:  # refused, reset, timed out (URLError is an OSError), cut short
         return PostOutcome("transient", f"{type(exc).__name__}: {exc}"[:2000])
     body = (response.body or "").strip()
     detail = f"HTTP {response.status_code}: {body[:200]}"

@@ -196,3 +196,77 @@ def test_with_the_debounce_cache_unreachable_edits_are_still_queued(
     tracked_enhancement_set_status(tracked_enhancement=board.rows[1], status=EnhancementStatus.DONE)
     wait_for_done(board.release, 2)
     assert caplog.text.count("stats debounce cache unreachable; queueing") == 2
+
+
+@pytest.fixture
+def slack():
+    from tests.people.slack_standin import SlackStandIn
+
+    standin = SlackStandIn().start()
+    yield standin
+    standin.stop()
+
+
+def test_worker_killed_mid_batch_email_and_slack_each_exactly_once(board, celery_worker, smtp_server, slack, settings):  # noqa: F811
+    """Issue 15, item 5: the digest goes by email and to each SIG's Slack channel; a worker killed in the middle
+    of a Slack post loses nothing and duplicates nothing, on either channel, once the lease has run out."""
+    from people.models import SlackWebhook
+    from people.services import slack_webhook_set_url
+    from releases.choices import EnhancementStatus as S
+    from releases.services.reminders import slack_recipient
+    from tests.factories import KepFactory, SigFactory, TrackedEnhancementFactory
+    from tests.releases.test_reminders import DAY, on_board
+
+    mailbox, _ = smtp_server
+    opened = FREEZE - 30 * DAY
+    webhooks = {"sig-node": slack.webhook("node")}
+    slack_webhook_set_url(webhook=SlackWebhook(sig=board.node), url=webhooks["sig-node"])
+    for n in range(30):
+        sig = SigFactory(slug=f"sig-s{n:02d}", mailing_list="")  # Slack only
+        kep = KepFactory(number=5000 + n, owning_sig=sig)
+        on_board(
+            TrackedEnhancementFactory(release=board.release, kep=kep, created_at=opened),
+            (opened, S.TRACKED_ENHANCEMENTS),
+        )
+        webhooks[sig.slug] = slack.webhook(f"s{n:02d}")
+        slack_webhook_set_url(webhook=SlackWebhook(sig=sig), url=webhooks[sig.slug])
+    emails = add_authors(board, 10)  # the node digest, alice, carol and ten authors: 13 emails
+    posts = len(webhooks)  # 31 Slack digests; 44 deliveries in batches of 25 (1 email, 24 Slack) and 19
+    lease = 2
+    slack.hold_after(10)
+    # The worker decrypts the webhook URLs with the same SECRET_KEY as the web process that stored them.
+    env = {"SIGTRACKER_REMINDER_LEASE_SECONDS": str(lease), "SECRET_KEY": settings.SECRET_KEY}
+    first = celery_worker(**env)
+    client = celery_worker.client
+    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    assert slack.holding.wait(30), "the batch never reached the 11th Slack post"
+    # The worker is waiting for Slack's answer to its 11th post, not yet accepted: kill it there.
+    first.kill()
+    killed_at = time.monotonic()
+    slack.release()
+    assert len(slack.posts) == 10 and len(mailbox.messages) == 1
+    stuck = set(
+        ReminderDelivery.objects.filter(state=DeliveryState.CLAIMED, claimed_at__isnull=False).values_list(
+            "pk", flat=True
+        )
+    )
+    assert len(stuck) == 25 - 11
+
+    celery_worker(**env)
+    slack.wait_for(posts - len(stuck))
+    mailbox.wait_for(emails)
+    time.sleep(max(0.0, lease + 0.5 - (time.monotonic() - killed_at)))
+    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    slack.wait_for(posts)
+    drain(client)
+    # Per channel: every webhook got exactly one post, every address exactly one email.
+    for slug, url in webhooks.items():
+        assert len(slack.to(url)) == 1, f"{slug}: {len(slack.to(url))} Slack posts"
+    delivered = sorted(r for m in mailbox.messages for r in m.rcpt_tos)
+    assert len(delivered) == emails and len(set(delivered)) == emails
+    assert ReminderDelivery.objects.filter(state=DeliveryState.SENT).count() == emails + posts
+    assert (
+        ReminderDelivery.objects.filter(recipient__endswith="@slack.invalid", state=DeliveryState.SENT).count() == posts
+    )
+    assert ReminderDelivery.objects.get(recipient=slack_recipient("sig-node")).state == DeliveryState.SENT
+    assert set(ReminderDelivery.objects.filter(pk__in=stuck).values_list("attempts", flat=True)) == {2}
