@@ -85,3 +85,21 @@ def bound_search_text(text: str) -> str:
     if not words:
         return ""
     return " ".join(tokens)
+
+
+#: Month names (any spelling starting with their first three letters: "Sept", "September") -> numbers, as release
+#: schedules and meeting notes write dates.
+MONTH_NUMBERS = {
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "may": 5,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
+}

@@ -2,16 +2,16 @@
 notes, retros and agenda items."""
 
 import datetime
-from zoneinfo import ZoneInfo
 
 from keps.choices import KepStage, PrrStage
 from releases.choices import (
     MilestoneKind,
     TargetStage,
 )
+from releases.rules import PACIFIC
 
 UTC = datetime.UTC
-PT = ZoneInfo("America/Los_Angeles")
+PT = PACIFIC  # the release team's Pacific time (releases.rules)
 BATCH = 1000
 #: From this many rows on, PostgreSQL gets the largest tables through COPY (see `_copy_values`).
 COPY_THRESHOLD = 2000

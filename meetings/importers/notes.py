@@ -71,14 +71,14 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from core.importing import ImportFailure
-from releases.importers.schedule_time import MONTHS
+from core.text import MONTH_NUMBERS
 
 __all__ = [
     "AgendaItemRecord",
     "KepRowRecord",
     "MeetingRecord",
     "NotesRecord",
-    "PersonRef",
+    "PresenterRef",
     "RetroEntryRecord",
     "RetroRecord",
     "clean_inline",
@@ -106,7 +106,7 @@ URL_MAX = 500
 
 
 @dataclass(frozen=True)
-class PersonRef:
+class PresenterRef:
     """A GitHub handle as written; `explicit` when written as `@handle` (certainly a handle)."""
 
     handle: str
@@ -118,7 +118,7 @@ class AgendaItemRecord:
     order: int
     title: str
     presenters_text: str
-    presenters: tuple[PersonRef, ...]
+    presenters: tuple[PresenterRef, ...]
     body: str
     kep_numbers: tuple[int, ...]
     links: tuple[str, ...]
@@ -130,7 +130,7 @@ class AgendaItemRecord:
 class RetroEntryRecord:
     category: str  # went_well | to_improve | action_item (releases.choices.RetroCategory values)
     text: str
-    owner: PersonRef | None
+    owner: PresenterRef | None
     status: str  # "" unless an action item: open | in_progress | done | dropped
     line: int
 
@@ -185,7 +185,7 @@ class NotesRecord:
 
 # -- dates and headings --------------------------------------------------------------------------------------
 
-_MONTHS = MONTHS  # month prefixes -> numbers, shared with the schedule parser
+_MONTHS = MONTH_NUMBERS  # month prefixes -> numbers (core.text, shared with the schedule parser)
 _MONTH = (
     r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
@@ -383,7 +383,7 @@ _HANDLE = re.compile(r"^(@?)([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))$")
 _PRESENTER_DASH = re.compile(r"^[-–—]+\s+")
 
 
-def split_trailing_presenters(title: str) -> tuple[str, tuple[PersonRef, ...], str]:
+def split_trailing_presenters(title: str) -> tuple[str, tuple[PresenterRef, ...], str]:
     """A presenter mark at the end of a clean title -> (text as written, handles, the title without it)."""
     m = _TRAILING_PRESENTERS.search(title)
     if not m or m.start() == 0:
@@ -391,19 +391,19 @@ def split_trailing_presenters(title: str) -> tuple[str, tuple[PersonRef, ...], s
     written = (m.group(1) or m.group(2)).strip()
     if _NOT_PRESENTERS.match(written):
         return "", (), title
-    refs: list[PersonRef] = []
+    refs: list[PresenterRef] = []
     for part in _PRESENTER_SPLIT.split(written):
         handle = _HANDLE.match(part.strip())
         if part.strip() and not (handle and (handle.group(1) or m.group(1))):
             return "", (), title
         if handle and handle.group(2).lower() not in {r.handle.lower() for r in refs}:
-            refs.append(PersonRef(handle.group(2), bool(handle.group(1))))
+            refs.append(PresenterRef(handle.group(2), bool(handle.group(1))))
     if not refs:
         return "", (), title
     return written[:PRESENTERS_MAX], tuple(refs), title[: m.start()].rstrip(" -–—:")
 
 
-def split_presenters(text: str) -> tuple[str, tuple[PersonRef, ...], str]:
+def split_presenters(text: str) -> tuple[str, tuple[PresenterRef, ...], str]:
     """A leading presenter mark -> (text as written, handles, the rest of the line).
 
     `[a/b]`, `[a, b & c]`, `[@a]`: any content is kept as written, each part that is one word is a possible
@@ -422,14 +422,14 @@ def split_presenters(text: str) -> tuple[str, tuple[PersonRef, ...], str]:
     if not m:
         return "", (), stripped
     written = _SPACES.sub(" ", m.group(1)).strip()
-    refs: list[PersonRef] = []
+    refs: list[PresenterRef] = []
     for part in _PRESENTER_SPLIT.split(written):
         part = part.strip().strip("*_`")
         if not part:
             continue
         handle = _HANDLE.match(part)
         if handle:
-            ref = PersonRef(handle.group(2), bool(handle.group(1)))
+            ref = PresenterRef(handle.group(2), bool(handle.group(1)))
             if ref.handle.lower() not in {r.handle.lower() for r in refs}:
                 refs.append(ref)
         elif strict:
@@ -444,16 +444,16 @@ def split_presenters(text: str) -> tuple[str, tuple[PersonRef, ...], str]:
 _AT_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))(?![\w.-]*\.\w)")
 
 
-def owner_of(text: str) -> PersonRef | None:
+def owner_of(text: str) -> PresenterRef | None:
     """Who owns an action item: a leading `[handle]`, `AI(handle):`/`Action(handle):`, or the first `@handle`."""
     m = re.match(r"^\W*(?:ai|action(?:\s+item)?)\s*\(\s*@?([A-Za-z0-9][A-Za-z0-9-]{0,38})\s*\)", text, re.I)
     if m:
-        return PersonRef(m.group(1), "@" in text[: m.end()])
+        return PresenterRef(m.group(1), "@" in text[: m.end()])
     _, refs, _ = split_presenters(text)
     if refs:
         return refs[0]
     m = _AT_HANDLE.search(text)
-    return PersonRef(m.group(1), True) if m else None
+    return PresenterRef(m.group(1), True) if m else None
 
 
 # -- references ----------------------------------------------------------------------------------------------

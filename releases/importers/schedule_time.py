@@ -35,25 +35,12 @@ from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from core.importing import ImportFailure
-from core.text import one_line
+from core.text import MONTH_NUMBERS, one_line
+from releases.rules import PACIFIC
 
-PACIFIC = ZoneInfo("America/Los_Angeles")
 UTC = datetime.UTC
 
-MONTHS = {
-    "jan": 1,
-    "feb": 2,
-    "mar": 3,
-    "apr": 4,
-    "may": 5,
-    "jun": 6,
-    "jul": 7,
-    "aug": 8,
-    "sep": 9,
-    "oct": 10,
-    "nov": 11,
-    "dec": 12,
-}
+MONTHS = MONTH_NUMBERS
 WEEKDAYS = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
 WEEKDAY_NAMES = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 

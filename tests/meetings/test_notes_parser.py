@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from core.importing import ImportFailure
 from meetings.importers.notes import (
-    PersonRef,
+    PresenterRef,
     action_status,
     is_cancellation,
     item_links,
@@ -281,7 +281,7 @@ def test_top_level_is_the_least_indented_bullet_of_the_meeting():
 def test_presenter_styles(text, written, refs, rest):
     got_written, got_refs, got_rest = split_presenters(text)
     assert got_written == written
-    assert got_refs == tuple(PersonRef(h, bool(e)) for h, e in refs)
+    assert got_refs == tuple(PresenterRef(h, bool(e)) for h, e in refs)
     assert got_rest == rest
 
 
@@ -386,7 +386,7 @@ def test_a_nested_retro_gives_tally_lists_and_action_items():
         ("action_item", "drop the old dashboard", "done"),
         ("action_item", "mentor new approvers", "open"),
     ]
-    assert retro.entries[4].owner == PersonRef("ehashman", True)
+    assert retro.entries[4].owner == PresenterRef("ehashman", True)
 
 
 FLAT_RETRO = """## April 26, 2022
