@@ -50,12 +50,18 @@ _LIAISON_EDITS = {
 _LEAD_EDITS = {
     "releases": ["release", "milestone", "reminderdelivery"],
     "keps": ["prrapproval", "designgroup"],
+    # A SIG's Slack channel for the digest: its leads set it (the URL is a credential, so no view for others).
+    "people": ["slackwebhook"],
 }
 #: Group name -> [(actions, {app: [model, ...]}), ...]
 GROUP_GRANTS = {
     "Viewer": [("view", _VIEW_MODELS)],
     "Release liaison": [("view", _VIEW_MODELS), ("add change delete", _LIAISON_EDITS)],
-    "SIG lead": [("view", _VIEW_MODELS), ("add change delete", _LIAISON_EDITS), ("add change delete", _LEAD_EDITS)],
+    "SIG lead": [
+        ("view", _VIEW_MODELS),
+        ("add change delete", _LIAISON_EDITS),
+        ("add change delete view", _LEAD_EDITS),
+    ],
 }
 
 
@@ -80,6 +86,7 @@ def role_groups_ensure(*, apps=None, using: str = DEFAULT_DB_ALIAS) -> None:
     # Django creates each app's permissions in its own post_migrate handler, possibly after this one.
     for app_config in live_apps.get_app_configs():
         create_permissions(app_config, verbosity=0, using=using, apps=registry)
+
     def migrated(app: str, model: str) -> bool:
         # A migrate to an earlier target (or a model whose migration has not run yet) leaves the model out of
         # this database's state: its grant applies after the migrate that creates it. A name in no app's

@@ -1,6 +1,9 @@
 from django.contrib import admin, messages
 from django.utils import timezone
 
+from keps.admin_scope import SigScopedAdminMixin
+from keps.choices import SigRole
+
 from .forms import SlackWebhookForm
 from .models import PreferenceChange, Profile, SlackWebhook, Unsubscription
 from .services import slack_webhook_set_url
@@ -41,9 +44,12 @@ class PreferenceChangeAdmin(admin.ModelAdmin):
 
 
 @admin.register(SlackWebhook)
-class SlackWebhookAdmin(admin.ModelAdmin):
+class SlackWebhookAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     """A SIG's Slack channel for the freeze digest. The URL is write-only; the list warns about channels that Slack
-    said are gone (turned off by the sender, with Slack's answer), until a curator sets a new URL."""
+    said are gone (turned off by the sender, with Slack's answer), until a curator sets a new URL. A SIG's leads
+    manage its channel; nobody else sees it (the URL is a credential)."""
+
+    editing_roles = (SigRole.LEAD,)
 
     form = SlackWebhookForm
     list_display = ["sig", "channel", "url_hint", "enabled", "status"]
