@@ -77,3 +77,11 @@ def seeds_dir():
     if not path.is_dir():
         pytest.skip(f"seed documents not found at {path}")
     return path
+
+
+@pytest.fixture
+def board():
+    """The reminder tests' board (tests/reminder_board.py): v1.26, SIG Node, three KEPs around a freeze."""
+    from tests.reminder_board import make_board
+
+    return make_board()

@@ -70,3 +70,16 @@ def test_demo_data_is_not_installed_in_production():
     assert DEVDATA not in (settings_dir / "prod.py").read_text(encoding="utf-8")
     for name in ("dev.py", "test.py", "bench.py"):
         assert f'"{DEVDATA}"' in (settings_dir / name).read_text(encoding="utf-8"), name
+
+
+def test_test_modules_share_helpers_through_helper_modules_not_each_other():
+    """Fixtures live in conftest.py and shared builders in plain modules (tests/worlds.py, tests/reminder_board.py,
+    tests/concurrency.py…): a test module importing another test module runs the other's tests' setup too."""
+    offenders = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tests."):
+                if node.module.rsplit(".", 1)[-1].startswith("test_"):
+                    offenders.append(f"{path.relative_to(ROOT)} imports {node.module}")
+    assert offenders == []

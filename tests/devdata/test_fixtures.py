@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from django.apps import apps
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection
@@ -92,11 +93,14 @@ def demo_data(django_db_setup, django_db_blocker):
 
 def _empty_domain_tables():
     """Empty the tables of the three domain apps (their many-to-many tables included): cheaper than a
-    full flush, which re-creates permissions and content types."""
+    full flush, which re-creates permissions and content types. Rows the migrations seed (SIG aliases) stay, as
+    the next test module expects a freshly migrated database."""
+    seeded = {label.lower() for label in settings.SIGTRACKER_MIGRATION_SEEDED_MODELS}
     tables = [
         model._meta.db_table
         for label in ("keps", "releases", "meetings")
         for model in apps.get_app_config(label).get_models(include_auto_created=True)
+        if model._meta.label_lower not in seeded
     ]
     statements = connection.ops.sql_flush(no_style(), tables, reset_sequences=True, allow_cascade=True)
     connection.ops.execute_sql_flush(statements)

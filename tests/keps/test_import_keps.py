@@ -4,7 +4,6 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 from io import StringIO
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from django.db.models.functions import Lower
 from django.test.utils import CaptureQueriesContext
 
 from keps.models import FeatureGate, Kep, Person, PrrApproval, Sig
+from tests.concurrency import run_together
 from tests.factories import KepFactory, PersonFactory
 from tests.special_files import fifo_with_a_writer
 
@@ -288,25 +288,12 @@ def test_exit_status_from_the_command_line(tmp_path):
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_imports_create_no_duplicates(postgres_only, upstream_dir):
-    errors, outputs = [], []
-
     def import_once():
-        try:
-            out = StringIO()
-            call_command("import_keps", str(upstream_dir / "enhancements"), stdout=out, stderr=StringIO())
-            outputs.append(out.getvalue())
-        except Exception as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
+        out = StringIO()
+        call_command("import_keps", str(upstream_dir / "enhancements"), stdout=out, stderr=StringIO())
+        return out.getvalue()
 
-    threads = [threading.Thread(target=import_once) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-
-    assert errors == []
+    outputs = run_together(import_once)
     numbers = list(Kep.objects.values_list("number", flat=True))
     assert len(numbers) == len(set(numbers)) > 150
     handles = list(Person.objects.values_list("github", flat=True))

@@ -11,6 +11,7 @@ from django.db import DataError, connection, transaction
 from core.importing import ImportReport, ImportUsageError, import_lock
 from keps.models import Kep, Person, PrrApproval, Sig
 from keps.services import KEP_IMPORT_LOCK, kep_tree_find, kep_tree_import
+from tests.concurrency import run_together
 from tests.factories import AgendaItemFactory
 
 pytestmark = pytest.mark.django_db
@@ -192,25 +193,7 @@ def test_the_lock_makes_an_import_wait_for_the_one_holding_it(postgres_only, tre
 @pytest.mark.django_db(transaction=True)
 def test_two_concurrent_imports_run_one_after_the_other(postgres_only, tree):
     """Two imports started together: one creates everything, the other, serialised behind it, finds it done."""
-    reports, errors = [], []
-    start = threading.Barrier(2)
-
-    def import_tree():
-        try:
-            start.wait(timeout=30)
-            reports.append(kep_tree_import(root=tree, dry_run=False))
-        except Exception as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=import_tree) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-
-    assert errors == []
+    reports = run_together(lambda: kep_tree_import(root=tree, dry_run=False))
     assert sorted((r.created, r.unchanged) for r in reports) == [(0, 8), (8, 0)]
     numbers = list(Kep.objects.values_list("number", flat=True))
     assert sorted(numbers) == NUMBERS

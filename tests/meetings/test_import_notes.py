@@ -3,12 +3,11 @@
 import datetime
 import re
 import shutil
-import threading
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import connection, transaction
+from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +17,7 @@ from meetings.importers.notes import parse_meeting_notes
 from meetings.models import AgendaItem, Meeting
 from meetings.services import agenda_items_link_keps, meeting_notes_import
 from releases.models import EnhancementStatusChange, Release, RetroItem, Retrospective, TrackedEnhancement
+from tests.concurrency import run_together
 from tests.factories import KepFactory
 
 D = datetime.date
@@ -300,19 +300,7 @@ def test_concurrent_imports_create_no_duplicates(postgres_only, archive, tmp_pat
     path = tmp_path / "sig-node" / "meeting-notes-2022.md"
     path.parent.mkdir()
     shutil.copy(archive / "meeting-notes-2022.md", path)
-    results = []
-
-    def worker():
-        try:
-            results.append(run(path)[0])
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=worker) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = run_together(lambda: run(path)[0])
     assert results == [0, 0]
     assert Meeting.objects.count() == 52
     assert TrackedEnhancement.objects.count() == 23 and EnhancementStatusChange.objects.count() == 23

@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tests.factories import AgendaItemFactory, KepFactory, MeetingFactory, PersonFactory, ReleaseFactory, SigFactory
-from tests.keps.test_views import MAX_QUERIES, build_world
+from tests.worlds import MAX_QUERIES, build_world
 
 pytestmark = pytest.mark.django_db
 

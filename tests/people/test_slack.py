@@ -15,7 +15,7 @@ from releases.models import ReminderDelivery
 from releases.services import reminders
 from tests.factories import KepFactory, SigFactory, TrackedEnhancementFactory
 from tests.people.slack_standin import SlackStandIn
-from tests.releases.test_reminders import DAY, FREEZE, HOUR, NODE_LIST, board, on_board  # noqa: F401 - fixture
+from tests.reminder_board import DAY, FREEZE, HOUR, NODE_LIST, on_board
 
 NOW = (FREEZE - 168 * HOUR).isoformat()
 EMAILS = sorted([NODE_LIST, "alice@example.com", "carol@example.com"])

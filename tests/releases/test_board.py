@@ -239,7 +239,8 @@ def test_digest_lists_pending_exception_requests_with_their_deadlines(db):
     from releases.choices import MilestoneKind
     from releases.services import reminders
     from tests.factories import MilestoneFactory, ReleaseFactory, SigFactory
-    from tests.releases.test_reminder_content import FREEZE, NODE_LIST, WEEK_BEFORE, _kep
+    from tests.releases.digest_scene import FREEZE, NODE_LIST, WEEK_BEFORE
+    from tests.releases.digest_scene import tracked_kep as _kep
 
     release = ReleaseFactory(version="1.26")
     MilestoneFactory(release=release, kind=MilestoneKind.CODE_FREEZE, at=FREEZE)

@@ -9,7 +9,7 @@ import pytest
 from releases.choices import DeliveryState
 from releases.models import ReleaseStats, ReminderDelivery
 from tests.factories import PersonFactory
-from tests.releases.test_reminders import FREEZE, HOUR, NODE_LIST, board  # noqa: F401 - fixture
+from tests.reminder_board import FREEZE, HOUR, NODE_LIST
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
@@ -139,7 +139,7 @@ def web_process(celery_worker, settings):
     broker (not run eagerly) and the shared cache is the broker's Redis, as the worker's settings make it."""
     from sigtracker.celery import app
     from sigtracker.settings.base import shared_cache
-    from tests.releases.test_outages import _drop_broker_connections
+    from tests.brokers import drop_broker_connections
 
     url = celery_worker.client.conf.broker_url
     settings.CELERY_BROKER_URL = url
@@ -147,12 +147,12 @@ def web_process(celery_worker, settings):
     settings.SIGTRACKER_STATS_DEBOUNCE_SECONDS = 1
     before = app.conf.broker_url, app.conf.task_always_eager
     app.conf.broker_url, app.conf.task_always_eager = url, False
-    _drop_broker_connections()
+    drop_broker_connections()
     try:
         yield
     finally:
         app.conf.broker_url, app.conf.task_always_eager = before
-        _drop_broker_connections()
+        drop_broker_connections()
 
 
 def wait_for_done(release, count, timeout=20):
@@ -215,7 +215,7 @@ def test_worker_killed_mid_batch_email_and_slack_each_exactly_once(board, celery
     from releases.choices import EnhancementStatus as S
     from releases.services.reminders import slack_recipient
     from tests.factories import KepFactory, SigFactory, TrackedEnhancementFactory
-    from tests.releases.test_reminders import DAY, on_board
+    from tests.reminder_board import DAY, on_board
 
     mailbox, _ = smtp_server
     opened = FREEZE - 30 * DAY

@@ -4,15 +4,14 @@ import datetime
 import io
 import os
 import shutil
-import threading
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection
 
 from releases.choices import MilestoneKind, ReleaseState
 from releases.models import Milestone, Release
 from releases.services.schedule import release_state_at
+from tests.concurrency import run_together
 from tests.factories import MilestoneFactory, ReleaseFactory, SigFactory, TrackedEnhancementFactory
 from tests.special_files import fifo_with_a_writer
 
@@ -191,22 +190,7 @@ def test_release_state_relative_to_now(now, state):
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_imports_create_no_duplicates(postgres_only, releases_dir):
-    errors = []
-
-    def import_once():
-        try:
-            call_command("import_schedule", str(releases_dir), verbosity=0)
-        except Exception as exc:  # noqa: BLE001 - collected and asserted on below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=import_once) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    run_together(lambda: call_command("import_schedule", str(releases_dir), verbosity=0))
     assert Release.objects.count() == 6
     single = Milestone.objects.count()
     run(releases_dir)

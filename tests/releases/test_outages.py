@@ -24,15 +24,15 @@ from django.core import mail
 from django.core.management import call_command
 from django.db import connections
 from django.test import override_settings
-from kombu import pools as kombu_pools
 
 from releases.choices import DeliveryState
 from releases.models import ReminderDelivery, TrackedEnhancement
 from releases.tasks import send_due_freeze_reminders
 from sigtracker.celery import app
+from tests.brokers import drop_broker_connections
 from tests.conftest import REQUIRE_SERVICES, require_service
 from tests.releases.conftest import free_port
-from tests.releases.test_reminders import DAY, FREEZE, HOUR, board  # noqa: F401 - the fixture
+from tests.reminder_board import FREEZE, HOUR
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_SERVER = shutil.which("redis-server")
@@ -72,14 +72,6 @@ class OwnRedis:
             self.proc = None
 
 
-def _drop_broker_connections():
-    """Close the app's pooled broker connections and forget the pools, so the next use connects afresh
-    (to the broker URL in force then); a closed pool left behind would fail every later publish."""
-    kombu_pools.reset()  # closes every pooled connection and forgets the pools (kombu keeps them per URL)
-    app._pool = None
-    app.amqp._producer_pool = None
-
-
 @pytest.fixture
 def broker(tmp_path, settings):
     """The Celery app pointed at a Redis of our own, not eager: what production runs."""
@@ -90,14 +82,14 @@ def broker(tmp_path, settings):
     settings.CELERY_BROKER_URL = redis.url
     app.conf.broker_url = redis.url
     app.conf.task_always_eager = False
-    _drop_broker_connections()
+    drop_broker_connections()
     try:
         yield redis
     finally:
         redis.stop()
         app.conf.task_always_eager = True
         app.conf.broker_url = old.get("broker_url")
-        _drop_broker_connections()
+        drop_broker_connections()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -126,7 +118,7 @@ def test_redis_down_pages_and_edits_keep_working_and_reminders_catch_up(broker, 
     # The outage covers the 1-day reminder (FREEZE - 24 h) and the "now in effect" one (FREEZE) of the
     # enhancements freeze; Redis is back at FREEZE + 3 h, before the exception window closes (FREEZE + 2 d).
     broker.start()
-    _drop_broker_connections()
+    drop_broker_connections()
     assert admin_client.get("/healthz").status_code == 200
     back = FREEZE + 3 * HOUR
     call_command("send_freeze_reminders", "--now", back.isoformat(), verbosity=0)

@@ -15,22 +15,9 @@ from releases.choices import EnhancementStatus as S
 from releases.models import ReminderDelivery
 from releases.rules import FREEZE_KINDS, REQUIREMENTS
 from releases.services import reminders
-from tests.factories import KepFactory, MilestoneFactory, PersonFactory, ReleaseFactory, SigFactory
-from tests.factories import TrackedEnhancementFactory as TrackedFactory
-from tests.releases.test_reminders import on_board
-
-UTC = datetime.UTC
-DAY = datetime.timedelta(days=1)
-FREEZE = datetime.datetime(2022, 11, 16, 1, 0, tzinfo=UTC)
-WEEK_BEFORE = FREEZE - 7 * DAY
-NODE_LIST = "kubernetes-sig-node@googlegroups.com"
-
-
-def _kep(release, sig, number, status, *authors, title=None):
-    kep = KepFactory(number=number, owning_sig=sig, title=title or f"KEP number {number}")
-    kep.authors.add(*authors)
-    row = TrackedFactory(release=release, kep=kep, sig=sig, created_at=FREEZE - 30 * DAY)
-    return on_board(row, (FREEZE - 30 * DAY, status))
+from tests.factories import MilestoneFactory, PersonFactory, ReleaseFactory, SigFactory
+from tests.releases.digest_scene import DAY, FREEZE, NODE_LIST, UTC, WEEK_BEFORE  # noqa: F401
+from tests.releases.digest_scene import tracked_kep as _kep
 
 
 def _send(now=WEEK_BEFORE, *args):

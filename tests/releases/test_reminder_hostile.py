@@ -10,7 +10,7 @@ from django.core.management import call_command
 from releases.choices import ActionStatus, DeliveryState, RetroCategory
 from releases.models import Milestone, ReminderDelivery
 from tests.factories import RetroItemFactory, RetrospectiveFactory
-from tests.releases.test_reminders import FREEZE, HOUR, NODE_LIST, board  # noqa: F401 - the fixture
+from tests.reminder_board import FREEZE, HOUR, NODE_LIST
 
 HOSTILE_TITLE = '<script>alert("kep")</script><img src=x onerror=alert(1)> Sidecars'
 HOSTILE_ACTION = '<a href="javascript:alert(2)">click</a> <svg onload=alert(3)> follow up'

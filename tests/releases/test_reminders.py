@@ -2,18 +2,17 @@
 opt-out, one delivery record per recipient, the send_freeze_reminders command, and real SMTP delivery."""
 
 import datetime
-import threading
-import zoneinfo
 
 import pytest
 from django.core import mail
 from django.core.management import CommandError, call_command
-from django.db import connection, transaction
+from django.db import transaction
 
 from releases.choices import ActionStatus, DeliveryState, MilestoneKind, ReminderKind, RetroCategory
 from releases.choices import EnhancementStatus as S
-from releases.models import EnhancementStatusChange, ReminderDelivery
+from releases.models import ReminderDelivery
 from releases.services import reminders
+from tests.concurrency import run_together
 from tests.factories import (
     KepFactory,
     MilestoneFactory,
@@ -24,70 +23,7 @@ from tests.factories import (
     SigFactory,
     TrackedEnhancementFactory,
 )
-
-UTC = datetime.UTC
-PACIFIC = zoneinfo.ZoneInfo("America/Los_Angeles")
-# Enhancements freeze on Monday 7 November 2022 at 18:00 PST, the day after US clocks fell back. Held in
-# UTC: arithmetic on a datetime carrying a zoneinfo zone is wall-clock arithmetic, the very trap tested here.
-FREEZE = datetime.datetime(2022, 11, 7, 18, 0, tzinfo=PACIFIC).astimezone(UTC)
-NODE_LIST = "kubernetes-sig-node@googlegroups.com"
-HOUR = datetime.timedelta(hours=1)
-DAY = datetime.timedelta(days=1)
-
-
-def on_board(row, *history):
-    """Give `row` the status history [(instant, status), ...] and set its current status to the last."""
-    previous = ""
-    for instant, status in history:
-        EnhancementStatusChange.objects.create(
-            tracked_enhancement=row, from_status=previous, to_status=status, changed_at=instant
-        )
-        previous = status
-    row.status = previous
-    row.save()
-    return row
-
-
-@pytest.fixture
-def board():
-    """v1.26 with an enhancements freeze at FREEZE; SIG Node tracks three KEPs:
-    2001 at risk (author alice, contact carol), 2002 tracked (authors bob, alice), 2003 removed (bob)."""
-    release = ReleaseFactory(version="1.26")
-    freeze = MilestoneFactory(
-        release=release,
-        kind=MilestoneKind.ENHANCEMENTS_FREEZE,
-        at=FREEZE,
-        quoted_timezone="PT",
-        exception_deadline=FREEZE + 2 * DAY,
-    )
-    node = SigFactory(slug="sig-node", mailing_list=NODE_LIST)
-    alice = PersonFactory(github="alice", name="Alice Liddell", email="alice@example.com")
-    bob = PersonFactory(github="bob", name="Bob", email="bob@example.com")
-    carol = PersonFactory(github="carol", name="Carol", email="carol@example.com")
-    opened = FREEZE - 30 * DAY
-    k1 = KepFactory(number=2001, title="Sidecar containers", owning_sig=node)
-    k1.authors.add(alice)
-    k2 = KepFactory(number=2002, title="In-place pod resize", owning_sig=node)
-    k2.authors.add(bob, alice)
-    k3 = KepFactory(number=2003, title="Swap support", owning_sig=node)
-    k3.authors.add(bob)
-    r1 = on_board(
-        TrackedEnhancementFactory(release=release, kep=k1, enhancements_contact=carol, created_at=opened),
-        (opened, S.AT_RISK_ENHANCEMENTS),
-    )
-    r2 = on_board(
-        TrackedEnhancementFactory(release=release, kep=k2, created_at=opened), (opened, S.TRACKED_ENHANCEMENTS)
-    )
-    r3 = on_board(
-        TrackedEnhancementFactory(release=release, kep=k3, created_at=opened),
-        (opened, S.AT_RISK_ENHANCEMENTS),
-        (opened + DAY, S.REMOVED),
-    )
-    return type(
-        "Board",
-        (),
-        dict(release=release, freeze=freeze, node=node, alice=alice, bob=bob, carol=carol, rows=[r1, r2, r3]),
-    )
+from tests.reminder_board import DAY, FREEZE, HOUR, NODE_LIST, PACIFIC, UTC, on_board  # noqa: F401 - shared names
 
 
 def recipients(planned):
@@ -415,24 +351,7 @@ def test_two_concurrent_senders_never_duplicate(board, smtp_mailbox, postgres_on
         person = PersonFactory(github=f"author{n}", email=f"author{n}@example.com")
         board.rows[0].kep.authors.add(person)
     now = FREEZE - 168 * HOUR
-    barrier = threading.Barrier(2)
-    errors = []
-
-    def sender():
-        try:
-            barrier.wait()
-            reminders.freeze_reminders_send(now=now)
-        except Exception as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=sender) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    assert errors == []
+    run_together(lambda: reminders.freeze_reminders_send(now=now), timeout=30)
     delivered = [r for m in smtp_mailbox.messages for r in m.rcpt_tos]
     assert len(delivered) == 23 and len(set(delivered)) == 23
     assert ReminderDelivery.objects.filter(state=DeliveryState.SENT).count() == 23

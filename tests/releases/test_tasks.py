@@ -13,7 +13,7 @@ from releases.models import ReleaseStats, ReminderDelivery
 from releases.services import reminders
 from sigtracker.celery import app
 from tests.factories import PersonFactory, ReleaseFactory, TrackedEnhancementFactory
-from tests.releases.test_reminders import DAY, FREEZE, HOUR, NODE_LIST, board  # noqa: F401 - fixture
+from tests.reminder_board import FREEZE, HOUR, NODE_LIST
 
 WEEK_BEFORE = FREEZE - 168 * HOUR
 
