@@ -8,9 +8,14 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from core.tables import BaseTable
+from core.templatetags.sigtracker_tags import STAGE_BADGE_CLASS
 
 from .models import DesignGroup, FeatureGate, Kep
 from .selectors import DESIGN_GROUP_SPLIT_AT
+
+#: What an empty cell shows (django-tables2's default for a value in `empty_values`, written out where a `render_`
+#: method decides emptiness itself).
+EMPTY = "—"
 
 
 def kep_list_url(**params) -> str:
@@ -19,16 +24,57 @@ def kep_list_url(**params) -> str:
     return reverse("keps:kep_list") + (f"?{query}" if query else "")
 
 
+def _kep_href(record, table) -> str:
+    """linkify: the page of the row's KEP (the record, or its `.kep`), as `Kep.get_absolute_url()` gives it."""
+    return f"{table.reverse_once('keps:kep_list')}{getattr(record, 'kep', record).number}/"
+
+
+def _owning_sig_href(record, table) -> str:
+    """linkify: the KEP list filtered by the owning SIG of the row's KEP."""
+    query = urlencode({"owning_sig": getattr(record, "kep", record).owning_sig.slug})
+    return f"{table.reverse_once('keps:kep_list')}?{query}"
+
+
 def _links(objects, url=lambda o: o.get_absolute_url(), text=str):
     return format_html_join(", ", '<a href="{}">{}</a>', ((url(o), text(o)) for o in objects))
 
 
+def _joined(html, empty=EMPTY):
+    """A rendered list (`format_html_join`), or the empty-cell dash when it holds nothing."""
+    return html or empty
+
+
+def stage_badge(stage: str, label: str):
+    """A KEP stage (or board target stage) as a coloured badge: graduated good, on the way a warning."""
+    return format_html('<span class="badge {}">{}</span>', STAGE_BADGE_CLASS.get(stage, ""), label)
+
+
+def kep_links(keps, keps_url: str):
+    """'2 · KEP-1, KEP-2': how many KEPs and a link to each (`keps_url` + number, as `Kep.get_absolute_url()`), or
+    the empty-cell dash."""
+    if not keps:
+        return EMPTY
+    links = format_html_join(", ", '<a href="{}{}/">KEP-{}</a>', ((keps_url, kep.number, kep.number) for kep in keps))
+    return format_html("{} · {}", len(keps), links)
+
+
+def stage_cell(reached: str | None, planned: str):
+    """A feature gate's stage: the release it shipped in on a tracking board (and the plan, if different), or the
+    release kep.yaml plans."""
+    if reached:
+        html = format_html('<strong title="shipped in {} on a tracking board">{}</strong>', reached, reached)
+        if planned and planned != reached:
+            html = format_html('{} <span class="muted">(planned {})</span>', html, planned)
+        return html
+    if planned:
+        return format_html('<span class="muted" title="kep.yaml plans it; not shipped yet">planned {}</span>', planned)
+    return EMPTY
+
+
 class KepTable(BaseTable):
-    number = tables.Column(linkify=True, verbose_name="KEP")
-    title = tables.Column(linkify=True)
-    owning_sig = tables.Column(
-        verbose_name="Owning SIG", linkify=lambda record: kep_list_url(owning_sig=record.owning_sig.slug)
-    )
+    number = tables.Column(linkify=_kep_href, verbose_name="KEP")
+    title = tables.Column(linkify=_kep_href)
+    owning_sig = tables.Column(verbose_name="Owning SIG", linkify=_owning_sig_href)
     stage = tables.Column()
     latest_milestone = tables.Column(verbose_name="Latest milestone", order_by=("latest_major", "latest_minor"))
     design_groups = tables.ManyToManyColumn(linkify_item=True, verbose_name="Design groups")
@@ -36,8 +82,13 @@ class KepTable(BaseTable):
     class Meta(BaseTable.Meta):
         model = Kep
         fields = ("number", "title", "owning_sig", "stage", "status", "latest_milestone", "design_groups")
-        template_name = "keps/tables/keps.html"
         empty_text = "No KEPs match these filters. Clear a filter, or import kep.yaml files to fill the list."
+
+    def render_stage(self, record, value):
+        return stage_badge(record.stage, value)
+
+    def render_design_groups(self, value):
+        return _joined(_links(value.all()))
 
     def value_stage(self, record):
         return record.stage
@@ -48,12 +99,8 @@ class KepTable(BaseTable):
 
 class FeatureGateTable(BaseTable):
     name = tables.Column(verbose_name="Feature gate")
-    kep = tables.Column(linkify=True, verbose_name="KEP", order_by=("kep__number",))
-    owning_sig = tables.Column(
-        accessor="kep__owning_sig",
-        verbose_name="Owning SIG",
-        linkify=lambda record: kep_list_url(owning_sig=record.kep.owning_sig.slug),
-    )
+    kep = tables.Column(linkify=_kep_href, verbose_name="KEP", order_by=("kep__number",))
+    owning_sig = tables.Column(accessor="kep__owning_sig", verbose_name="Owning SIG", linkify=_owning_sig_href)
     components = tables.Column(orderable=False)
     stage = tables.Column(accessor="kep__stage", verbose_name="Stage")
     # Each stage: the release it was reached in (shipped on a tracking board) and the one kep.yaml plans.
@@ -66,8 +113,31 @@ class FeatureGateTable(BaseTable):
     class Meta(BaseTable.Meta):
         model = FeatureGate
         fields = ("name", "kep", "owning_sig", "components", "stage", "alpha", "beta", "stable")
-        template_name = "keps/tables/feature_gates.html"
         empty_text = "No feature gates match. Gates come from the `feature-gates` list of each kep.yaml."
+
+    def render_name(self, value):
+        return format_html("<code>{}</code>", value)
+
+    def render_kep(self, value):
+        return f"KEP-{value.number}"
+
+    def render_components(self, value):
+        return ", ".join(value) or EMPTY
+
+    def render_stage(self, record, value):
+        return stage_badge(record.kep.stage, value)
+
+    def render_alpha(self, record):
+        return stage_cell(record.alpha_reached, record.kep.alpha_milestone)
+
+    def render_beta(self, record):
+        return stage_cell(record.beta_reached, record.kep.beta_milestone)
+
+    def render_stable(self, record):
+        return stage_cell(record.stable_reached, record.kep.stable_milestone)
+
+    def value_name(self, value):
+        return value
 
     def value_kep(self, value):
         return value.number
@@ -96,18 +166,10 @@ class FeatureGateTable(BaseTable):
         return self._stage_text(record, "stable")
 
 
-def _kep_url(record) -> str:
-    return record.kep.get_absolute_url()
-
-
 class PermaBetaTable(BaseTable):
-    number = tables.Column(accessor="kep__number", verbose_name="KEP", linkify=_kep_url)
-    title = tables.Column(accessor="kep__title", verbose_name="Title", linkify=_kep_url)
-    owning_sig = tables.Column(
-        accessor="kep__owning_sig__slug",
-        verbose_name="Owning SIG",
-        linkify=lambda record: kep_list_url(owning_sig=record.kep.owning_sig.slug),
-    )
+    number = tables.Column(accessor="kep__number", verbose_name="KEP", linkify=_kep_href)
+    title = tables.Column(accessor="kep__title", verbose_name="Title", linkify=_kep_href)
+    owning_sig = tables.Column(accessor="kep__owning_sig__slug", verbose_name="Owning SIG", linkify=_owning_sig_href)
     authors = tables.Column(accessor="kep__number", verbose_name="Authors", orderable=False)
     stage = tables.Column()
     since = tables.Column(verbose_name="In stage since", order_by=("releases",))
@@ -118,9 +180,28 @@ class PermaBetaTable(BaseTable):
     )
 
     class Meta(BaseTable.Meta):
-        template_name = "keps/tables/perma_beta.html"
         empty_text = "No KEP has sat in this stage that long. Lower N, or check that releases and KEPs are imported."
         order_by = ("-releases",)
+
+    def render_authors(self, record):
+        authors = record.kep.authors.all()
+        return _joined(_links(authors, url=lambda p: kep_list_url(author=p.github), text=lambda p: f"@{p.github}"))
+
+    def render_stage(self, value):
+        return stage_badge(value, value)
+
+    def render_since(self, record, value):
+        if record.since_source == "kep.yaml":
+            return value
+        return format_html('{} <span class="muted">(from the tracking board)</span>', value)
+
+    def render_feature_gates(self, value):
+        return _joined(format_html_join(", ", "<code>{}</code>", ((gate.name,) for gate in value)))
+
+    def render_last_mention(self, record, value):
+        return format_html(
+            '<a href="{}">{} ({})</a>', record.last_mention_url, value.isoformat(), record.kep.last_mention_sig
+        )
 
     def value_authors(self, record):
         return "; ".join(p.github for p in record.kep.authors.all())
@@ -154,12 +235,34 @@ class ApproverTable(BaseTable):
             "Nobody holds a KEP in this release yet: track KEPs in it and import their kep.yaml approvers "
             "and PRR approval files."
         )
-        template_name = "keps/tables/approvers.html"
         order_by = ("-total",)
 
     def __init__(self, *args, release_version: str = "", **kwargs):
         super().__init__(*args, **kwargs)
         self.release_version = release_version
+
+    def render_person(self, record):
+        person = record.person
+        if person.name:
+            return format_html('@{} <span class="muted">({})</span>', person.github, person.name)
+        return f"@{person.github}"
+
+    def render_alpha(self, record):
+        return kep_links(record.alpha, self.reverse_once("keps:kep_list"))
+
+    def render_beta(self, record):
+        return kep_links(record.beta, self.reverse_once("keps:kep_list"))
+
+    def render_stable(self, record):
+        return kep_links(record.stable, self.reverse_once("keps:kep_list"))
+
+    def render_other(self, record):
+        return kep_links(record.other, self.reverse_once("keps:kep_list"))
+
+    def render_total(self, record, value):
+        role = "approver" if record.role == "approver" else "prr_approver"
+        url = kep_list_url(**{role: record.person.github, "release": self.release_version})
+        return format_html('<a href="{}">{}</a>', url, value)
 
     def value_person(self, record):
         return record.person.github

@@ -4,11 +4,14 @@ import datetime
 
 import django_tables2 as tables
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.formats import date_format
+from django.utils.html import format_html, format_html_join
+from django.utils.text import capfirst
+from django.utils.timezone import template_localtime
 
 from core.tables import BaseTable
 
-from .choices import ExceptionDecision, Freeze, StatsSource
+from .choices import EnhancementStatus, ExceptionDecision, Freeze, StatsSource
 from .models import Release, TrackedEnhancement
 
 SLIPS_HELP = "Times removed from or deferred in a milestone, up to and including this release"
@@ -104,32 +107,55 @@ class ReleaseTable(BaseTable):
         return "" if value is None else round(value, 4)
 
 
-class TrackedEnhancementTable(BaseTable):
-    """Columns, sorting and CSV values of tracked enhancements. The HTML rows are written out in the table's
-    template (cheaper than django-tables2's per-cell rendering); the `value_` methods give the CSV cells."""
+def _kep_url(record, table) -> str:
+    """linkify: the KEP's page, as `Kep.get_absolute_url()` gives it, without a URL resolution per row."""
+    return f"{table.reverse_once('keps:kep_list')}{record.kep.number}/"
 
-    kep = tables.Column(accessor="kep__number", verbose_name="KEP", order_by=("kep__number",))
-    title = tables.Column(accessor="kep__title", verbose_name="Title", order_by=("kep__title",))
-    sig = tables.Column(accessor="sig__slug", verbose_name="SIG", order_by=("sig__slug",))
+
+#: Badge colour of a board status: shipped good, out of the release bad, at risk or waiting on an exception a warning.
+STATUS_BADGE_CLASS = {
+    EnhancementStatus.DONE: " ok",
+    EnhancementStatus.REMOVED: " bad",
+    EnhancementStatus.DEFERRED: " bad",
+    EnhancementStatus.EXCEPTION_PENDING: " warn",
+}
+#: Badge colour of an exception request's decision (pending is a warning).
+DECISION_BADGE_CLASS = {ExceptionDecision.APPROVED: " ok", ExceptionDecision.REJECTED: " bad"}
+
+
+class TrackedEnhancementTable(BaseTable):
+    """Columns, sorting, cells and CSV values of tracked enhancements: `render_` methods give the HTML cells,
+    `value_` methods the CSV cells."""
+
+    kep = tables.Column(
+        accessor="kep__number",
+        verbose_name="KEP",
+        order_by=("kep__number",),
+        linkify=_kep_url,
+        attrs={"td": {"class": "nowrap"}},
+    )
+    title = tables.Column(accessor="kep__title", verbose_name="Title", order_by=("kep__title",), linkify=_kep_url)
+    sig = tables.Column(
+        accessor="sig__slug", verbose_name="SIG", order_by=("sig__slug",), attrs={"td": {"class": "nowrap"}}
+    )
     target_stage = tables.Column(verbose_name="Stage")
     status = tables.Column(verbose_name="Status")
-    prr_status = tables.Column(verbose_name="PRR")
+    prr_status = tables.Column(verbose_name="PRR", empty_values=())
     exception = tables.Column(
         accessor="exception_decision", verbose_name="Exception", order_by=("exception_decision", "exception_deadline")
     )
-    docs_status = tables.Column(verbose_name="Docs")
+    docs_status = tables.Column(verbose_name="Docs", empty_values=())
     feature_blog = tables.Column(verbose_name="Blog")
     enhancements_contact = tables.Column(
         accessor="enhancements_contact__github", verbose_name="Contact", order_by=("enhancements_contact__github",)
     )
     slips = tables.Column(
         verbose_name="Slips",
-        attrs={"th": {"class": "num", "title": SLIPS_HELP}},
+        attrs={"th": {"class": "num", "title": SLIPS_HELP}, "td": {"class": "num"}},
     )
 
     class Meta(BaseTable.Meta):
         model = TrackedEnhancement
-        template_name = "releases/tables/tracked_enhancements.html"
         fields = (
             "kep",
             "title",
@@ -145,6 +171,50 @@ class TrackedEnhancementTable(BaseTable):
             "slips",
         )
         empty_text = "No tracked enhancement matches these filters."
+
+    def render_kep(self, value):
+        return f"KEP-{value}"
+
+    def render_status(self, record, value):
+        status = record.status
+        badge = STATUS_BADGE_CLASS.get(status, " warn" if record.is_at_risk else "")
+        return format_html('<span class="badge{}">{}</span>', badge, value)
+
+    def render_prr_status(self, record, value):
+        if record.prr_approver_id:
+            return format_html('{} <span class="muted">@{}</span>', value, record.prr_approver.github)
+        return value
+
+    def render_exception(self, record):
+        freeze, decision, deadline = record.exception_freeze, record.exception_decision, record.exception_deadline
+        html = format_html(
+            '<span class="badge{}" title="{} freeze">{}: {}</span>',
+            DECISION_BADGE_CLASS.get(decision, " warn"),
+            freeze,
+            capfirst(freeze),
+            decision,
+        )
+        if deadline and decision != ExceptionDecision.REJECTED:
+            by = date_format(template_localtime(deadline), "j M")
+            html = format_html('{} <span class="nowrap muted">by {}</span>', html, by)
+        return html
+
+    def render_docs_status(self, record, value):
+        links = record.docs_pr_link_list
+        if not links:
+            return value
+        texts = [value, *(f"PR {number}" for number in range(2, len(links) + 1))]
+        return format_html_join(", ", '<a href="{}" rel="noopener">{}</a>', zip(links, texts, strict=True))
+
+    def render_feature_blog(self, record, value):
+        if not value:
+            return "—"
+        if record.feature_blog_pr_url[:4] == "http":
+            return format_html('<a href="{}" rel="noopener">yes</a>', record.feature_blog_pr_url)
+        return "yes"
+
+    def render_enhancements_contact(self, value):
+        return f"@{value}"
 
     def value_kep(self, value):
         return value
