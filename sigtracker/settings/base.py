@@ -187,7 +187,8 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
-LOGIN_URL = "admin:login"
+# Private mode sends visitors to sign in with GitHub (the page also takes the break-glass password login).
+LOGIN_URL = "account_login"
 
 # Sign in with GitHub (django-allauth, people/). An OAuth app's client id and secret; SIGTRACKER_GITHUB_OAUTH_URL is
 # GitHub's web address (GitHub Enterprise: https://ghe.example.org, whose API allauth reads at /api/v3; tests point it

@@ -38,10 +38,11 @@ def test_a_script_name_header_does_not_open_private_pages(private_server, path, 
     headers = {"SCRIPT_NAME": script_name} if script_name else {}
     status, response_headers, body = get(private_server, path, **headers)
     assert status == 302, (status, body[:300])
-    assert "/admin/login/" in response_headers["Location"]
+    assert "/accounts/login/" in response_headers["Location"]
     assert b"<table" not in body and b"version" not in body.lower()
 
 
 def test_health_and_login_stay_reachable(private_server):
     assert get(private_server, "/healthz")[0] in (200, 503)  # reachable; its state is another test's business
     assert get(private_server, "/admin/login/")[0] == 200
+    assert get(private_server, "/accounts/login/")[0] == 200
