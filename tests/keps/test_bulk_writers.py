@@ -6,7 +6,6 @@ The ORM writer runs on any database, so on PostgreSQL both writers are checked a
 import datetime
 
 import pytest
-from django.db import connection
 from django.db.models.functions import Lower
 
 from keps.bulk_writers import (
@@ -30,8 +29,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(params=["orm", "postgres"])
 def writer_class(request):
     if request.param == "postgres":
-        if connection.vendor != "postgresql":
-            pytest.skip("the set-based writer needs PostgreSQL (set DATABASE_URL)")
+        request.getfixturevalue("postgres_only")  # skipped without PostgreSQL, failed if services are required
         return PostgresBulkWriter
     return OrmBulkWriter
 
