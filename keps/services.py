@@ -23,7 +23,7 @@ from core.importing import (
 )
 from meetings.services import agenda_items_link_keps
 
-from .bulk_writers import KEP_COLUMNS, KEP_RELATIONS, bulk_writer
+from .bulk_writers import KEP_COLUMNS, KEP_RELATIONS, KepRow, bulk_writer
 from .importers.kep_yaml import (
     KepRecord,
     PersonRef,
@@ -81,7 +81,7 @@ class _ImportState:
 
     sigs: set[str]
     people: dict[str, tuple[str, str]]  # handle key -> (name, email)
-    keps: dict[int, tuple]  # number -> values in KEP_COLUMNS order
+    keps: dict[int, KepRow]  # number -> the KEP's columns as stored
     links: dict[str, dict[int, frozenset[str]]]  # relation -> number -> slugs or handle keys
     gates: dict[int, dict[str, tuple[str, ...]]]  # number -> gate name -> components
     prr: dict[int, dict[str, str]]  # number -> stage -> approver's handle key
@@ -89,7 +89,7 @@ class _ImportState:
     @classmethod
     def load(cls) -> _ImportState:
         columns = [name if name != "owning_sig" else "owning_sig__slug" for name in KEP_COLUMNS]
-        keps = {number: tuple(values) for number, *values in Kep.objects.values_list("number", *columns)}
+        keps = {row[0]: KepRow(*row) for row in Kep.objects.values_list("number", *columns)}
         links: dict[str, dict[int, frozenset[str]]] = {}
         for relation in KEP_RELATIONS:
             through = Kep._meta.get_field(relation).remote_field.through
@@ -212,7 +212,7 @@ class KepImport:
         if number in self._written or number in self.contested_numbers or record.directory_number != number:
             return False
         current = self.state.keps.get(number)
-        return current is None or current[KEP_COLUMNS.index("source_path")] == record.source_path
+        return current is None or current.source_path == record.source_path
 
     def _outcome(self, number: int) -> str:
         if number not in self._initial_keps:
@@ -243,10 +243,10 @@ class KepImport:
 
         kep_rows = []
         for record in records:
-            values = tuple(getattr(record, name) for name in KEP_COLUMNS)
-            if state.keps.get(record.number) != values:
-                state.keps[record.number] = values
-                kep_rows.append((record.number, *values))
+            row = KepRow(record.number, *(getattr(record, name) for name in KEP_COLUMNS))
+            if state.keps.get(record.number) != row:
+                state.keps[record.number] = row
+                kep_rows.append(row)
         if kep_rows:
             writer.upsert_keps(kep_rows)
             self.result.rows_written += len(kep_rows)

@@ -150,7 +150,7 @@ def test_private_mode_requires_login_everywhere_but_health_and_login(client, adm
     response = client.get("/admin/keps/kep/")
     assert response.status_code == 302
     response = client.get("/some/public/page/")
-    assert response.status_code == 302 and reverse("admin:login") in response["Location"]
+    assert response.status_code == 302 and reverse("account_login") in response["Location"]
     assert client.get("/healthz").status_code == 200
     assert client.get(reverse("admin:login")).status_code == 200
     assert admin_client.get("/admin/").status_code == 200

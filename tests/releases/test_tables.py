@@ -48,7 +48,7 @@ def test_tracked_enhancement_table_html_rows_and_csv_values():
     table = TrackedEnhancementTable(selectors.tracked_enhancement_list(release=release))
     RequestConfig(request).configure(table)
     html = table.as_html(request)
-    # Header cells, in the order of the row template, with sort links.
+    # Header cells, in the order of the table's columns, with sort links.
     headers = re.findall(r'<a href="\?sort=([^"]+)">([^<]+)</a>', html)
     assert [label for _, label in headers] == [
         *("KEP", "Title", "SIG", "Type", "Stage", "Status"),
