@@ -85,3 +85,20 @@ def board():
     from tests.reminder_board import make_board
 
     return make_board()
+
+
+@pytest.fixture
+def github_oauth(settings):
+    """The stand-in GitHub OAuth server (tests/people/oauth_standin.py), and settings pointing sign-in at it."""
+    from tests.people.oauth_standin import StandInOAuth
+
+    standin = StandInOAuth().start()
+    settings.SOCIALACCOUNT_PROVIDERS = {
+        "github": {
+            **settings.SOCIALACCOUNT_PROVIDERS["github"],
+            "APP": {"client_id": standin.client_id, "secret": standin.client_secret},
+            "GITHUB_URL": standin.url,
+        }
+    }
+    yield standin
+    standin.stop()

@@ -48,7 +48,7 @@ from functools import cache
 
 from core.importing import ImportFailure
 
-from .kep_yaml import load_mapping
+from .kep_yaml import PersonRef, load_mapping
 
 __all__ = [
     "GROUP_LISTS",
@@ -118,17 +118,9 @@ TZ_WORDS = {
 # -- records ------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Leader:
-    """A chair or tech lead: GitHub handle (as written, without @), name and email when the file gives them."""
-
-    github: str
-    name: str = ""
-    email: str = ""
-
-    @property
-    def key(self) -> str:
-        return self.github.lower()
+#: A chair or tech lead: GitHub handle (as written, without @), name and email when the file gives them; the same
+#: shape as a person named in a kep.yaml, so both importers write people alike.
+Leader = PersonRef
 
 
 @dataclass(frozen=True)

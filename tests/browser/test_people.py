@@ -12,23 +12,8 @@ from people.unsubscribe import unsubscribe_url
 from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState
 from tests.factories import KepFactory, MilestoneFactory, PersonFactory, ReleaseFactory, SigFactory
 from tests.factories import TrackedEnhancementFactory as Tracked
-from tests.people.oauth_standin import StandInOAuth
 
 pytestmark = [pytest.mark.browser]
-
-
-@pytest.fixture
-def github_oauth(settings):
-    standin = StandInOAuth().start()
-    settings.SOCIALACCOUNT_PROVIDERS = {
-        "github": {
-            **settings.SOCIALACCOUNT_PROVIDERS["github"],
-            "APP": {"client_id": standin.client_id, "secret": standin.client_secret},
-            "GITHUB_URL": standin.url,
-        }
-    }
-    yield standin
-    standin.stop()
 
 
 def test_kep_owner_signs_in_with_github_and_sees_what_they_owe(page, live_server, github_oauth):
