@@ -18,7 +18,15 @@ class PreferencesForm(forms.Form):
 
     email = forms.EmailField(required=False, help_text="Where personal reminders go.")
     email_reminders = forms.BooleanField(required=False, label="Reminders by email")
-    slack_dm = forms.BooleanField(required=False, label="Reminders as a Slack direct message")
+    # Kept as a choice, offered disabled: a direct message needs a Slack app with a bot token and each person's
+    # Slack user id, which sigtracker does not have (SIG digests go to channels through incoming webhooks).
+    slack_dm = forms.BooleanField(
+        required=False,
+        disabled=True,
+        label="Reminders as a Slack direct message",
+        help_text="Not available: this site sends Slack reminders to SIG channels only. Your SIG's digest may reach "
+        "its channel; ask its leads.",
+    )
     reminder_offsets = forms.TypedMultipleChoiceField(
         coerce=int,
         required=False,
