@@ -624,6 +624,9 @@ class ReminderDelivery(models.Model):
     class Anchor(models.TextChoices):
         FREEZE = "freeze", "Before the freeze"
         EXCEPTION_CLOSE = "exception_close", "Before the exception window closes"
+        #: An approved exception request's own deadline (a personal note to the KEP's people; `due_at` plus
+        #: `offset_hours` is that deadline).
+        EXCEPTION_DEADLINE = "exception_deadline", "Before an exception request's deadline"
 
     milestone = models.ForeignKey(Milestone, on_delete=models.CASCADE, related_name="reminder_deliveries")
     anchor = models.CharField(max_length=20, choices=Anchor.choices, default=Anchor.FREEZE)

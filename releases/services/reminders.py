@@ -36,6 +36,14 @@ content is the digest's context as Slack blocks (`render_digest_slack`); it is p
 transient SMTP failure; a revoked webhook (404/410) turns that SIG's channel off and fails only that delivery.
 The same window applies: a sender killed after Slack's "ok" but before the commit posts it again, and the copy is
 recognisable by the `reminder-<id>` reference in its last line.
+
+An approved exception request's own deadline is an anchor too (`Anchor.EXCEPTION_DEADLINE`, issue 12): at the
+exception offsets before it, the people of its KEP (`_people_of`) get a personal note naming the KEP, the freeze,
+the deadline and the thread, unless the KEP is done or out of play by then; no digest. Its delivery row hangs on
+the release-wide milestone that closes the request's freeze (`rules.FREEZE_MILESTONE`), so the unique constraint
+allows one note per person, freeze and offset: sent at the first such deadline, it lists every approved request
+of theirs for that freeze whose deadline is still ahead (`exception_requests_due`). These notes are not merged
+with other reminders falling at the same instant.
 """
 
 import datetime
@@ -72,7 +80,9 @@ from releases.models import EnhancementException, Milestone, ReminderDelivery, R
 from releases.rules import (
     AOE,
     AT_RISK_STATUSES,
+    FINAL_STATUSES,
     FREEZE_KINDS,
+    FREEZE_MILESTONE,
     MILESTONE_FREEZE,
     OUT_OF_PLAY,
     PACIFIC,
@@ -139,6 +149,9 @@ class DueReminder:
 
     @property
     def anchor_at(self) -> datetime.datetime:
+        if self.anchor == Anchor.EXCEPTION_DEADLINE:
+            # An exception request's own deadline: the milestone only says which freeze and release.
+            return self.due_at + datetime.timedelta(hours=self.offset_hours)
         return self.milestone.exception_deadline if self.anchor == Anchor.EXCEPTION_CLOSE else self.milestone.at
 
 
@@ -246,7 +259,80 @@ def reminders_due(*, now: datetime.datetime) -> list[DueReminder]:
                         passed = "the freeze" if anchor == Anchor.FREEZE else "the exception window's close"
                         reason = f"not sent in time: {passed} had passed when a run could send it"
                     due.append(DueReminder(milestone, anchor, hours, at, sig_ids, skip_reason=reason))
+    due += _exception_deadlines_due(now=now, earliest=earliest, latest=latest)
     return due
+
+
+def _exception_deadlines_due(
+    *, now: datetime.datetime, earliest: datetime.datetime, latest: datetime.datetime
+) -> list[DueReminder]:
+    """The per-request anchors: one reminder per (milestone closing the freeze, deadline, exception offset) of the
+    approved exception requests whose deadline lies in (earliest, latest], with the SIGs of those requests."""
+    requests = EnhancementException.objects.filter(
+        decision=ExceptionDecision.APPROVED,
+        decided_at__lte=now,
+        deadline__gt=earliest,
+        deadline__lte=latest,
+        freeze__in=list(FREEZE_MILESTONE),
+    ).select_related("tracked_enhancement")
+    sigs_at: dict[tuple, set[int]] = defaultdict(set)
+    for request in requests:
+        row = request.tracked_enhancement
+        sigs_at[(row.release_id, FREEZE_MILESTONE[request.freeze], request.deadline)].add(row.sig_id)
+    if not sigs_at:
+        return []
+    milestones = {
+        (m.release_id, m.kind): m
+        for m in Milestone.objects.filter(
+            sig__isnull=True,
+            sends_reminders=True,
+            release_id__in={key[0] for key in sigs_at},
+            kind__in=set(FREEZE_MILESTONE.values()),
+        ).select_related("release", "sig")
+    }
+    due = []
+    for (release_id, kind, deadline), sig_ids in sigs_at.items():
+        milestone = milestones.get((release_id, kind))
+        if milestone is None:
+            continue
+        for hours in _exception_offsets():
+            at = deadline - datetime.timedelta(hours=hours)
+            if earliest < at <= now:
+                reason = ""
+                if now - at > _grace() and deadline <= now:
+                    reason = "not sent in time: the exception request's deadline had passed when a run could send it"
+                due.append(DueReminder(milestone, Anchor.EXCEPTION_DEADLINE, hours, at, sorted(sig_ids), reason))
+    return sorted(due, key=lambda d: (d.due_at, d.milestone.pk, -d.offset_hours))
+
+
+def exception_requests_due(*, due: DueReminder, as_of: datetime.datetime, exact: bool = False) -> list[tuple]:
+    """(request, board row as of `as_of`) for the approved exception requests an `EXCEPTION_DEADLINE` reminder
+    is about: the freeze its milestone closes in that release, deadline at its anchor (`exact`, who is reminded)
+    or later (what their note lists), KEP on the board and neither done nor out of play. Earliest deadline first."""
+    freezes = [freeze for freeze, kind in FREEZE_MILESTONE.items() if kind == due.milestone.kind]
+    deadline = Q(deadline=due.anchor_at) if exact else Q(deadline__gte=due.anchor_at)
+    requests = list(
+        EnhancementException.objects.filter(
+            deadline,
+            decision=ExceptionDecision.APPROVED,
+            decided_at__lte=as_of,
+            freeze__in=freezes,
+            tracked_enhancement__release_id=due.milestone.release_id,
+        ).order_by("deadline", "tracked_enhancement__kep__number", "pk")
+    )
+    rows = {
+        row.pk: row
+        for row in board_at(release_id=due.milestone.release_id, as_of=as_of)
+        .filter(pk__in={request.tracked_enhancement_id for request in requests})
+        .select_related("kep", "sig", "assignee", "enhancements_contact")
+        .prefetch_related("kep__authors", "sig__leaderships__person")
+    }
+    return [
+        (request, rows[request.tracked_enhancement_id])
+        for request in requests
+        if request.tracked_enhancement_id in rows
+        and rows[request.tracked_enhancement_id].status_then not in FINAL_STATUSES
+    ]
 
 
 def _ready(status: str, level, anchor: str) -> bool:
@@ -287,6 +373,9 @@ def describe_due(due: DueReminder) -> str:
     if due.anchor == Anchor.EXCEPTION_CLOSE:
         when = "closes now" if due.offset_hours == 0 else f"closes in {_span(due.offset_hours)}"
         return f"v{version} exception window after {name}, {when}"
+    if due.anchor == Anchor.EXCEPTION_DEADLINE:
+        when = "now" if due.offset_hours == 0 else f"in {_span(due.offset_hours)}"
+        return f"v{version} exception deadline ({name}, {due.anchor_at:%Y-%m-%d %H:%M} UTC), {when}"
     return f"v{version} {name}, " + ("now in effect" if due.offset_hours == 0 else f"in {_span(due.offset_hours)}")
 
 
@@ -303,7 +392,7 @@ def _merge_same_instant(planned: list[PlannedDelivery]) -> None:
     first (`due_order`) is sent and covers the others, which are recorded as skipped with the reason."""
     groups: dict[tuple, list[PlannedDelivery]] = defaultdict(list)
     for item in planned:
-        if not item.skip_reason:
+        if not item.skip_reason and item.due.anchor != Anchor.EXCEPTION_DEADLINE:
             groups[(item.kind, item.recipient, item.due.due_at)].append(item)
     for items in groups.values():
         if len(items) < 2:
@@ -323,11 +412,15 @@ def reminder_plan(*, now: datetime.datetime) -> ReminderPlan:
     planned: list[PlannedDelivery] = []
     unreachable: dict[int, str] = {}
     no_list: set[tuple[str, datetime.datetime]] = set()
+    seen: set[tuple] = set()
     for due in reminders_due(now=now):
-        sigs = Sig.objects.filter(pk__in=due.sig_ids).order_by("slug")
+        per_request = due.anchor == Anchor.EXCEPTION_DEADLINE
+        # An exception request's deadline gets personal notes only, no digest.
+        digest_sig_ids = [] if per_request else due.sig_ids
+        sigs = Sig.objects.filter(pk__in=digest_sig_ids).order_by("slug")
         lists: dict[str, list[int]] = defaultdict(list)
         on_slack = set(
-            SlackWebhook.objects.filter(sig_id__in=due.sig_ids, enabled=True).values_list("sig_id", flat=True)
+            SlackWebhook.objects.filter(sig_id__in=digest_sig_ids, enabled=True).values_list("sig_id", flat=True)
         )
         for sig in sigs:
             if sig.mailing_list:
@@ -362,8 +455,12 @@ def reminder_plan(*, now: datetime.datetime) -> ReminderPlan:
             .select_related("kep", "assignee", "enhancements_contact")
             .prefetch_related("kep__authors", "sig__leaderships__person")
         )
+        if per_request:
+            rows = [row for _request, row in exception_requests_due(due=due, as_of=now, exact=True)]
+        else:
+            rows = _not_ready(rows, due)
         people: dict[str, dict] = {}
-        for row in _not_ready(rows, due):
+        for row in rows:
             for person, _role in _people_of(row):
                 if not person.email:
                     if not due.skip_reason:
@@ -376,6 +473,12 @@ def reminder_plan(*, now: datetime.datetime) -> ReminderPlan:
                 if not person.reminders_opt_out:
                     entry["person"] = person
         for address, entry in sorted(people.items()):
+            if per_request:
+                # Two deadlines of one freeze due in one run (catching up): the first one's note lists both.
+                key = (due.milestone.pk, due.anchor, due.offset_hours, ReminderKind.PERSONAL, address)
+                if key in seen:
+                    continue
+                seen.add(key)
             planned.append(
                 PlannedDelivery(
                     due,
@@ -988,11 +1091,68 @@ def render_personal(
     )
 
 
+def render_exception_deadline(
+    *, dues, person: Person | None, recipient: str, as_of: datetime.datetime
+) -> Message | None:
+    """The personal note before an exception request's deadline (`Anchor.EXCEPTION_DEADLINE`): this person's
+    approved requests for that freeze whose deadline is still ahead, each with its KEP, freeze, deadline (UTC and
+    US Pacific, as `_when` quotes it) and thread. None when none is left (done, out of play, or past)."""
+    dues = _as_list(dues)
+    requests, seen = [], set()
+    for due in dues:
+        for request, row in exception_requests_due(due=due, as_of=as_of):
+            roles = {role for who, role in _people_of(row) if who.email and who.email.lower() == recipient.lower()}
+            if not roles or request.pk in seen or request.deadline < as_of:
+                continue
+            seen.add(request.pk)
+            entry = _kep_entry(row)
+            entry["roles"] = ", ".join(sorted(ROLE_LABELS.get(role, role) for role in roles))
+            requests.append(
+                {
+                    "kep": entry,
+                    "freeze": request.get_freeze_display(),
+                    "version": due.milestone.release.version,
+                    "when": _when(request.deadline, due.milestone),
+                    "thread_url": request.thread_url,
+                }
+            )
+    if not requests:
+        return None
+    first = requests[0]
+    keps = _and([f"KEP-{item['kep']['number']} {item['kep']['title']}" for item in requests])
+    hours = dues[0].offset_hours
+    when = "now" if hours == 0 else f"in {_span(hours)}"
+    if len(requests) == 1:
+        headline = f"The exception deadline of {keps} (v{first['version']}, {first['freeze']}) is {when}"
+    else:
+        headline = f"Exception deadlines of {keps} (v{first['version']}, {first['freeze']}): the first is {when}"
+    context = {
+        "person": person,
+        "recipient": recipient,
+        "headline": one_line(headline),
+        "requests": requests,
+        "n": len(requests),
+        "release_urls": [
+            (f"v{r.version}", _base_url() + r.get_absolute_url())
+            for r in {due.milestone.release_id: due.milestone.release for due in dues}.values()
+        ],
+        "base_url": _base_url(),
+    }
+    return Message(
+        subject=one_line(f"[{', '.join(sorted({item['kep']['sig'] for item in requests}))}] {context['headline']}"),
+        text=render_to_string("releases/email/exception_deadline.txt", context),
+        html=render_to_string("releases/email/exception_deadline.html", context),
+    )
+
+
 def _due_for(delivery: ReminderDelivery) -> DueReminder:
     """Rebuild the due reminder of a delivery row: the SIGs of its release that send at its offset.
 
     SIGs are taken from every row of the release (the board as of the instant filters rows later)."""
     milestone = delivery.milestone
+    if delivery.anchor == Anchor.EXCEPTION_DEADLINE:
+        # Its note reads the exception requests (`exception_requests_due`), not SIGs.
+        return DueReminder(milestone, delivery.anchor, delivery.offset_hours, delivery.due_at, [])
     if milestone.sig_id:
         sig_ids = [milestone.sig_id]
     else:
@@ -1014,7 +1174,10 @@ def _merged_siblings(deliveries: list[ReminderDelivery]) -> dict[int, list[Remin
     found: dict[int, list[ReminderDelivery]] = defaultdict(list)
     if not deliveries:
         return found
-    by_key = {(d.kind, d.recipient, d.due_at, d.milestone_id): d for d in deliveries}
+    # A note before an exception request's deadline covers no other reminder (`_merge_same_instant`).
+    by_key = {
+        (d.kind, d.recipient, d.due_at, d.milestone_id): d for d in deliveries if d.anchor != Anchor.EXCEPTION_DEADLINE
+    }
     siblings = ReminderDelivery.objects.filter(
         state=DeliveryState.SKIPPED, due_at__in={d.due_at for d in deliveries}, error__startswith="sent in one "
     ).select_related("milestone__release", "milestone__sig")
@@ -1045,7 +1208,11 @@ def reminder_message(
     reminder merged into it; None when there is nothing left to say (no SIG on that list any more, or the
     person's KEPs are all ready)."""
     dues = dues or reminder_dues(delivery=delivery)
-    if delivery.kind == ReminderKind.DIGEST:
+    if delivery.anchor == Anchor.EXCEPTION_DEADLINE:
+        message = render_exception_deadline(
+            dues=dues, person=delivery.person, recipient=delivery.recipient, as_of=as_of
+        )
+    elif delivery.kind == ReminderKind.DIGEST:
         message = render_digest(dues=dues, recipient=delivery.recipient, as_of=as_of, boards=boards)
     else:
         message = render_personal(
