@@ -30,24 +30,41 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
 
     Only regular files are read, and never more than `max_bytes` + 1 bytes of them (issue 17 K): a `kep.yaml`
     symlinked to /dev/zero reports a size of 0 and never ends, and opening a FIFO waits for a writer that may
-    never come. So the target is stat'ed (through symlinks) and refused unless regular; it is opened with
-    O_NONBLOCK, so that a FIFO swapped in after the stat cannot block the open, and the open descriptor is
-    checked again; and the read is bounded whatever `st_size` says (files in /proc report 0).
+    never come. So the file is opened with O_NONBLOCK (a FIFO then opens at once instead of blocking), the open
+    descriptor is refused unless it is a regular file, and the read is bounded whatever `st_size` says (files in
+    /proc report 0). A regular file is read with a buffer of its own size, not the limit's: an import reads
+    thousands of small files.
     """
     source = str(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     try:
-        _refuse_unless_regular(os.stat(path).st_mode, source)
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-        with open(os.open(path, flags), "rb", closefd=True) as handle:
-            info = os.fstat(handle.fileno())
-            _refuse_unless_regular(info.st_mode, source)
-            if info.st_size > max_bytes:
-                raise ImportFailure(
-                    f"file too large ({info.st_size:,} bytes; the limit is {max_bytes:,})", source=source
-                )
-            data = handle.read(max_bytes + 1)
+        fd = os.open(path, flags)
+    except OSError as exc:
+        # A socket or a folder cannot be opened for reading at all: name what it is rather than the errno.
+        try:
+            _refuse_unless_regular(os.stat(path).st_mode, source)
+        except OSError:
+            pass
+        raise ImportFailure(f"cannot read file ({exc.strerror or exc})", source=source) from exc
+    try:
+        info = os.fstat(fd)
+        _refuse_unless_regular(info.st_mode, source)
+        if info.st_size > max_bytes:
+            raise ImportFailure(f"file too large ({info.st_size:,} bytes; the limit is {max_bytes:,})", source=source)
+        chunks, left = [], max_bytes + 1
+        ask = min(info.st_size + 1, left) if info.st_size else min(64 * 1024, left)
+        while left > 0:
+            chunk = os.read(fd, min(ask, left))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+            ask = 64 * 1024  # a file that grew while read, or one that reports no size
+        data = b"".join(chunks)
     except OSError as exc:
         raise ImportFailure(f"cannot read file ({exc.strerror or exc})", source=source) from exc
+    finally:
+        os.close(fd)
     if len(data) > max_bytes:
         raise ImportFailure(f"file too large (over {max_bytes:,} bytes, the limit)", source=source)
     if b"\x00" in data:
