@@ -93,7 +93,7 @@ def test_a_new_webhook_needs_a_url_and_junk_is_refused(admin_client):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_sig_gets_its_digest_in_slack_exactly_once_beside_the_emails_a_429_retried(board, slack):  # noqa: F811
+def test_sig_gets_its_digest_in_slack_exactly_once_beside_the_emails_a_429_retried(board, slack):
     url = slack.webhook("node")
     hook(board.node, url)
     slack.rate_limit_next(url, retry_after=1)
@@ -125,7 +125,7 @@ def test_sig_gets_its_digest_in_slack_exactly_once_beside_the_emails_a_429_retri
 
 
 @pytest.mark.django_db(transaction=True)
-def test_slack_text_is_escaped_as_slack_asks(board, slack):  # noqa: F811
+def test_slack_text_is_escaped_as_slack_asks(board, slack):
     board.rows[0].kep.title = "Pods & <b>sidecars</b> > 1"
     board.rows[0].kep.save()
     url = slack.webhook("node")
@@ -137,7 +137,7 @@ def test_slack_text_is_escaped_as_slack_asks(board, slack):  # noqa: F811
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_5xx_is_retried_and_one_still_failing_is_sent_by_the_next_run(board, slack, settings):  # noqa: F811
+def test_a_5xx_is_retried_and_one_still_failing_is_sent_by_the_next_run(board, slack, settings):
     settings.SIGTRACKER_SLACK_MAX_RETRIES = 2
     url = slack.webhook("node")
     hook(board.node, url)
@@ -162,7 +162,7 @@ def test_a_5xx_is_retried_and_one_still_failing_is_sent_by_the_next_run(board, s
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_revoked_webhook_turns_that_channel_off_and_the_batch_goes_on(board, slack, admin_client):  # noqa: F811
+def test_a_revoked_webhook_turns_that_channel_off_and_the_batch_goes_on(board, slack, admin_client):
     storage = SigFactory(slug="sig-storage", mailing_list="")  # Slack only
     on_board(
         TrackedEnhancementFactory(
@@ -198,7 +198,7 @@ def test_a_revoked_webhook_turns_that_channel_off_and_the_batch_goes_on(board, s
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_404_no_service_also_turns_it_off(board, slack):  # noqa: F811
+def test_a_404_no_service_also_turns_it_off(board, slack):
     url = slack.webhook("node")
     hook(board.node, url)
     slack.revoke(url)
@@ -210,7 +210,7 @@ def test_a_404_no_service_also_turns_it_off(board, slack):  # noqa: F811
 
 
 @pytest.mark.django_db(transaction=True)
-def test_dry_run_lists_the_slack_digest_and_a_slack_only_sig_is_not_unreachable(board, slack, capsys):  # noqa: F811
+def test_dry_run_lists_the_slack_digest_and_a_slack_only_sig_is_not_unreachable(board, slack, capsys):
     board.node.mailing_list = ""
     board.node.save()
     hook(board.node, slack.webhook("node"))
@@ -222,7 +222,7 @@ def test_dry_run_lists_the_slack_digest_and_a_slack_only_sig_is_not_unreachable(
 
 
 @pytest.mark.django_db
-def test_a_long_digest_stays_within_slacks_block_limits(board):  # noqa: F811
+def test_a_long_digest_stays_within_slacks_block_limits(board):
     for number in range(4000, 4400):
         on_board(
             TrackedEnhancementFactory(

@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 WEEK_BEFORE = (FREEZE - 168 * HOUR).isoformat()
 
 
-def add_authors(board, count):  # noqa: F811
+def add_authors(board, count):
     for n in range(count):
         board.rows[0].kep.authors.add(PersonFactory(github=f"author{n}", email=f"author{n}@example.com"))
     return 3 + count  # the digest, alice, carol and the new authors
@@ -39,7 +39,7 @@ def assert_exactly_once(mailbox, expected):
     assert ReminderDelivery.objects.filter(state=DeliveryState.SENT).count() == expected
 
 
-def test_worker_sends_each_reminder_once_across_three_beats(board, celery_worker, smtp_server):  # noqa: F811
+def test_worker_sends_each_reminder_once_across_three_beats(board, celery_worker, smtp_server):
     mailbox, _ = smtp_server
     expected = add_authors(board, 30)
     celery_worker()
@@ -68,7 +68,7 @@ def wait_idle(broker, timeout=30):
 
 
 def test_two_workers_and_three_simultaneous_beats_send_each_reminder_once(
-    board,  # noqa: F811
+    board,
     celery_worker,
     smtp_server,
 ):
@@ -86,7 +86,7 @@ def test_two_workers_and_three_simultaneous_beats_send_each_reminder_once(
     assert set(ReminderDelivery.objects.values_list("attempts", flat=True)) == {1}
 
 
-def test_worker_killed_mid_batch_every_recipient_gets_exactly_one(board, celery_worker, smtp_server):  # noqa: F811
+def test_worker_killed_mid_batch_every_recipient_gets_exactly_one(board, celery_worker, smtp_server):
     mailbox, _ = smtp_server
     expected = add_authors(board, 40)  # 43 deliveries: batches of 25 and 18
     lease = 2
@@ -120,7 +120,7 @@ def test_worker_killed_mid_batch_every_recipient_gets_exactly_one(board, celery_
     assert set(ReminderDelivery.objects.filter(pk__in=stuck).values_list("attempts", flat=True)) == {2}
 
 
-def test_worker_retries_a_transient_smtp_failure_with_backoff(board, celery_worker, smtp_server):  # noqa: F811
+def test_worker_retries_a_transient_smtp_failure_with_backoff(board, celery_worker, smtp_server):
     mailbox, _ = smtp_server
     mailbox.fail_next = 2
     celery_worker(SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS="0.2")
@@ -162,7 +162,7 @@ def wait_for_done(release, count, timeout=20):
         time.sleep(0.1)
 
 
-def test_two_edits_seconds_apart_are_both_computed_by_the_worker(board, celery_worker, web_process):  # noqa: F811
+def test_two_edits_seconds_apart_are_both_computed_by_the_worker(board, celery_worker, web_process):
     """Issue 14: the debounce mark lived in each process's memory, so the worker's clearing it did not reach
     the web process, and a second edit a few seconds after the first queued nothing for five minutes."""
     from releases.choices import EnhancementStatus
@@ -177,7 +177,7 @@ def test_two_edits_seconds_apart_are_both_computed_by_the_worker(board, celery_w
 
 
 def test_with_the_debounce_cache_unreachable_edits_are_still_queued(
-    board,  # noqa: F811
+    board,
     celery_worker,
     web_process,
     settings,
@@ -207,7 +207,7 @@ def slack():
     standin.stop()
 
 
-def test_worker_killed_mid_batch_email_and_slack_each_exactly_once(board, celery_worker, smtp_server, slack, settings):  # noqa: F811
+def test_worker_killed_mid_batch_email_and_slack_each_exactly_once(board, celery_worker, smtp_server, slack, settings):
     """Issue 15, item 5: the digest goes by email and to each SIG's Slack channel; a worker killed in the middle
     of a Slack post loses nothing and duplicates nothing, on either channel, once the lease has run out."""
     from people.models import SlackWebhook

@@ -17,7 +17,7 @@ HOSTILE_ACTION = '<a href="javascript:alert(2)">click</a> <svg onload=alert(3)> 
 
 
 @pytest.mark.django_db(transaction=True)
-def test_hostile_text_arrives_inert_in_the_html_email(board, smtp_mailbox):  # noqa: F811
+def test_hostile_text_arrives_inert_in_the_html_email(board, smtp_mailbox):
     kep = board.rows[0].kep
     kep.title = HOSTILE_TITLE
     kep.save()
@@ -51,7 +51,7 @@ HOSTILE_LABEL = "Enhancements Freeze\r\nBcc: x@evil.example\u2028X-Injected: 1\x
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_label_with_line_breaks_still_gets_its_reminders_sent_on_one_line(board, smtp_mailbox):  # noqa: F811
+def test_a_label_with_line_breaks_still_gets_its_reminders_sent_on_one_line(board, smtp_mailbox):
     """Issue 17 F: a CR/LF in a label made every subject of that freeze a BadHeaderError, so nothing was sent."""
     Milestone.objects.filter(pk=board.freeze.pk).update(label=HOSTILE_LABEL)
 
@@ -74,7 +74,7 @@ def test_a_label_with_line_breaks_still_gets_its_reminders_sent_on_one_line(boar
 
 @pytest.mark.parametrize("label", ["Code Freeze\r\nBcc: x@evil.example", "Code\tFreeze", "Code Freeze\u2028", "A\x00"])
 @pytest.mark.django_db
-def test_full_clean_refuses_a_label_with_control_characters(board, label):  # noqa: F811
+def test_full_clean_refuses_a_label_with_control_characters(board, label):
     board.freeze.label = label
     with pytest.raises(ValidationError) as error:
         board.freeze.full_clean()
@@ -82,6 +82,6 @@ def test_full_clean_refuses_a_label_with_control_characters(board, label):  # no
 
 
 @pytest.mark.django_db
-def test_full_clean_accepts_labels_in_any_script(board):  # noqa: F811
+def test_full_clean_accepts_labels_in_any_script(board):
     board.freeze.label = "Enhancements Freeze 🧊 (コード凍結) — Ünïcode"
     board.freeze.full_clean()

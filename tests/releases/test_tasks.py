@@ -51,7 +51,7 @@ def test_compute_tasks():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_send_due_freeze_reminders_task_queues_and_delivers(board):  # noqa: F811
+def test_send_due_freeze_reminders_task_queues_and_delivers(board):
     assert tasks.send_due_freeze_reminders.delay(WEEK_BEFORE.isoformat()).get() == 3
     assert sorted(m.to[0] for m in mail.outbox) == sorted([NODE_LIST, "alice@example.com", "carol@example.com"])
     # A second beat within the grace period finds everything sent.
@@ -69,7 +69,7 @@ def test_task_rejects_a_bad_instant():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_eager_transient_failure_is_left_for_the_next_run(board, smtp_mailbox):  # noqa: F811
+def test_eager_transient_failure_is_left_for_the_next_run(board, smtp_mailbox):
     """Without a broker there is nowhere to hold a delayed retry: the claim is released instead and the
     next beat (or command) run within the grace period sends it."""
     smtp_mailbox.fail_next = 1
@@ -85,7 +85,7 @@ def test_eager_transient_failure_is_left_for_the_next_run(board, smtp_mailbox): 
 
 
 @pytest.mark.django_db(transaction=True)
-def test_deliver_gives_up_after_its_last_retry(board, smtp_mailbox):  # noqa: F811
+def test_deliver_gives_up_after_its_last_retry(board, smtp_mailbox):
     smtp_mailbox.fail_next = 1
     ids = reminders.reminder_deliveries_claim(now=WEEK_BEFORE)
     result = tasks.deliver_reminders.apply(
@@ -98,7 +98,7 @@ def test_deliver_gives_up_after_its_last_retry(board, smtp_mailbox):  # noqa: F8
 
 
 @pytest.mark.django_db(transaction=True)
-def test_deliver_does_not_retry_a_permanent_refusal(board, smtp_mailbox):  # noqa: F811
+def test_deliver_does_not_retry_a_permanent_refusal(board, smtp_mailbox):
     smtp_mailbox.fail_next = 1
     smtp_mailbox.fail_reply = "554 5.7.1 rejected"
     ids = reminders.reminder_deliveries_claim(now=WEEK_BEFORE)
@@ -111,7 +111,7 @@ def test_deliver_does_not_retry_a_permanent_refusal(board, smtp_mailbox):  # noq
 
 
 @pytest.mark.django_db(transaction=True)
-def test_beat_task_queues_deliveries_in_batches(board, monkeypatch):  # noqa: F811
+def test_beat_task_queues_deliveries_in_batches(board, monkeypatch):
     for n in range(30):
         board.rows[0].kep.authors.add(PersonFactory(github=f"author{n}", email=f"author{n}@example.com"))
     batches = []
