@@ -6,10 +6,10 @@ import datetime
 
 from django.conf import settings
 from django.utils import timezone
-from icalendar import Alarm, Calendar, Event
+from icalendar import Calendar, Event
 
 from keps.models import Person
-from releases.ical import ALARM_BEFORE, milestone_summary, milestone_uid_base
+from releases.ical import freeze_alarm, milestone_summary, milestone_uid_base
 from releases.rules import REQUIREMENTS
 
 from .selectors import my_deadlines
@@ -36,10 +36,6 @@ def my_calendar(*, person: Person, now: datetime.datetime | None = None) -> byte
         lines += ["", f"{base_url}/me/"]
         event.add("description", "\n".join(lines))
         event.add("url", f"{base_url}/me/")
-        alarm = Alarm()
-        alarm.add("action", "DISPLAY")
-        alarm.add("trigger", -ALARM_BEFORE)
-        alarm.add("description", f"Tomorrow: {milestone_summary(milestone)}")
-        event.add_component(alarm)
+        event.add_component(freeze_alarm(milestone))
         calendar.add_component(event)
     return calendar.to_ical()

@@ -43,6 +43,15 @@ def milestone_uid_base(milestone: Milestone) -> str:
     return "-".join(parts)
 
 
+def freeze_alarm(milestone: Milestone) -> Alarm:
+    """A reminder on the calendar a day (`ALARM_BEFORE`) before a freeze."""
+    alarm = Alarm()
+    alarm.add("action", "DISPLAY")
+    alarm.add("trigger", -ALARM_BEFORE)
+    alarm.add("description", f"Tomorrow: {milestone_summary(milestone)}")
+    return alarm
+
+
 def milestone_summary(milestone: Milestone) -> str:
     title = milestone.label or milestone.get_kind_display()
     sig = f" ({milestone.sig.slug})" if milestone.sig_id else ""
@@ -101,10 +110,6 @@ def milestones_calendar(*, milestones: Iterable[Milestone], name: str, base_url:
         event.add("url", page_url)
         event.add("categories", ["freeze" if milestone.kind in FREEZE_KINDS else "milestone"])
         if milestone.kind in FREEZE_KINDS:
-            alarm = Alarm()
-            alarm.add("action", "DISPLAY")
-            alarm.add("trigger", -ALARM_BEFORE)
-            alarm.add("description", f"Tomorrow: {milestone_summary(milestone)}")
-            event.add_component(alarm)
+            event.add_component(freeze_alarm(milestone))
         calendar.add_component(event)
     return calendar.to_ical()

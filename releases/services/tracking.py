@@ -42,18 +42,18 @@ def tracked_enhancement_set_status(
     with status_writer():
         tracked_enhancement.save()
     if previous != status:
-        EnhancementStatusChange.objects.create(
-            tracked_enhancement=tracked_enhancement,
-            from_status=previous or "",
-            to_status=status,
-            changed_at=at or timezone.now(),
-            changed_by=user if getattr(user, "pk", None) else None,
-            author=author or (user.get_username() if getattr(user, "pk", None) else ""),
+        _history_row(
+            tracked_enhancement,
+            previous or "",
+            status,
+            at=at,
+            user=user,
+            author=author,
             note=note,
-            source=_source(source, user),
+            source=source,
             link=link,
             assumed=assumed,
-        )
+        ).save()
         release_stats_request(release_ids=[tracked_enhancement.release_id])
     return tracked_enhancement
 
@@ -81,19 +81,7 @@ def tracked_enhancement_bulk_set_status(
     for row in rows:
         if row.status == status:
             continue
-        changes.append(
-            EnhancementStatusChange(
-                tracked_enhancement=row,
-                from_status=row.status,
-                to_status=status,
-                changed_at=now,
-                changed_by=user if getattr(user, "pk", None) else None,
-                author=user.get_username() if getattr(user, "pk", None) else "",
-                note=note,
-                source=_source(source, user),
-                link=link,
-            )
-        )
+        changes.append(_history_row(row, row.status, status, at=now, user=user, note=note, source=source, link=link))
         row.status = status
         row.updated_at = now
     changed = [change.tracked_enhancement for change in changes]
@@ -102,6 +90,25 @@ def tracked_enhancement_bulk_set_status(
     EnhancementStatusChange.objects.bulk_create(changes)
     release_stats_request(release_ids={row.release_id for row in changed})
     return len(changes)
+
+
+def _history_row(
+    row, from_status: str, to_status: str, *, at=None, user=None, author="", note="", source="", link="", assumed=False
+) -> EnhancementStatusChange:
+    """One history row, unsaved: who made the change (a user here, else `author`), from where, and when."""
+    is_user = bool(getattr(user, "pk", None))
+    return EnhancementStatusChange(
+        tracked_enhancement=row,
+        from_status=from_status,
+        to_status=to_status,
+        changed_at=at or timezone.now(),
+        changed_by=user if is_user else None,
+        author=author or (user.get_username() if is_user else ""),
+        note=note,
+        source=_source(source, user),
+        link=link,
+        assumed=assumed,
+    )
 
 
 def _source(source: str, user) -> str:
@@ -224,17 +231,7 @@ def tracked_enhancement_create(
     if at is not None:
         row.created_at = at
     row.save()
-    EnhancementStatusChange.objects.create(
-        tracked_enhancement=row,
-        from_status="",
-        to_status=status,
-        changed_at=at or timezone.now(),
-        changed_by=user if getattr(user, "pk", None) else None,
-        author=author or (user.get_username() if getattr(user, "pk", None) else ""),
-        note=note,
-        source=_source(source, user),
-        link=link,
-    )
+    _history_row(row, "", status, at=at, user=user, author=author, note=note, source=source, link=link).save()
     release_stats_request(release_ids=[row.release_id])
     return row
 
