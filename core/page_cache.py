@@ -92,7 +92,7 @@ def generation_triggers_sync(conn, *, registry=None) -> tuple[list[str], list[st
             for table in sorted(have - wanted):
                 cursor.execute(f'DROP TRIGGER IF EXISTS "{_trigger_name(table)}" ON "{table}"')
         elif conn.vendor == "sqlite":
-            cursor.execute("SELECT DISTINCT tbl_name FROM sqlite_master WHERE type = 'trigger' AND name LIKE ?",
+            cursor.execute("SELECT DISTINCT tbl_name FROM sqlite_master WHERE type = 'trigger' AND name LIKE %s",
                            [TRIGGER_PREFIX + "%"])  # fmt: skip
             have = {row[0] for row in cursor.fetchall()}
             for table in sorted(wanted - have):

@@ -67,3 +67,26 @@ def test_demo_refuses_to_run_without_debug():
     with override_settings(DEBUG=False), pytest.raises(CommandError, match="DEBUG"):
         call_command("demo", "--no-serve", stdout=StringIO())
     assert not get_user_model().objects.filter(username="admin").exists()
+
+
+def test_make_demo_prepares_a_fresh_sqlite_database_with_dev_settings(tmp_path):
+    """What `make demo` runs on a fresh clone: the dev settings (DEBUG on, so every query goes through Django's
+    debug cursor) on the embedded SQLite database, in a process of its own."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    environ = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL")}
+    environ.update(DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}", CELERY_BROKER_URL="", DEBUG="true")
+    result = subprocess.run(
+        [sys.executable, "manage.py", "demo", "--no-serve"],
+        cwd=root,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert printed_password(result.stdout)
