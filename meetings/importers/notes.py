@@ -727,6 +727,11 @@ def parse_meeting_notes(text: str, *, source: str = "", default_year: int | None
         default_year = year_from_filename(source)
     warnings: list[str] = []
     name = PurePath(source).name if source else "<input>"
+    # PostgreSQL text columns cannot hold NUL; the file reader refuses such files, and text handed in
+    # directly is refused the same way rather than failing later inside the database.
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise ImportFailure("binary content (contains a NUL byte)", source=name, line=text.count("\n", 0, nul) + 1)
     sections: list[_Section] = []
     current: _Section | None = None
     blocks = _BlockTracker()

@@ -670,3 +670,9 @@ def test_the_enhancements_repository_under_its_old_name_features():
     assert item.kep_numbers == (375,)
     assert item.links == ("https://github.com/kubernetes/enhancements/issues/375",)
     assert kep_refs("see https://github.com/kubernetes/features/blob/master/release-1.8/notes.md") == []
+
+
+def test_a_nul_byte_is_refused_with_its_line():
+    with pytest.raises(ImportFailure) as refused:
+        parse_meeting_notes("## Jan 4, 2022\n* [@ab] item\n\x00\n", source="meeting-notes-2022.md")
+    assert "NUL" in str(refused.value) and ":3" in str(refused.value)
