@@ -42,6 +42,7 @@ from releases.github import (
     CachedPage,
     GitHubAuthError,
     GitHubClient,
+    GitHubDeadlineExceeded,
     GitHubError,
     GitHubNotFound,
     GitHubRateLimited,
@@ -84,6 +85,9 @@ STORE_BATCH = 40
 SINCE_MARGIN = datetime.timedelta(days=30)
 #: Namespace of the PostgreSQL advisory lock that serialises syncs of one release.
 LOCK_NAMESPACE = 0x6769  # "gi"
+#: The longest a sync waits for another sync of the same release to finish; then it gives up (that one is
+#: doing the work) rather than hold a worker slot behind it.
+LOCK_WAIT_SECONDS = 30.0
 
 
 class GitHubSyncError(Exception):
@@ -228,11 +232,22 @@ _local_locks: dict[int, threading.Lock] = {}
 
 
 @contextmanager
-def _release_lock(release_id: int) -> Iterator[None]:
-    """One sync of a release at a time (beat and a manual run): the second waits, then finds little to do."""
+def _release_lock(release_id: int, *, timeout: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+    """One sync of a release at a time (beat and a manual run): the second waits up to `timeout` seconds, then
+    finds little to do; past it, GitHubDeadlineExceeded. The lock is the session's: a worker killed mid-sync
+    loses its connection, and PostgreSQL releases the lock with it."""
     if connection.vendor == "postgresql":
+        ends = time.monotonic() + timeout
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_lock(%s, %s)", [LOCK_NAMESPACE, release_id])
+            while True:
+                cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [LOCK_NAMESPACE, release_id])
+                if cursor.fetchone()[0]:
+                    break
+                if time.monotonic() >= ends:
+                    raise GitHubDeadlineExceeded(
+                        f"another sync of this release has held its lock for over {timeout:.0f} s; not started."
+                    )
+                time.sleep(0.25)
         try:
             yield
         finally:
@@ -255,11 +270,14 @@ def github_release_sync(
     client: GitHubClient | None = None,
     now: datetime.datetime | None = None,
     echo: Callable[[str], None] | None = None,
+    deadline: float | None = None,
 ) -> SyncReport:
     """Sync release `version` from `repo`'s tracking issues. Per-issue failures are skipped and listed in the
-    report; a rate limit far ahead stops the sync with `report.stopped` set (what was synced is kept).
-    Raises GitHubSyncError / GitHubError for what stops it before it starts (token, repo, milestone)."""
+    report; a rate limit far ahead, or the sync's deadline (`deadline` seconds, GITHUB_SYNC_DEADLINE by default)
+    passing, stops the sync with `report.stopped` set (what was synced is kept). Raises GitHubSyncError /
+    GitHubError for what stops it before it starts (token, repo, milestone, the lock, the deadline)."""
     started = time.perf_counter()
+    seconds = deadline if deadline is not None else float(getattr(settings, "GITHUB_SYNC_DEADLINE", 300))
     release = Release.objects.filter(version=version).first()
     if release is None and not dry_run:
         # A release no schedule import made yet: its milestone's due date stands in for release day.
@@ -271,8 +289,9 @@ def github_release_sync(
     report = SyncReport(version=release.version, repo=repo, dry_run=dry_run)
     own_client = client is None
     client = client or github_client()
+    client.start_deadline(seconds)
     try:
-        with _release_lock(release.pk):
+        with _release_lock(release.pk, timeout=min(LOCK_WAIT_SECONDS, seconds)):
             _sync(release, repo, client, report, dry_run=dry_run, now=now or timezone.now(), echo=echo)
     finally:
         report.requests, report.not_modified, report.retries = client.requests, client.not_modified, client.retries
@@ -377,7 +396,7 @@ def _sync(release, repo, client, report, *, dry_run, now, echo) -> None:
                 number = pending.pop(future)
                 try:
                     issue, items, pages = future.result()
-                except GitHubRateLimited as exc:
+                except (GitHubRateLimited, GitHubDeadlineExceeded) as exc:
                     report.stopped = str(exc)
                     for other in pending:
                         other.cancel()
