@@ -9,6 +9,7 @@ import pytest
 from releases.choices import DeliveryState
 from releases.models import ReleaseStats, ReminderDelivery
 from tests.factories import PersonFactory
+from tests.releases.conftest import ALL_QUEUES
 from tests.reminder_board import FREEZE, HOUR, NODE_LIST
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -62,7 +63,7 @@ def wait_idle(broker, timeout=30):
     """Wait until no task is queued or running on any worker: with acks_late a running task stays in
     kombu's `unacked` hash until it finishes."""
     deadline = time.monotonic() + timeout
-    while broker.llen("celery") or broker.hlen("unacked"):
+    while any(broker.llen(queue) for queue in ALL_QUEUES) or broker.hlen("unacked"):
         assert time.monotonic() < deadline, "the workers did not get through the queue"
         time.sleep(0.05)
 
