@@ -316,6 +316,9 @@ SIGTRACKER_REMINDER_LEASE_SECONDS = int(os.environ.get("SIGTRACKER_REMINDER_LEAS
 SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS = float(os.environ.get("SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS", "15"))
 # Stats recomputes queued after edits wait this long, so a burst of edits makes one job per release.
 SIGTRACKER_STATS_DEBOUNCE_SECONDS = int(os.environ.get("SIGTRACKER_STATS_DEBOUNCE_SECONDS", "5"))
+# The only origin Slack webhook URLs may point at (scheme://host[:port]); anything else is refused when saved and
+# before each post. Tests point it at a local stand-in; a deployment has no reason to change it.
+SIGTRACKER_SLACK_WEBHOOK_ORIGIN = os.environ.get("SIGTRACKER_SLACK_WEBHOOK_ORIGIN", "https://hooks.slack.com")
 # Where the public site lives, for links in emails.
 SIGTRACKER_BASE_URL = os.environ.get("SIGTRACKER_BASE_URL", "http://127.0.0.1:8000")
 # GitHub sync (sync_github, beat): a token with public read access; the API (GitHub Enterprise and tests point

@@ -200,10 +200,11 @@ def test_with_the_debounce_cache_unreachable_edits_are_still_queued(
 
 
 @pytest.fixture
-def slack():
+def slack(settings):
     from tests.people.slack_standin import SlackStandIn
 
     standin = SlackStandIn().start()
+    settings.SIGTRACKER_SLACK_WEBHOOK_ORIGIN = standin.url  # the only origin webhook URLs may point at
     yield standin
     standin.stop()
 
@@ -236,7 +237,11 @@ def test_worker_killed_mid_batch_email_and_slack_each_exactly_once(board, celery
     lease = 2
     slack.hold_after(10)
     # The worker decrypts the webhook URLs with the same SECRET_KEY as the web process that stored them.
-    env = {"SIGTRACKER_REMINDER_LEASE_SECONDS": str(lease), "SECRET_KEY": settings.SECRET_KEY}
+    env = {
+        "SIGTRACKER_REMINDER_LEASE_SECONDS": str(lease),
+        "SECRET_KEY": settings.SECRET_KEY,
+        "SIGTRACKER_SLACK_WEBHOOK_ORIGIN": slack.url,
+    }
     first = celery_worker(**env)
     client = celery_worker.client
     client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
