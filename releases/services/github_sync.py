@@ -71,7 +71,12 @@ from releases.rules import (
 )
 from releases.services.retro import release_ensure_versions
 from releases.services.stats import release_stats_request
-from releases.services.tracking import HistoryEntry, tracked_enhancement_mirror_history
+from releases.services.tracking import (
+    HistoryEntry,
+    RecordedChange,
+    tracked_enhancement_mirror_history,
+    tracked_enhancements_create,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -104,6 +109,7 @@ class SyncReport:
     updated: int = 0
     unchanged: int = 0
     history_added: int = 0
+    history_superseded: int = 0
     requests: int = 0
     not_modified: int = 0
     retries: int = 0
@@ -118,7 +124,8 @@ class SyncReport:
         return (
             f"v{self.version} from {self.repo}: {self.issues_read} issues read; tracked enhancements {verb} "
             f"{self.created}, updated {self.updated}, unchanged {self.unchanged}; history rows added "
-            f"{self.history_added}; {len(self.not_opted_in)} in milestone, not opted in; {self.requests} requests "
+            f"{self.history_added}, superseded {self.history_superseded}; {len(self.not_opted_in)} in milestone, "
+            f"not opted in; {self.requests} requests "
             f"({self.not_modified} not modified, {self.retries} retries) in {self.seconds:.1f} s."
         )
 
@@ -505,8 +512,10 @@ def _apply_issue(context: _Context, issue: Issue, verdict: GitHubVerdict, report
             report.unchanged += 1
             return
         report.updated += 1
-        report.history_added += len(wanted - context.history.get(row.pk, set()))
         if context.dry_run:
+            have = context.history.get(row.pk, set())
+            report.history_added += len(wanted - have)
+            report.history_superseded += len(have - wanted)
             report.planned.append(f"update KEP-{issue.number}: {', '.join(fields) or 'history'}")
             return
         for name, value in fields.items():
@@ -515,9 +524,11 @@ def _apply_issue(context: _Context, issue: Issue, verdict: GitHubVerdict, report
             row.github_synced_at = timezone.now()
             row.save(update_fields=[*fields, "github_synced_at", "updated_at"])
     context.changed = True
-    tracked_enhancement_mirror_history(
+    added, superseded = tracked_enhancement_mirror_history(
         tracked_enhancement=row, entries=entries, source=HistorySource.GITHUB, link=issue.html_url, request_stats=False
     )
+    report.history_added += added
+    report.history_superseded += superseded
     context.history[row.pk] = {(e.at, e.status, e.author) for e in entries}
 
 
@@ -613,7 +624,7 @@ def _create_group(context: _Context, batch, report: SyncReport, echo) -> None:
                     kep=kep,
                     sig=sig,
                     target_stage=verdict.target_stage,
-                    # The latest change: what tracked_enhancement_mirror_history would set, with no other source.
+                    # The latest change (tracked_enhancements_create sets the same), with no other source.
                     status=sorted(verdict.changes, key=lambda change: change.at)[-1].status,
                     assignee=people[issue.assignees[0].lower()] if issue.assignees else None,
                     created_at=verdict.opted_in_at,
@@ -622,25 +633,24 @@ def _create_group(context: _Context, batch, report: SyncReport, echo) -> None:
                     github_synced_at=now,
                 )
             )
-        TrackedEnhancement.objects.bulk_create(rows)
         changes = []
         for row, (issue, verdict, *_) in zip(rows, plan, strict=True):
             before = ""
             for change in sorted(verdict.changes, key=lambda change: change.at):
                 changes.append(
-                    EnhancementStatusChange(
-                        tracked_enhancement=row,
-                        from_status=before,
-                        to_status=change.status,
-                        changed_at=change.at,
+                    RecordedChange(
+                        row,
+                        before,
+                        change.status,
+                        change.at,
                         author=change.author,
                         note=change.note,
-                        source=HistorySource.GITHUB,
                         link=issue.html_url,
                     )
                 )
                 before = change.status
-        EnhancementStatusChange.objects.bulk_create(changes)
+        # The tracking service writes the rows and their history (one stats request for the sync, at its end).
+        tracked_enhancements_create(rows=rows, changes=changes, source=HistorySource.GITHUB, request_stats=False)
     # Committed: only now does the sync's picture of the database include them.
     for line in skipped:
         _skip(report, line, echo)
