@@ -6,9 +6,11 @@ import sys
 
 
 def main():
-    # DEBUG=false in the environment selects production settings; otherwise development (the demo).
-    production = os.environ.get("DEBUG", "").strip().lower() in {"0", "false", "no", "off"}
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", f"sigtracker.settings.{'prod' if production else 'dev'}")
+    # DEBUG=false in the environment selects production settings; otherwise development (the demo). The same
+    # rule as gunicorn's and Celery's (sigtracker.settings.settings_module), with the demo as the default.
+    from sigtracker.settings import settings_module
+
+    os.environ["DJANGO_SETTINGS_MODULE"] = settings_module(default="sigtracker.settings.dev")
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

@@ -50,8 +50,9 @@ def beat_heartbeat_record(*, at: datetime.datetime | None = None) -> None:
 def beat_health(*, now: datetime.datetime | None = None) -> tuple[bool, str]:
     """Stale after two heartbeat intervals without a heartbeat: beat, or every worker, has stopped.
 
-    A beat that never reported is "unknown", not a failure: a fresh deploy, or a web process tested alone (the CI
-    smoke test), has no beat yet. Without a broker there is no beat at all (the demo runs tasks in-process)."""
+    A beat that never reported is degraded like a stale one: nothing proves reminders will go out, whether beat was
+    never started or has not yet run once (its first heartbeat comes within one interval of starting). Without a
+    broker there is no beat at all (the demo runs tasks in-process)."""
     if not settings.CELERY_BROKER_URL:
         return True, "not configured (no broker)"
     try:
@@ -59,7 +60,7 @@ def beat_health(*, now: datetime.datetime | None = None) -> tuple[bool, str]:
     except DatabaseError as exc:
         return True, f"unknown ({exc.__class__.__name__})"
     if at is None:
-        return True, "unknown (never reported)"
+        return False, "never reported (is celery beat running?)"
     interval = settings.SIGTRACKER_BEAT_HEARTBEAT_SECONDS
     age = max(((now or timezone.now()) - at).total_seconds(), 0)
     if age > 2 * interval:

@@ -107,6 +107,9 @@ class TimelineRow:
     reason: str = ""  # the note on the change to its final status (e.g. "missed code freeze: PR #123 not merged")
     link: str = ""  # where that change was made (e.g. the KEP's GitHub tracking issue)
     slips_so_far: int = 0  # slips of this KEP up to and including this release
+    # Corrections of its history, oldest first: (the superseded row, the row that superseded it); history is
+    # append-only, so a renamed actor or a rewritten event shows here rather than vanishing.
+    corrections: list = field(default_factory=list)
 
     @property
     def release(self) -> Release:
@@ -159,7 +162,14 @@ def kep_timeline(*, kep: Kep) -> KepTimeline:
     tracked = list(
         TrackedEnhancement.objects.filter(kep=kep)
         .select_related("release", "sig")
-        .prefetch_related(Prefetch("history", queryset=EnhancementStatusChange.objects.order_by("changed_at", "pk")))
+        # The whole record (superseded rows too) in the same one query; the history as it stands is taken from it.
+        .prefetch_related(
+            Prefetch(
+                "history",
+                queryset=EnhancementStatusChange.all_objects.order_by("changed_at", "pk"),
+                to_attr="record",
+            )
+        )
         .order_by("release__major", "release__minor")
     )
     release_ids = [t.release_id for t in tracked if t.status in SLIP_STATUSES]
@@ -172,10 +182,13 @@ def kep_timeline(*, kep: Kep) -> KepTimeline:
     timeline = KepTimeline()
     for row in tracked:
         entry = TimelineRow(tracked=row)
+        by_pk = {change.pk: change for change in row.record}
+        superseded = {change.supersedes_id for change in row.record if change.supersedes_id}
+        history = [c for c in row.record if c.pk not in superseded and not c.withdrawn]
+        entry.corrections = [(by_pk[c.supersedes_id], c) for c in row.record if c.supersedes_id in by_pk]
         if entry.slipped:
             timeline.slips += 1
-            entry.missed_freeze = _missed_freeze(list(row.history.all()), freezes_by_release[row.release_id])
-        history = list(row.history.all())
+            entry.missed_freeze = _missed_freeze(history, freezes_by_release[row.release_id])
         entry.assumed = any(change.assumed for change in history)
         final = next((c for c in reversed(history) if c.to_status == row.status), None)
         if final is not None and not final.assumed:

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.shortcuts import render
 
 from .github.views import github_api_url
-from .services import GitHubEmail, person_sign_in
+from .services import GitHubEmail, person_sign_in, person_sign_in_refusal
 
 logger = logging.getLogger(__name__)
 
@@ -48,8 +48,26 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
             if not is_org_member(token=token, org=org):
                 response = render(request, "people/sign_in_refused.html", {"org": org}, status=403)
                 raise ImmediateHttpResponse(response)
+        # Before any account is made or linked: a second GitHub account id under a login a person's profile
+        # already belongs to (a renamed or re-registered handle, in any case) gets nothing of that person.
+        login = sociallogin.account.extra_data.get("login", "")
+        refusal = person_sign_in_refusal(github_id=sociallogin.account.uid, login=login)
+        if refusal:
+            self._refuse(request, sociallogin, refusal)
         if sociallogin.is_existing:
             self._link(sociallogin.user, sociallogin)
+
+    @staticmethod
+    def _refuse(request, sociallogin, refusal: str):
+        # For the curators: the log says which account tried which handle.
+        logger.warning(
+            "GitHub sign-in refused: account id %s as %r: %s",
+            sociallogin.account.uid,
+            sociallogin.account.extra_data.get("login", ""),
+            refusal,
+        )
+        response = render(request, "people/sign_in_refused.html", {"reason": refusal}, status=403)
+        raise ImmediateHttpResponse(response)
 
     def save_user(self, request, sociallogin, form=None):
         user = super().save_user(request, sociallogin, form)
@@ -60,4 +78,10 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
     def _link(user, sociallogin):
         data = sociallogin.account.extra_data
         emails = [GitHubEmail(a.email, bool(a.primary), bool(a.verified)) for a in sociallogin.email_addresses]
-        person_sign_in(user=user, login=data["login"], name=data.get("name") or "", emails=emails)
+        person_sign_in(
+            user=user,
+            github_id=sociallogin.account.uid,
+            login=data["login"],
+            name=data.get("name") or "",
+            emails=emails,
+        )

@@ -44,6 +44,16 @@ class Profile(models.Model):
         related_name="person_profile",
         help_text="The account that signed in with this person's GitHub handle.",
     )
+    # GitHub logins are reused (a rename frees a handle, case is ignored), account ids never are: a profile, with
+    # its calendar secret and the person's email, belongs to the one account id that first signed in for it.
+    github_id = models.CharField(
+        max_length=40,
+        null=True,
+        blank=True,
+        unique=True,
+        editable=False,
+        help_text="The GitHub account id bound to this profile; another id with the same login is refused.",
+    )
     email_reminders = models.BooleanField(default=True, help_text="Personal reminder notes by email.")
     slack_dm = models.BooleanField(default=False, help_text="Personal reminder notes as a Slack direct message.")
     reminder_offsets = models.JSONField(

@@ -4,6 +4,7 @@ unsubscribes and calendar-secret resets. Every change to someone's reminder sett
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from keps.models import Person
@@ -31,24 +32,70 @@ def _log(*, person, user, source, field, old, new, address="") -> PreferenceChan
     )
 
 
-@transaction.atomic
-def person_sign_in(*, user, login: str, name: str = "", emails: list[GitHubEmail]) -> Person:
-    """Link `user` (just signed in with GitHub as `login`) to the Person with that handle, made if new.
+class SignInRefused(Exception):
+    """A GitHub account may not sign in as this person: the message says why, for the person and the curators."""
 
+
+def _bound_github_id(profile: Profile) -> str:
+    """The GitHub account id `profile` belongs to: its own record, or (for a profile linked before ids were kept)
+    the id of the GitHub account its user signed in with; "" when none."""
+    if profile.github_id:
+        return profile.github_id
+    if profile.user_id is None:
+        return ""
+    from allauth.socialaccount.models import SocialAccount
+
+    return (
+        SocialAccount.objects.filter(user_id=profile.user_id, provider="github").values_list("uid", flat=True).first()
+        or ""
+    )
+
+
+def person_sign_in_refusal(*, github_id: str, login: str) -> str:
+    """Why GitHub account `github_id`, now called `login`, may not sign in as the person with that handle ("" if
+    it may): the person's profile is bound to another account id. GitHub logins are case-insensitive and are
+    freed by a rename, so a second account can hold a handle the first one had; it gets none of that person."""
+    profile = Profile.objects.filter(person__github__iexact=login).select_related("person").first()
+    if profile is None:
+        return ""
+    bound = _bound_github_id(profile)
+    if bound and bound != str(github_id):
+        return (
+            f"The GitHub handle {login} belongs here to another GitHub account (id {bound}), not to this one "
+            f"(id {github_id}). If the handle is now yours, ask a curator to move the person {profile.person.github} "
+            "to your account."
+        )
+    return ""
+
+
+@transaction.atomic
+def person_sign_in(*, user, github_id: str, login: str, name: str = "", emails: list[GitHubEmail]) -> Person:
+    """Link `user` (just signed in with GitHub account `github_id`, now called `login`) to the Person with that
+    handle, made if new; raises SignInRefused when that person's profile is bound to another account id.
+
+    The profile is bound to the account id; any change of the account it is linked to (a first link, a renamed
+    account coming back, a curator's move) gives it a new calendar secret, so an old calendar URL stops working.
     The verified primary email becomes the account's address, and the person's when they have none yet (an
     address a curator or the person set is kept). Grants nothing: roles come only from SIG memberships."""
+    github_id = str(github_id)
+    refusal = person_sign_in_refusal(github_id=github_id, login=login)
+    if refusal:
+        raise SignInRefused(refusal)
     person = Person.objects.filter(github__iexact=login).first()
     if person is None:
         person = Person.objects.create(github=login, name=name or "")
     profile, _ = Profile.objects.select_for_update().get_or_create(person=person)
-    if profile.user_id != user.pk:
-        # A GitHub account renamed since its last sign-in: its old handle's profile lets go of it.
-        Profile.objects.filter(user=user).exclude(pk=profile.pk).update(user=None)
+    if profile.user_id != user.pk or profile.github_id != github_id:
+        # A GitHub account renamed since its last sign-in: its old handle's profile lets go of it (and of its id).
+        Profile.objects.filter(Q(user=user) | Q(github_id=github_id)).exclude(pk=profile.pk).update(
+            user=None, github_id=None
+        )
         _log(
             person=person, user=user, source=ChangeSource.SIGN_IN, field="user", old=profile.user_id or "", new=user.pk
         )
-        profile.user = user
-        profile.save(update_fields=["user"])
+        _log(person=person, user=user, source=ChangeSource.SIGN_IN, field="calendar_secret", old="(old)", new="(new)")
+        profile.user, profile.github_id, profile.calendar_secret = user, github_id, new_calendar_secret()
+        profile.save(update_fields=["user", "github_id", "calendar_secret"])
     email = verified_primary_email(emails)
     if email and user.email != email:
         user.email = email

@@ -12,12 +12,20 @@ slack-sdk's `WebhookClient` with its own retry handlers: a `429` is retried afte
 that is short enough to wait for inside a batch) and a `5xx` after a backoff; what is still failing after
 that is `transient` (the caller releases the delivery for a later retry), a revoked webhook is `revoked` (the
 caller turns the channel off), anything else is `failed`.
+
+A webhook URL is typed in by a SIG lead, so it is where the site's workers POST: only Slack's own webhook endpoint
+is accepted (`https://hooks.slack.com/services/T…/B…/…`, the origin from SIGTRACKER_SLACK_WEBHOOK_ORIGIN, which
+tests point at a local stand-in), at save time and again before each post; redirects are not followed (a 3xx is a
+failure); and of an answer only Slack's one-word error codes are kept, never a body (an internal service's reply
+must not land in `ReminderDelivery.error` or a command's output).
 """
 
 import base64
+import re
+import urllib.request
 from dataclasses import dataclass
 from http.client import HTTPException
-from urllib.parse import urlparse
+from urllib.parse import urlparse, urlsplit
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from cryptography.hazmat.primitives import hashes
@@ -26,7 +34,7 @@ from django.conf import settings
 from slack_sdk.http_retry import RateLimitErrorRetryHandler
 from slack_sdk.http_retry.builtin_handlers import ServerErrorRetryHandler
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
-from slack_sdk.webhook import WebhookClient
+from slack_sdk.webhook import WebhookClient, WebhookResponse
 
 #: Answers (body or status) meaning the webhook or its channel is gone for good: the channel is turned off.
 REVOKED_ERRORS = frozenset(
@@ -75,14 +83,42 @@ def url_hint(url: str) -> str:
     return f"{urlparse(url).hostname or '?'}/…{url[-4:]}"
 
 
+#: The path of an incoming webhook: /services/<team>/<bot>/<secret>, letters and digits.
+_WEBHOOK_PATH = re.compile(r"/services/[A-Za-z0-9_-]+/[A-Za-z0-9_-]+/[A-Za-z0-9_-]+")
+#: Slack's error answers are one lower-case word (`no_service`, `invalid_payload`); nothing else is kept.
+_SLACK_CODE = re.compile(r"[a-z_]{1,64}")
+
+
+def _allowed_origin() -> tuple[str, str]:
+    origin = urlsplit(getattr(settings, "SIGTRACKER_SLACK_WEBHOOK_ORIGIN", "") or "https://hooks.slack.com")
+    return origin.scheme, origin.netloc.lower()
+
+
+def is_webhook_url(url: str) -> bool:
+    """Whether `url` is a Slack incoming webhook: the allowed origin exactly (scheme, host, port; no user, no
+    look-alike host such as hooks.slack.com.evil.example), a /services/T…/B…/… path, no query or fragment."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    # The whole netloc compared: a user part, another port or a longer host name all differ.
+    return (
+        (parts.scheme, parts.netloc.lower()) == _allowed_origin()
+        and bool(_WEBHOOK_PATH.fullmatch(parts.path))
+        and not parts.query
+        and not parts.fragment
+    )
+
+
 def validate_webhook_url(url: str) -> None:
     from django.core.exceptions import ValidationError
 
-    parsed = urlparse(url)
-    if parsed.scheme not in ("https", "http") or not parsed.hostname:
-        raise ValidationError("An incoming-webhook URL, e.g. https://hooks.slack.com/services/T…/B…/….")
-    if parsed.scheme == "http" and parsed.hostname not in ("127.0.0.1", "localhost", "::1"):
-        raise ValidationError("Slack webhook URLs are https.")
+    if not is_webhook_url(url):
+        scheme, host = _allowed_origin()
+        raise ValidationError(
+            f"Only Slack incoming-webhook URLs are accepted: {scheme}://{host}/services/T…/B…/… "
+            "(Slack → Apps → Incoming Webhooks)."
+        )
 
 
 # --- posting --------------------------------------------------------------------------------------------
@@ -121,8 +157,27 @@ class PostOutcome:
     detail: str = ""
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A 3xx is answered as it is (an HTTPError), never followed: Slack's webhook does not redirect, and a
+    redirect elsewhere would turn the post into a request to a host nobody validated."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+class SlackWebhookClient(WebhookClient):
+    """slack-sdk's client, posting through an opener that follows no redirect."""
+
+    def _perform_http_request_internal(self, url: str, req) -> WebhookResponse:
+        opener = urllib.request.build_opener(_NoRedirects(), urllib.request.HTTPSHandler(context=self.ssl))
+        with opener.open(req, timeout=self.timeout) as http_resp:
+            charset = http_resp.headers.get_content_charset() or "utf-8"
+            body = http_resp.read(64 * 1024).decode(charset, errors="replace")
+            return WebhookResponse(url=url, status_code=http_resp.status, body=body, headers=http_resp.headers)
+
+
 def webhook_client(url: str) -> WebhookClient:
-    return WebhookClient(
+    return SlackWebhookClient(
         url,
         timeout=getattr(settings, "SIGTRACKER_SLACK_TIMEOUT_SECONDS", 10),
         retry_handlers=[
@@ -140,12 +195,15 @@ def webhook_client(url: str) -> WebhookClient:
 
 def webhook_post(*, url: str, text: str, blocks: list[dict]) -> PostOutcome:
     """Post one message (`text` is the notification's fallback) and sort Slack's answer (see the module)."""
+    if not is_webhook_url(url):  # saved before the rule, or the allowed origin changed since
+        return PostOutcome("failed", f"not a Slack incoming-webhook URL ({url_hint(url)}); not posted")
     try:
         response = webhook_client(url).send(text=text, blocks=blocks)
     except (OSError, HTTPException) as exc:  # refused, reset, timed out (URLError is an OSError), cut short
         return PostOutcome("transient", f"{type(exc).__name__}: {exc}"[:2000])
     body = (response.body or "").strip()
-    detail = f"HTTP {response.status_code}: {body[:200]}"
+    code = body if _SLACK_CODE.fullmatch(body) else ""
+    detail = f"HTTP {response.status_code}" + (f": {code}" if code else "")
     if response.status_code == 200:
         return PostOutcome("sent", body)
     if response.status_code in REVOKED_STATUSES or body in REVOKED_ERRORS:

@@ -213,6 +213,11 @@ def _refuse_status_write(what: str) -> None:
 
 
 class TrackedEnhancementQuerySet(models.QuerySet):
+    def bulk_create(self, objs, *args, **kwargs):
+        # New rows come with a status, and a status comes with its history: only the tracking service writes both.
+        _refuse_status_write("bulk_create() of tracked enhancements")
+        return super().bulk_create(objs, *args, **kwargs)
+
     def update(self, **kwargs):
         if "status" in kwargs:
             _refuse_status_write("QuerySet.update(status=…)")
@@ -227,10 +232,10 @@ class TrackedEnhancementQuerySet(models.QuerySet):
 class TrackedEnhancement(models.Model):
     """A KEP opted into a release, with its status on the release team's board.
 
-    The status of a stored row changes only through `releases.services.tracking` (which writes the history
-    row and queues the stats): saving a changed status on a row read from the database, or `update()` /
-    `bulk_update()` of `status`, raises `StatusWriteRefused` anywhere else, so no admin form, import or shell
-    session can change a status without its history.
+    The status of a row is set only through `releases.services.tracking` (which writes the history row and
+    queues the stats): creating a row (`save()` of a new one, `bulk_create()`), saving a changed status on a row
+    read from the database, or `update()` / `bulk_update()` of `status`, raises `StatusWriteRefused` anywhere
+    else, so no admin form, import, sync or shell session can set a status without its history.
     """
 
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="tracked_enhancements")
@@ -335,7 +340,9 @@ class TrackedEnhancement(models.Model):
     def save(self, *args, **kwargs):
         stored = getattr(self, "_stored_status", None)
         update_fields = kwargs.get("update_fields")
-        if stored is not None and self.status != stored and (update_fields is None or "status" in update_fields):
+        if self._state.adding:
+            _refuse_status_write("save() of a new tracked enhancement")
+        elif stored is not None and self.status != stored and (update_fields is None or "status" in update_fields):
             _refuse_status_write("save() of a changed status")
         super().save(*args, **kwargs)
         if stored is not None:
@@ -445,8 +452,22 @@ class EnhancementException(models.Model):
         return self.decision == ExceptionDecision.PENDING
 
 
+class CurrentHistoryManager(models.Manager):
+    """The history as it now stands: without rows a correction superseded, and without the withdrawals
+    themselves. Every page, stat and export of the board reads this; `all_objects` keeps the whole record."""
+
+    def get_queryset(self):
+        later = self.model.all_objects.filter(supersedes=models.OuterRef("pk"))
+        return super().get_queryset().filter(withdrawn=False).exclude(models.Exists(later))
+
+
 class EnhancementStatusChange(models.Model):
-    """One change of a tracked enhancement's status: the history that reproduces the board at any freeze."""
+    """One change of a tracked enhancement's status: the history that reproduces the board at any freeze.
+
+    Append-only: a row is never updated or deleted. A correction (an actor GitHub renamed, an event it rewrote, a
+    change the outside record no longer implies) is a new row that `supersedes` the old one; a change withdrawn
+    with nothing in its place is a `withdrawn` row superseding it. `objects` reads the history as it now stands;
+    `all_objects` the whole record, superseded rows included (the KEP timeline shows them struck through)."""
 
     tracked_enhancement = models.ForeignKey(TrackedEnhancement, on_delete=models.CASCADE, related_name="history")
     from_status = models.CharField(max_length=30, choices=EnhancementStatus.choices, blank=True)
@@ -461,8 +482,25 @@ class EnhancementStatusChange(models.Model):
         default=False,
         help_text="The instant is assumed (e.g. a fixture or notes import), not recorded when it happened.",
     )
+    supersedes = models.OneToOneField(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="superseded_by",
+        help_text="The earlier row this one corrects (kept, shown as superseded).",
+    )
+    withdrawn = models.BooleanField(
+        default=False,
+        db_default=False,  # bulk COPY loaders (the synthetic demo data) name only the columns they know
+        help_text="This row only withdraws the one it supersedes: its source no longer records that change.",
+    )
+
+    objects = CurrentHistoryManager()
+    all_objects = models.Manager()
 
     class Meta:
+        base_manager_name = "all_objects"
         ordering = ["tracked_enhancement", "changed_at", "pk"]
         indexes = [models.Index(fields=["tracked_enhancement", "changed_at"], name="statuschange_te_at_idx")]
         constraints = [
@@ -470,7 +508,12 @@ class EnhancementStatusChange(models.Model):
                 condition=models.Q(to_status__in=EnhancementStatus.values),
                 name="statuschange_to_valid",
                 violation_error_message="Unknown status.",
-            )
+            ),
+            models.CheckConstraint(
+                condition=models.Q(withdrawn=False) | models.Q(supersedes__isnull=False),
+                name="statuschange_withdrawal_supersedes",
+                violation_error_message="A withdrawal names the row it withdraws.",
+            ),
         ]
 
     def __str__(self):

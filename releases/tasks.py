@@ -3,6 +3,10 @@
 Every task here is safe to run twice (stats are recomputed from scratch; deliveries go through their
 once-per-recipient records), so all are `acks_late`: a worker that dies mid-task leaves its message to be
 redelivered rather than lost. Without CELERY_BROKER_URL they run eagerly in-process.
+
+Each runs on the queue its urgency calls for (CELERY_TASK_ROUTES: `reminders`, `github`, `stats`) and has soft
+and hard time limits: past the soft one the task gets SoftTimeLimitExceeded and cleans up on its way out; past the
+hard one the worker kills the child process.
 """
 
 import datetime
@@ -10,6 +14,7 @@ import logging
 import random
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -34,19 +39,19 @@ def _instant(value: str | None) -> datetime.datetime:
     return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed, datetime.UTC)
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, soft_time_limit=120, time_limit=180)
 def compute_release_stats(release_id: int) -> int:
     """Recompute one release's stats (queued, debounced, by `release_stats_request`)."""
     return len(stats.release_stats_compute_queued(release_id=release_id))
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, soft_time_limit=900, time_limit=960)
 def compute_all_release_stats() -> int:
     """Nightly: recompute every release's stats."""
     return len(stats.release_stats_compute(release_ids=None))
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, soft_time_limit=60, time_limit=90)
 def send_due_freeze_reminders(now: str | None = None) -> int:
     """Every 15 minutes (beat): claim the reminders due now and queue their deliveries in batches.
 
@@ -62,7 +67,9 @@ def send_due_freeze_reminders(now: str | None = None) -> int:
     return len(delivery_ids)
 
 
-@shared_task(bind=True, acks_late=True, max_retries=DELIVERY_MAX_RETRIES)
+# Under the delivery lease (SIGTRACKER_REMINDER_LEASE_SECONDS, 600): a batch killed at its hard limit is handed out
+# again by a later beat, never while it may still be sending.
+@shared_task(bind=True, acks_late=True, max_retries=DELIVERY_MAX_RETRIES, soft_time_limit=240, time_limit=300)
 def deliver_reminders(self, delivery_ids: list[int], as_of: str) -> dict:
     """Send a batch of reminder emails, each once per recipient (at most one duplicate, recognisable by its
     Message-ID, and only after a crash between the SMTP server's acceptance and the commit that records
@@ -93,7 +100,14 @@ def deliver_reminders(self, delivery_ids: list[int], as_of: str) -> dict:
     raise self.retry(args=[list(result.retry), as_of], exc=first, countdown=countdown)
 
 
-@shared_task(acks_late=True)
+# The sync stops itself at GITHUB_SYNC_DEADLINE; these limits are the backstop (a sync stuck in the database, say).
+# Past the soft one the sync's lock is released on the way out; past the hard one the child dies, and its database
+# session, and the lock with it. Either way the next beat's sync starts cleanly.
+@shared_task(
+    acks_late=True,
+    soft_time_limit=int(settings.GITHUB_SYNC_DEADLINE) + 60,
+    time_limit=int(settings.GITHUB_SYNC_DEADLINE) + 120,
+)
 def sync_github_current_release() -> str:
     """Every 15 minutes (beat): sync the current release from its GitHub tracking issues.
 
@@ -110,6 +124,9 @@ def sync_github_current_release() -> str:
     except (github_sync.GitHubSyncError, github_sync.GitHubError) as exc:
         logger.warning("GitHub sync failed: %s", exc)
         return f"failed: {exc}"
+    except SoftTimeLimitExceeded:
+        logger.warning("GitHub sync cancelled at its time limit; the next beat starts again")
+        return "cancelled: time limit"
     if report is None:
         return "skipped: no release"
     logger.info("GitHub sync: %s", report.summary())

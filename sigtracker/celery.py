@@ -1,10 +1,17 @@
-"""The Celery application: configured from Django settings under the CELERY_ namespace."""
+"""The Celery application: configured from Django settings under the CELERY_ namespace.
+
+Worker and beat choose their settings module by the same rule as `manage.py` and gunicorn
+(`sigtracker.settings.settings_module`): production unless DEBUG says otherwise, so a worker in production
+loads the production guards (SECRET_KEY, ALLOWED_HOSTS, SIGTRACKER_BASE_URL) and refuses to start without them.
+"""
 
 import os
 
 from celery import Celery
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "sigtracker.settings.dev")
+from sigtracker.settings import settings_module
+
+os.environ["DJANGO_SETTINGS_MODULE"] = settings_module(default="sigtracker.settings.prod")
 
 app = Celery("sigtracker")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -14,6 +14,7 @@ from releases.models import (
     RetroItem,
     Retrospective,
     TrackedEnhancement,
+    status_writer,
 )
 
 
@@ -103,6 +104,13 @@ class TrackedEnhancementFactory(factory.django.DjangoModelFactory):
     type = "net_new"
     target_stage = "alpha"
     status = EnhancementStatus.TRACKED_ENHANCEMENTS
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):
+        # Tests lay out boards directly (their history with `on_board`); the model refuses new rows outside the
+        # tracking service, which this factory stands in for.
+        with status_writer():
+            return super()._create(model_class, *args, **kwargs)
 
 
 class RetrospectiveFactory(factory.django.DjangoModelFactory):

@@ -5,7 +5,7 @@ import datetime
 
 from keps.models import DesignGroup, FeatureGate, Kep, Person, PrrApproval, Sig
 from meetings.models import AgendaItem, Meeting
-from releases.models import EnhancementStatusChange, Release, TrackedEnhancement
+from releases.models import EnhancementStatusChange, Release, TrackedEnhancement, status_writer
 
 MAX_QUERIES = 15
 
@@ -43,10 +43,11 @@ def build_world(n: int, *, start: int = 0) -> dict:
     DesignGroup.keps.through.objects.bulk_create(DesignGroup.keps.through(designgroup=group, kep=k) for k in keps)
     FeatureGate.objects.bulk_create(FeatureGate(name=f"Gate{k.number}", kep=k, components=["kubelet"]) for k in keps)
     PrrApproval.objects.bulk_create(PrrApproval(kep=k, stage="beta", approver=people[-1]) for k in keps)
-    tracked = TrackedEnhancement.objects.bulk_create(
-        TrackedEnhancement(release=current, kep=k, sig=k.owning_sig, target_stage="beta", status="tracked_code")
-        for k in keps
-    )
+    with status_writer():  # a test world laid out directly, its history just below
+        tracked = TrackedEnhancement.objects.bulk_create(
+            TrackedEnhancement(release=current, kep=k, sig=k.owning_sig, target_stage="beta", status="tracked_code")
+            for k in keps
+        )
     EnhancementStatusChange.objects.bulk_create(
         EnhancementStatusChange(tracked_enhancement=t, to_status="tracked_code") for t in tracked
     )
@@ -71,7 +72,8 @@ def build_world(n: int, *, start: int = 0) -> dict:
         AgendaItem.presenters.through(agendaitem=a, person=p) for a, p in zip(items, people, strict=True)
     )
     for release in Release.objects.exclude(pk=current.pk):
-        TrackedEnhancement.objects.get_or_create(
-            release=release, kep=focus, defaults={"sig": node, "status": "removed_from_milestone"}
-        )
+        with status_writer():
+            TrackedEnhancement.objects.get_or_create(
+                release=release, kep=focus, defaults={"sig": node, "status": "removed_from_milestone"}
+            )
     return {"focus": focus, "group": group, "meeting": Meeting.objects.order_by("date").first()}

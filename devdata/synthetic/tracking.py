@@ -13,6 +13,7 @@ from releases.choices import (
 from releases.models import (
     EnhancementStatusChange,
     TrackedEnhancement,
+    status_writer,
 )
 
 from .calendar import _rng
@@ -140,7 +141,10 @@ class TrackingPhase:
                     )
                 )
                 histories.append((events, contact.github))
-        rows = self._create(TrackedEnhancement, rows)
+        # Demo data only (devdata is never installed in production): the board and its history are generated
+        # together and inserted in bulk, each row's status its last generated change, its history just below.
+        with status_writer():
+            rows = self._create(TrackedEnhancement, rows)
         changes = []
         for row, (events, author) in zip(rows, histories, strict=True):
             previous = ""

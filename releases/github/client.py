@@ -10,16 +10,26 @@ API", "Rate limits for the REST API", "Using pagination in the REST API"):
 
 - every request sends `If-None-Match` with the ETag of the cached page; a `304` (free of rate limit)
   means the cached page still holds, including its `next` link;
-- pagination follows the `Link` header's `rel="next"` URL as given (httpx parses it: `response.links`);
+- pagination follows the `Link` header's `rel="next"` URL as given (httpx parses it: `response.links`), but only
+  on the API's own origin (scheme, host and port of `api_url`): a page pointing elsewhere is refused, so the token
+  (sent on every request) never leaves for another host;
 - a `403`/`429` with `X-RateLimit-Remaining: 0` waits until `X-RateLimit-Reset` when that is at most
   `max_rate_limit_wait` seconds away and otherwise raises `GitHubRateLimited` naming the reset time; a
-  `Retry-After` (secondary limit) is honoured the same way; a `403`/`429` with neither waits a minute once;
+  `Retry-After` (secondary limit) is honoured the same way; a `403`/`429` with neither waits a minute once; all
+  waits for rate limits together stay under `max_rate_limit_total` (a server answering `Retry-After: 1` forever
+  is given up on);
 - `5xx` answers, timeouts and dropped connections are retried with exponential backoff, `max_retries`
-  times; `401` and `404` raise at once with what to fix.
+  times; `401` and `404` raise at once with what to fix;
+- every request has a deadline of its own (`request_deadline` seconds, however slowly the body trickles in: httpx's
+  timeout is per read), and the whole client one (`deadline`, an instant on `clock`, e.g. a sync's end): past
+  either, `GitHubDeadlineExceeded`;
+- an error names the status and GitHub's `message`, never a body as sent (a proxy's page is not echoed);
+- NUL and lone surrogates (JSON escapes PostgreSQL refuses in text and jsonb) are removed from every body.
 """
 
 import datetime
 import functools
+import re
 import ssl
 import threading
 import time
@@ -49,6 +59,10 @@ class GitHubUnavailable(GitHubError):
     pass
 
 
+class GitHubDeadlineExceeded(GitHubError):
+    """A request, or the whole sync, ran past its deadline: the sync stops (what was synced is kept)."""
+
+
 class GitHubRateLimited(GitHubError):
     def __init__(self, message: str, reset_at: datetime.datetime | None):
         super().__init__(message)
@@ -76,6 +90,36 @@ class Fetched:
     body: Any = None  # the body of a single, non-list resource
 
 
+#: JSON escapes of characters PostgreSQL refuses: NUL (text and jsonb) and UTF-16 surrogates, which reach Python
+#: as lone surrogates when unpaired (not encodable as UTF-8). Paired ones are cleaned too; that costs an emoji.
+_REFUSED_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
+_REFUSED_CHARS = re.compile("[\x00\ud800-\udfff]")
+
+
+def _clean(value: Any) -> Any:
+    """`value` with NUL and surrogate characters removed from every string, keys included."""
+    if isinstance(value, str):
+        return _REFUSED_CHARS.sub("", value)
+    if isinstance(value, list):
+        return [_clean(item) for item in value]
+    if isinstance(value, dict):
+        return {_clean(key): _clean(item) for key, item in value.items()}
+    return value
+
+
+def _message(response: httpx.Response) -> str:
+    """GitHub's one-line `message` from a JSON error body; nothing from any other body."""
+    try:
+        message = response.json().get("message", "")
+    except (ValueError, AttributeError):
+        return ""
+    return " ".join(str(message).split())[:200] if isinstance(message, str) else ""
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port
+
+
 @functools.cache
 def _tls_context() -> ssl.SSLContext:
     """One verifying TLS context per process: building one reads the CA bundle, which took a quarter of a second
@@ -95,10 +139,19 @@ class GitHubClient:
         max_retries: int = 4,
         backoff: float = 0.5,
         max_rate_limit_wait: float = 60.0,
+        max_rate_limit_total: float = 120.0,
+        request_deadline: float = 60.0,
+        deadline: float | None = None,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
     ):
         self.api_url = api_url.rstrip("/")
+        self.origin = _origin(httpx.URL(self.api_url))
+        self.max_rate_limit_total = max_rate_limit_total
+        self.request_deadline = request_deadline
+        self.timeout = timeout
+        self.deadline = deadline
+        self.rate_limit_waited = 0.0
         self.cache = cache if cache is not None else {}
         self.max_retries = max_retries
         self.backoff = backoff
@@ -138,6 +191,77 @@ class GitHubClient:
         """The absolute URL of `path` with `params`, as used for cache keys."""
         return str(self.http.build_request("GET", path, params=params).url)
 
+    def same_origin(self, url: str) -> bool:
+        """Whether `url` is on the API's own origin (relative URLs are)."""
+        parsed = httpx.URL(url)
+        return not parsed.is_absolute_url or _origin(parsed) == self.origin
+
+    def start_deadline(self, seconds: float) -> None:
+        """From now, the client gives up `seconds` from now (requests, retries and rate-limit waits together)."""
+        self.deadline = self._clock() + seconds
+
+    def _remaining(self) -> float | None:
+        """Seconds left before the client's deadline (None: no deadline); raises once it has passed."""
+        if self.deadline is None:
+            return None
+        left = self.deadline - self._clock()
+        if left <= 0:
+            raise GitHubDeadlineExceeded("GitHub sync stopped: past its deadline (GITHUB_SYNC_DEADLINE).")
+        return left
+
+    def _wait(self, seconds: float) -> None:
+        """Sleep, but never past the deadline: a wait that would end after it stops the sync now."""
+        left = self._remaining()
+        if left is not None and seconds >= left:
+            raise GitHubDeadlineExceeded(
+                f"GitHub sync stopped: waiting {seconds:.0f} s more would pass its deadline (GITHUB_SYNC_DEADLINE)."
+            )
+        self._sleep(seconds)
+
+    def _rate_limit_sleep(self, seconds: float) -> None:
+        with self._lock:
+            self.rate_limit_waited += seconds
+            total = self.rate_limit_waited
+        if total > self.max_rate_limit_total:
+            raise GitHubRateLimited(
+                f"GitHub keeps asking to wait (rate limit; {total:.0f} s asked in all, more than "
+                f"{self.max_rate_limit_total:.0f} s); what was synced is kept, run again later.",
+                None,
+            )
+        self._count("retries")
+        self._wait(seconds)
+
+    def _get(self, url: str, headers: dict) -> httpx.Response:
+        """One GET whose body is read under a deadline of its own (and the client's): httpx's timeout bounds
+        each read, so a server dripping a byte at a time would otherwise hold the request for ever."""
+        if not self.same_origin(url):
+            raise GitHubError(f"refused to request {httpx.URL(url).host}: not the GitHub API ({self.api_url})")
+        budget = self.request_deadline
+        left = self._remaining()
+        if left is not None:
+            budget = min(budget, left)
+        ends = self._clock() + budget
+        try:
+            with self.http.stream("GET", url, headers=headers, timeout=min(self.timeout, budget)) as streamed:
+                chunks = []
+                for chunk in streamed.iter_raw():
+                    chunks.append(chunk)
+                    if self._clock() > ends:
+                        break
+                else:
+                    # A response of our own over the raw bytes: httpx decodes them (gzip) as it would have.
+                    return httpx.Response(
+                        streamed.status_code,
+                        headers=streamed.headers,
+                        content=b"".join(chunks),
+                        request=streamed.request,
+                    )
+        except httpx.TimeoutException:
+            if self._clock() < ends:
+                raise  # one slow read, well within the deadline: retried like any timeout
+        self._remaining()  # the sync's deadline, if that is the one passed, says so
+        raise GitHubDeadlineExceeded(f"GitHub took more than {budget:.0f} s to answer {url}; sync stopped.")
+
     def _count(self, name: str) -> None:
         with self._lock:
             setattr(self, name, getattr(self, name) + 1)
@@ -153,7 +277,7 @@ class GitHubClient:
             try:
                 with self._slots:
                     self._count("requests")
-                    response = self.http.get(url, headers=headers)
+                    response = self._get(url, headers)
             except (httpx.TimeoutException, httpx.TransportError) as exc:
                 attempt += 1
                 if attempt > self.max_retries:
@@ -173,16 +297,14 @@ class GitHubClient:
                             "What was synced is kept; run again after that.",
                             reset,
                         )
-                    self._count("retries")
-                    self._sleep(wait)
+                    self._rate_limit_sleep(wait)
                     continue
                 if status == 429 or (status == 403 and "rate limit" in response.text.lower()):
                     # A secondary limit without headers: GitHub asks for at least a minute's pause, once.
                     if waited_for_limit:
                         raise GitHubRateLimited("GitHub keeps refusing requests (secondary rate limit).", None)
                     waited_for_limit = True
-                    self._count("retries")
-                    self._sleep(self.max_rate_limit_wait)
+                    self._rate_limit_sleep(self.max_rate_limit_wait)
                     continue
                 raise GitHubAuthError(
                     f"GitHub refused {url} (403): the token lacks access; set GITHUB_TOKEN to a token that can read it."
@@ -197,11 +319,12 @@ class GitHubClient:
                     raise GitHubUnavailable(f"GitHub answered {status} for {url} {attempt} times; try again later.")
                 self._retry_wait(attempt)
                 continue
-            raise GitHubError(f"GitHub answered {status} for {url}: {response.text[:200]}")
+            message = _message(response)
+            raise GitHubError(f"GitHub answered {status} for {url}" + (f": {message}" if message else ""))
 
     def _retry_wait(self, attempt: int) -> None:
         self._count("retries")
-        self._sleep(self.backoff * 2 ** (attempt - 1))
+        self._wait(self.backoff * 2 ** (attempt - 1))
 
     def _rate_limit_wait(self, response: httpx.Response) -> float | None:
         """Seconds GitHub asks us to wait, from `Retry-After` or an exhausted primary limit; None if neither."""
@@ -233,6 +356,8 @@ class GitHubClient:
             body = response.json()
         except ValueError as exc:
             raise GitHubError(f"GitHub sent something other than JSON for {url}") from exc
+        if _REFUSED_ESCAPE.search(response.text):
+            body = _clean(body)
         if shape is not None:
             body = shape(body)
         next_url = response.links.get("next", {}).get("url", "")
@@ -249,6 +374,11 @@ class GitHubClient:
         seen: set[str] = set()
         body = None
         while url and url not in seen and len(seen) < max_pages:
+            if not self.same_origin(url):
+                # The token goes with every request: a `next` link (or a cached one) elsewhere is not followed.
+                raise GitHubError(
+                    f"GitHub's next page for {path} is on {httpx.URL(url).host}, not the API's host: not followed."
+                )
             seen.add(url)
             page, page_unchanged = self.get_page(url, shape=shape)
             if not page_unchanged:

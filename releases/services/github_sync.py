@@ -42,6 +42,7 @@ from releases.github import (
     CachedPage,
     GitHubAuthError,
     GitHubClient,
+    GitHubDeadlineExceeded,
     GitHubError,
     GitHubNotFound,
     GitHubRateLimited,
@@ -70,7 +71,12 @@ from releases.rules import (
 )
 from releases.services.retro import release_ensure_versions
 from releases.services.stats import release_stats_request
-from releases.services.tracking import HistoryEntry, tracked_enhancement_mirror_history
+from releases.services.tracking import (
+    HistoryEntry,
+    RecordedChange,
+    tracked_enhancement_mirror_history,
+    tracked_enhancements_create,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -84,6 +90,9 @@ STORE_BATCH = 40
 SINCE_MARGIN = datetime.timedelta(days=30)
 #: Namespace of the PostgreSQL advisory lock that serialises syncs of one release.
 LOCK_NAMESPACE = 0x6769  # "gi"
+#: The longest a sync waits for another sync of the same release to finish; then it gives up (that one is
+#: doing the work) rather than hold a worker slot behind it.
+LOCK_WAIT_SECONDS = 30.0
 
 
 class GitHubSyncError(Exception):
@@ -100,6 +109,7 @@ class SyncReport:
     updated: int = 0
     unchanged: int = 0
     history_added: int = 0
+    history_superseded: int = 0
     requests: int = 0
     not_modified: int = 0
     retries: int = 0
@@ -114,7 +124,8 @@ class SyncReport:
         return (
             f"v{self.version} from {self.repo}: {self.issues_read} issues read; tracked enhancements {verb} "
             f"{self.created}, updated {self.updated}, unchanged {self.unchanged}; history rows added "
-            f"{self.history_added}; {len(self.not_opted_in)} in milestone, not opted in; {self.requests} requests "
+            f"{self.history_added}, superseded {self.history_superseded}; {len(self.not_opted_in)} in milestone, "
+            f"not opted in; {self.requests} requests "
             f"({self.not_modified} not modified, {self.retries} retries) in {self.seconds:.1f} s."
         )
 
@@ -228,11 +239,22 @@ _local_locks: dict[int, threading.Lock] = {}
 
 
 @contextmanager
-def _release_lock(release_id: int) -> Iterator[None]:
-    """One sync of a release at a time (beat and a manual run): the second waits, then finds little to do."""
+def _release_lock(release_id: int, *, timeout: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+    """One sync of a release at a time (beat and a manual run): the second waits up to `timeout` seconds, then
+    finds little to do; past it, GitHubDeadlineExceeded. The lock is the session's: a worker killed mid-sync
+    loses its connection, and PostgreSQL releases the lock with it."""
     if connection.vendor == "postgresql":
+        ends = time.monotonic() + timeout
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_lock(%s, %s)", [LOCK_NAMESPACE, release_id])
+            while True:
+                cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [LOCK_NAMESPACE, release_id])
+                if cursor.fetchone()[0]:
+                    break
+                if time.monotonic() >= ends:
+                    raise GitHubDeadlineExceeded(
+                        f"another sync of this release has held its lock for over {timeout:.0f} s; not started."
+                    )
+                time.sleep(0.25)
         try:
             yield
         finally:
@@ -255,11 +277,14 @@ def github_release_sync(
     client: GitHubClient | None = None,
     now: datetime.datetime | None = None,
     echo: Callable[[str], None] | None = None,
+    deadline: float | None = None,
 ) -> SyncReport:
     """Sync release `version` from `repo`'s tracking issues. Per-issue failures are skipped and listed in the
-    report; a rate limit far ahead stops the sync with `report.stopped` set (what was synced is kept).
-    Raises GitHubSyncError / GitHubError for what stops it before it starts (token, repo, milestone)."""
+    report; a rate limit far ahead, or the sync's deadline (`deadline` seconds, GITHUB_SYNC_DEADLINE by default)
+    passing, stops the sync with `report.stopped` set (what was synced is kept). Raises GitHubSyncError /
+    GitHubError for what stops it before it starts (token, repo, milestone, the lock, the deadline)."""
     started = time.perf_counter()
+    seconds = deadline if deadline is not None else float(getattr(settings, "GITHUB_SYNC_DEADLINE", 300))
     release = Release.objects.filter(version=version).first()
     if release is None and not dry_run:
         # A release no schedule import made yet: its milestone's due date stands in for release day.
@@ -271,8 +296,9 @@ def github_release_sync(
     report = SyncReport(version=release.version, repo=repo, dry_run=dry_run)
     own_client = client is None
     client = client or github_client()
+    client.start_deadline(seconds)
     try:
-        with _release_lock(release.pk):
+        with _release_lock(release.pk, timeout=min(LOCK_WAIT_SECONDS, seconds)):
             _sync(release, repo, client, report, dry_run=dry_run, now=now or timezone.now(), echo=echo)
     finally:
         report.requests, report.not_modified, report.retries = client.requests, client.not_modified, client.retries
@@ -377,7 +403,7 @@ def _sync(release, repo, client, report, *, dry_run, now, echo) -> None:
                 number = pending.pop(future)
                 try:
                     issue, items, pages = future.result()
-                except GitHubRateLimited as exc:
+                except (GitHubRateLimited, GitHubDeadlineExceeded) as exc:
                     report.stopped = str(exc)
                     for other in pending:
                         other.cancel()
@@ -486,8 +512,10 @@ def _apply_issue(context: _Context, issue: Issue, verdict: GitHubVerdict, report
             report.unchanged += 1
             return
         report.updated += 1
-        report.history_added += len(wanted - context.history.get(row.pk, set()))
         if context.dry_run:
+            have = context.history.get(row.pk, set())
+            report.history_added += len(wanted - have)
+            report.history_superseded += len(have - wanted)
             report.planned.append(f"update KEP-{issue.number}: {', '.join(fields) or 'history'}")
             return
         for name, value in fields.items():
@@ -496,9 +524,11 @@ def _apply_issue(context: _Context, issue: Issue, verdict: GitHubVerdict, report
             row.github_synced_at = timezone.now()
             row.save(update_fields=[*fields, "github_synced_at", "updated_at"])
     context.changed = True
-    tracked_enhancement_mirror_history(
+    added, superseded = tracked_enhancement_mirror_history(
         tracked_enhancement=row, entries=entries, source=HistorySource.GITHUB, link=issue.html_url, request_stats=False
     )
+    report.history_added += added
+    report.history_superseded += superseded
     context.history[row.pk] = {(e.at, e.status, e.author) for e in entries}
 
 
@@ -594,7 +624,7 @@ def _create_group(context: _Context, batch, report: SyncReport, echo) -> None:
                     kep=kep,
                     sig=sig,
                     target_stage=verdict.target_stage,
-                    # The latest change: what tracked_enhancement_mirror_history would set, with no other source.
+                    # The latest change (tracked_enhancements_create sets the same), with no other source.
                     status=sorted(verdict.changes, key=lambda change: change.at)[-1].status,
                     assignee=people[issue.assignees[0].lower()] if issue.assignees else None,
                     created_at=verdict.opted_in_at,
@@ -603,25 +633,24 @@ def _create_group(context: _Context, batch, report: SyncReport, echo) -> None:
                     github_synced_at=now,
                 )
             )
-        TrackedEnhancement.objects.bulk_create(rows)
         changes = []
         for row, (issue, verdict, *_) in zip(rows, plan, strict=True):
             before = ""
             for change in sorted(verdict.changes, key=lambda change: change.at):
                 changes.append(
-                    EnhancementStatusChange(
-                        tracked_enhancement=row,
-                        from_status=before,
-                        to_status=change.status,
-                        changed_at=change.at,
+                    RecordedChange(
+                        row,
+                        before,
+                        change.status,
+                        change.at,
                         author=change.author,
                         note=change.note,
-                        source=HistorySource.GITHUB,
                         link=issue.html_url,
                     )
                 )
                 before = change.status
-        EnhancementStatusChange.objects.bulk_create(changes)
+        # The tracking service writes the rows and their history (one stats request for the sync, at its end).
+        tracked_enhancements_create(rows=rows, changes=changes, source=HistorySource.GITHUB, request_stats=False)
     # Committed: only now does the sync's picture of the database include them.
     for line in skipped:
         _skip(report, line, echo)

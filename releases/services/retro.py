@@ -37,7 +37,7 @@ from releases.models import (
 )
 
 from .stats import release_stats_request
-from .tracking import RecordedChange, tracked_enhancements_record
+from .tracking import RecordedChange, tracked_enhancements_create, tracked_enhancements_record
 
 if TYPE_CHECKING:
     from meetings.importers.notes import RetroRecord
@@ -282,17 +282,20 @@ def _tracked_rows(release_id, pairs, kep_ids, sig, people, source, counts, warni
             update.append(te)
         elif te.pk and not dirty:
             counts["unchanged"] += 1
-    TrackedEnhancement.objects.bulk_create(create)
+    # New rows, statuses and their history go through the one write path. The retro gives the meeting's date
+    # only, so each instant is assumed (the start of that day, UTC) and is shown as such.
+    changes = [
+        RecordedChange(te, old, new, at, author=author, note="recorded in the release retro", assumed=True)
+        for te, old, new, at, author in history
+    ]
+    new_rows = {id(te) for te in create}
+    tracked_enhancements_create(
+        rows=create, changes=[c for c in changes if id(c.tracked_enhancement) in new_rows], source=HistorySource.NOTES
+    )
     if update:
         TrackedEnhancement.objects.bulk_update(update, ["type", "target_stage", "assignee", "updated_at"])
-    # Statuses and their history go through the one write path. The retro gives the meeting's date only, so
-    # each instant is assumed (the start of that day, UTC) and is shown as such.
     tracked_enhancements_record(
-        changes=[
-            RecordedChange(te, old, new, at, author=author, note="recorded in the release retro", assumed=True)
-            for te, old, new, at, author in history
-        ],
-        source=HistorySource.NOTES,
+        changes=[c for c in changes if id(c.tracked_enhancement) not in new_rows], source=HistorySource.NOTES
     )
     counts["created"] += len(create)
     counts["updated"] += len(update)

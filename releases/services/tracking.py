@@ -1,4 +1,9 @@
-"""Status changes of tracked enhancements: the one write path of their history (admin, imports, sync)."""
+"""Status changes of tracked enhancements: the one write path of their history (admin, imports, sync).
+
+Every new tracked enhancement and every status is written here, with its history row built by `_history_row`
+(the one constructor). History is append-only: nothing here updates or deletes a history row; a correction is
+a new row that supersedes the old one (`EnhancementStatusChange.supersedes`).
+"""
 
 import datetime
 from collections.abc import Iterable, Sequence
@@ -93,11 +98,26 @@ def tracked_enhancement_bulk_set_status(
 
 
 def _history_row(
-    row, from_status: str, to_status: str, *, at=None, user=None, author="", note="", source="", link="", assumed=False
+    row,
+    from_status: str,
+    to_status: str,
+    *,
+    at=None,
+    user=None,
+    author="",
+    note="",
+    source="",
+    link="",
+    assumed=False,
+    supersedes: int | None = None,
+    withdrawn: bool = False,
 ) -> EnhancementStatusChange:
-    """One history row, unsaved: who made the change (a user here, else `author`), from where, and when."""
+    """One history row, unsaved: who made the change (a user here, else `author`), from where, and when; the
+    primary key of the row it `supersedes` when it corrects (or, `withdrawn`, only withdraws) an earlier one."""
     is_user = bool(getattr(user, "pk", None))
     return EnhancementStatusChange(
+        supersedes_id=supersedes,
+        withdrawn=withdrawn,
         tracked_enhancement=row,
         from_status=from_status,
         to_status=to_status,
@@ -127,6 +147,29 @@ class HistoryEntry:
     note: str = ""
 
 
+def _pair_corrections(stale: list[tuple[int, tuple]], missing: list[HistoryEntry]) -> tuple[dict[int, int], list]:
+    """Which new entry corrects which stale row: the same change by a renamed actor first (same instant and
+    status), then the same status at another instant, then the same instant with another status. Returns
+    ({id(entry): stale pk}, stale pks left over, which the record withdrew)."""
+    corrects: dict[int, int] = {}
+    free = list(missing)
+    for same in (
+        lambda key, e: (e.at, e.status) == key[:2],
+        lambda key, e: e.status == key[1],
+        lambda key, e: e.at == key[0],
+    ):
+        left = []
+        for pk, key in stale:
+            match = next((entry for entry in free if same(key, entry)), None)
+            if match is None:
+                left.append((pk, key))
+                continue
+            corrects[id(match)] = pk
+            free.remove(match)
+        stale = left
+    return corrects, [pk for pk, _ in stale]
+
+
 @transaction.atomic
 def tracked_enhancement_mirror_history(
     *,
@@ -136,29 +179,30 @@ def tracked_enhancement_mirror_history(
     link: str = "",
     request_stats: bool = True,
 ) -> tuple[int, int]:
-    """Make the row's history from `source` equal `entries` (a mirror of an outside record, e.g. a GitHub
-    timeline, at the instants it gives), leaving rows from other sources as they are; then set the row's
-    status to the latest change of all sources. Returns (rows added, rows removed); (0, 0) writes nothing.
+    """Make the row's current history from `source` equal `entries` (a mirror of an outside record, e.g. a
+    GitHub timeline, at the instants it gives), leaving rows from other sources as they are; then set the row's
+    status to the latest change of all sources. Returns (rows added, rows superseded); (0, 0) writes nothing.
 
-    Rows of `source` that the outside record no longer implies (e.g. a freeze moved, so a change now falls on
-    the other side of it) are replaced: they mirror that record, and are not anyone's local edit.
+    A row of `source` that the outside record no longer implies (an actor renamed, an event rewritten, a freeze
+    moved so a change falls on the other side of it) is never changed or deleted: the entry that replaces it is
+    a new row superseding it, and one with no replacement is superseded by a withdrawal.
     """
     for entry in entries:
         if entry.status not in EnhancementStatus.values:
             raise ValueError(f"status: unknown value {entry.status!r}")
-    wanted = [(entry.at, entry.status, entry.author) for entry in entries]
+    wanted = {(entry.at, entry.status, entry.author) for entry in entries}
     existing = list(
         tracked_enhancement.history.filter(source=source)
         .order_by("changed_at", "pk")
-        .values_list("pk", "changed_at", "to_status", "author")
+        .values_list("pk", "changed_at", "to_status", "author", "from_status")
     )
-    have = {(at, status, author): pk for pk, at, status, author in existing}
-    stale = [pk for key, pk in have.items() if key not in set(wanted)]
+    have = {(at, status, author): pk for pk, at, status, author, _ in existing}
+    stale = [(pk, (at, status, author)) for pk, at, status, author, _ in existing if (at, status, author) not in wanted]
     missing = [entry for entry in entries if (entry.at, entry.status, entry.author) not in have]
     if not stale and not missing:
         return 0, 0
-    if stale:
-        EnhancementStatusChange.objects.filter(pk__in=stale).delete()
+    corrects, withdrawn = _pair_corrections(stale, missing)
+    stale_pks = {pk for pk, _ in stale}
     timeline = sorted(
         [
             *(
@@ -166,6 +210,7 @@ def tracked_enhancement_mirror_history(
                 for at, status in tracked_enhancement.history.exclude(source=source).values_list(
                     "changed_at", "to_status"
                 )
+                # (rows of `source` are all in `entries` now, or superseded below)
             ),
             *((entry.at, entry.status) for entry in entries),
         ],
@@ -176,19 +221,37 @@ def tracked_enhancement_mirror_history(
     for at, status in timeline:
         previous_of.setdefault((at, status), before)
         before = status
-    EnhancementStatusChange.objects.bulk_create(
-        EnhancementStatusChange(
-            tracked_enhancement=tracked_enhancement,
-            from_status=previous_of.get((entry.at, entry.status), ""),
-            to_status=entry.status,
-            changed_at=entry.at,
+    rows = [
+        _history_row(
+            tracked_enhancement,
+            previous_of.get((entry.at, entry.status), ""),
+            entry.status,
+            at=entry.at,
             author=entry.author,
             note=entry.note,
             source=source,
             link=link,
+            supersedes=corrects.get(id(entry)),
         )
         for entry in missing
-    )
+    ]
+    old = {pk: (at, status, author, before) for pk, at, status, author, before in existing if pk in withdrawn}
+    rows += [
+        _history_row(
+            tracked_enhancement,
+            old[pk][3],
+            old[pk][1],
+            at=old[pk][0],
+            author=old[pk][2],
+            note="withdrawn: no longer in the record it was mirrored from",
+            source=source,
+            link=link,
+            supersedes=pk,
+            withdrawn=True,
+        )
+        for pk in withdrawn
+    ]
+    EnhancementStatusChange.objects.bulk_create(rows)
     latest = timeline[-1][1] if timeline else tracked_enhancement.status
     if latest != tracked_enhancement.status:
         tracked_enhancement.status = latest
@@ -196,7 +259,7 @@ def tracked_enhancement_mirror_history(
             tracked_enhancement.save(update_fields=["status", "updated_at"])
     if request_stats:  # a caller syncing many rows asks once, when it is done
         release_stats_request(release_ids=[tracked_enhancement.release_id])
-    return len(missing), len(stale)
+    return len(missing), len(stale_pks)
 
 
 @transaction.atomic
@@ -230,7 +293,8 @@ def tracked_enhancement_create(
     row = TrackedEnhancement(release=release, kep=kep, status=status, **fields)
     if at is not None:
         row.created_at = at
-    row.save()
+    with status_writer():
+        row.save()
     _history_row(row, "", status, at=at, user=user, author=author, note=note, source=source, link=link).save()
     release_stats_request(release_ids=[row.release_id])
     return row
@@ -247,10 +311,11 @@ class RecordedChange:
     author: str = ""
     note: str = ""
     assumed: bool = False
+    link: str = ""
 
 
 @transaction.atomic
-def tracked_enhancements_record(*, changes: Sequence[RecordedChange], source: str) -> int:
+def tracked_enhancements_record(*, changes: Sequence[RecordedChange], source: str, request_stats: bool = True) -> int:
     """Write changes recorded elsewhere, many rows at once: one history row per change, each row's status set
     to its latest change, stats queued once. The rows must be saved already. Returns how many changes."""
     if not changes:
@@ -271,17 +336,33 @@ def tracked_enhancements_record(*, changes: Sequence[RecordedChange], source: st
     with status_writer():
         TrackedEnhancement.objects.bulk_update(rows, ["status", "updated_at"])
     EnhancementStatusChange.objects.bulk_create(
-        EnhancementStatusChange(
-            tracked_enhancement=change.tracked_enhancement,
-            from_status=change.from_status,
-            to_status=change.to_status,
-            changed_at=change.at,
+        _history_row(
+            change.tracked_enhancement,
+            change.from_status,
+            change.to_status,
+            at=change.at,
             author=change.author,
             note=change.note,
             source=source,
+            link=change.link,
             assumed=change.assumed,
         )
         for change in changes
     )
-    release_stats_request(release_ids={change.tracked_enhancement.release_id for change in changes})
+    if request_stats:
+        release_stats_request(release_ids={change.tracked_enhancement.release_id for change in changes})
     return len(changes)
+
+
+@transaction.atomic
+def tracked_enhancements_create(
+    *, rows: Sequence[TrackedEnhancement], changes: Sequence[RecordedChange], source: str, request_stats: bool = True
+) -> int:
+    """Create many new rows at once, each with its history from `changes` (at least one per row): each row's
+    status is its latest change. For imports and syncs that open many rows; returns how many history rows."""
+    changed = {id(change.tracked_enhancement) for change in changes}
+    if any(id(row) not in changed for row in rows):
+        raise ValueError("every new tracked enhancement needs at least one recorded change")
+    with status_writer():
+        TrackedEnhancement.objects.bulk_create(rows)
+    return tracked_enhancements_record(changes=changes, source=source, request_stats=request_stats)

@@ -252,6 +252,25 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 # Countdowns and acks_late redeliveries must stay under Redis's visibility timeout.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# Queues by urgency, so that a reminder never waits behind a GitHub sync or a stats run: each queue has a worker of
+# its own (Procfile). `reminders`: freeze reminders and their delivery; `github`: the GitHub sync; `stats`: stats
+# recomputes; `default`: everything else (beat's heartbeat, tasks not listed here).
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_ROUTES = {
+    "releases.tasks.send_due_freeze_reminders": {"queue": "reminders"},
+    "releases.tasks.deliver_reminders": {"queue": "reminders"},
+    "releases.tasks.sync_github_current_release": {"queue": "github"},
+    "releases.tasks.compute_release_stats": {"queue": "stats"},
+    "releases.tasks.compute_all_release_stats": {"queue": "stats"},
+    "core.tasks.beat_heartbeat": {"queue": "default"},
+}
+# Every task has time limits (tasks name tighter ones): past the soft limit the task gets SoftTimeLimitExceeded and
+# cleans up (a sync releases its lock); past the hard limit the worker kills the child and starts another.
+CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", "300"))
+CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "360"))
+# GitHub sync: the most one sync may take, in seconds, requests and rate-limit waits included; past it the sync
+# stops with one line (what was synced is kept) and the next beat resumes. Each request's deadline is within it.
+GITHUB_SYNC_DEADLINE = float(os.environ.get("GITHUB_SYNC_DEADLINE", "300"))
 SIGTRACKER_BEAT_HEARTBEAT_SECONDS = int(os.environ.get("SIGTRACKER_BEAT_HEARTBEAT_SECONDS", "60"))
 CELERY_BEAT_SCHEDULE = {
     # Freeze reminders: every 15 minutes, so a reminder is at most a quarter hour late.
@@ -297,6 +316,9 @@ SIGTRACKER_REMINDER_LEASE_SECONDS = int(os.environ.get("SIGTRACKER_REMINDER_LEAS
 SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS = float(os.environ.get("SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS", "15"))
 # Stats recomputes queued after edits wait this long, so a burst of edits makes one job per release.
 SIGTRACKER_STATS_DEBOUNCE_SECONDS = int(os.environ.get("SIGTRACKER_STATS_DEBOUNCE_SECONDS", "5"))
+# The only origin Slack webhook URLs may point at (scheme://host[:port]); anything else is refused when saved and
+# before each post. Tests point it at a local stand-in; a deployment has no reason to change it.
+SIGTRACKER_SLACK_WEBHOOK_ORIGIN = os.environ.get("SIGTRACKER_SLACK_WEBHOOK_ORIGIN", "https://hooks.slack.com")
 # Where the public site lives, for links in emails.
 SIGTRACKER_BASE_URL = os.environ.get("SIGTRACKER_BASE_URL", "http://127.0.0.1:8000")
 # GitHub sync (sync_github, beat): a token with public read access; the API (GitHub Enterprise and tests point

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from keps.models import FeatureGate, Kep, Sig
-from releases.models import Release, TrackedEnhancement
+from releases.models import Release
 from tests.factories import (
     AgendaItemFactory,
     DesignGroupFactory,
@@ -183,9 +183,9 @@ def test_feature_gate_ledger_separates_planned_from_reached(client):
     )
     FeatureGate.objects.create(kep=kep, name="SomeGate", components=["kubelet"])
     r30, r33 = Release.objects.create(version="1.30"), Release.objects.create(version="1.33")
-    TrackedEnhancement.objects.create(release=r30, kep=kep, sig=sig, target_stage="alpha", status="done")
+    TrackedEnhancementFactory(release=r30, kep=kep, sig=sig, target_stage="alpha", status="done")
     # Beta slipped a release: planned for 1.32, shipped in 1.33.
-    TrackedEnhancement.objects.create(release=r33, kep=kep, sig=sig, target_stage="beta", status="done")
+    TrackedEnhancementFactory(release=r33, kep=kep, sig=sig, target_stage="beta", status="done")
     (row,) = csv.DictReader(io.StringIO(client.get("/keps/feature-gates/?_export=csv").content.decode()))
     assert (row["Alpha"], row["Beta"], row["Stable"]) == ("reached 1.30", "reached 1.33 (planned 1.32)", "planned 1.40")
     page = client.get("/keps/feature-gates/").content.decode()

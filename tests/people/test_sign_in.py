@@ -106,3 +106,60 @@ def test_break_glass_password_login_still_works_and_local_sign_up_is_closed(clie
         "/accounts/signup/", {"username": "mallory", "password1": "Xx-123456789", "password2": "Xx-123456789"}
     )
     assert not django_user_model.objects.filter(username="mallory").exists()
+
+
+def test_a_second_github_account_with_the_same_login_in_any_case_gets_nothing_of_the_first(
+    client, github_oauth, caplog
+):
+    """The replay: id 2001 `aojea` signs in; id 2002 `AOJEA` (a renamed or re-registered handle) must not get the
+    same profile, /me/, calendar URL or the power to change the person's email."""
+    github_oauth.add_user(
+        "aojea", uid=2001, emails=[{"email": "victim@example.com", "primary": True, "verified": True}]
+    )
+    sign_in(client, github_oauth, "aojea")
+    person = Person.objects.get(github="aojea")
+    profile = Profile.objects.get(person=person)
+    victim, secret = profile.user, profile.calendar_secret
+    assert profile.github_id == "2001"
+    client.logout()
+
+    del github_oauth.users["aojea"]
+    github_oauth.add_user(
+        "AOJEA", uid=2002, emails=[{"email": "attacker@example.com", "primary": True, "verified": True}]
+    )
+    with caplog.at_level("WARNING", logger="people.adapters"):
+        refused = sign_in(client, github_oauth, "AOJEA")
+    assert refused.status_code == 403
+    assert "another GitHub account (id 2001)" in refused.content.decode()
+    assert "_auth_user_id" not in client.session
+    assert client.get("/me/").status_code == 302  # to the sign-in page
+    assert "refused: account id 2002 as 'AOJEA'" in caplog.text  # for the curators
+    profile.refresh_from_db()
+    person.refresh_from_db()
+    assert profile.user == victim and profile.github_id == "2001" and profile.calendar_secret == secret
+    assert person.email == "victim@example.com"
+    assert User.objects.count() == 1
+    assert client.get(f"/me/calendar/{secret}.ics").status_code == 200  # still the victim's, unchanged
+
+
+def test_a_renamed_account_keeps_its_id_and_a_relink_rotates_the_calendar_secret(client, github_oauth):
+    github_oauth.add_user("oldname", uid=3001)
+    sign_in(client, github_oauth, "oldname")
+    old_profile = Profile.objects.get(person__github="oldname")
+    client.logout()
+    # The same account (id 3001), renamed: its new handle's person gets the profile binding; the old lets go.
+    del github_oauth.users["oldname"]
+    github_oauth.add_user("newname", uid=3001)
+    assert sign_in(client, github_oauth, "newname").status_code == 302
+    new_profile = Profile.objects.get(person__github="newname")
+    old_profile.refresh_from_db()
+    assert new_profile.github_id == "3001" and old_profile.github_id is None and old_profile.user is None
+    # A curator's move of a person to another account is a re-link: the calendar secret changes with it.
+    before = new_profile.calendar_secret
+    client.logout()
+    new_profile.github_id, new_profile.user = None, None
+    new_profile.save()
+    sign_in(client, github_oauth, "newname")
+    new_profile.refresh_from_db()
+    assert new_profile.github_id == "3001" and new_profile.calendar_secret != before
+    assert client.get(f"/me/calendar/{before}.ics").status_code == 404

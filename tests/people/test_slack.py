@@ -22,8 +22,9 @@ EMAILS = sorted([NODE_LIST, "alice@example.com", "carol@example.com"])
 
 
 @pytest.fixture
-def slack():
+def slack(settings):
     standin = SlackStandIn().start()
+    settings.SIGTRACKER_SLACK_WEBHOOK_ORIGIN = standin.url  # the only origin webhook URLs may point at
     yield standin
     standin.stop()
 

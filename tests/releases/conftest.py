@@ -119,10 +119,18 @@ def smtp_mailbox(smtp_server, settings):
     return mailbox
 
 
-class WorkerProcess:
-    """`celery -A sigtracker worker` in a subprocess of its own session, so SIGKILL takes all of it."""
+#: Every queue the project routes to (CELERY_TASK_ROUTES, CELERY_TASK_DEFAULT_QUEUE): a test worker consumes
+#: them all unless a test names its own.
+ALL_QUEUES = ("reminders", "github", "stats", "default")
 
-    def __init__(self, env: dict, name: str):
+
+class WorkerProcess:
+    """`celery -A sigtracker worker` in a subprocess of its own session, so SIGKILL takes all of it.
+
+    `queues` it consumes (all by default); `pool` "solo" (one task in the worker's own process) or "prefork"
+    (a child process per task, which time limits need: the solo pool cannot interrupt a task)."""
+
+    def __init__(self, env: dict, name: str, *, queues=ALL_QUEUES, pool: str = "solo"):
         self.output: list[str] = []
         self._ready = threading.Event()
         self.process = subprocess.Popen(
@@ -133,7 +141,10 @@ class WorkerProcess:
                 "-A",
                 "sigtracker",
                 "worker",
-                "--pool=solo",
+                f"--pool={pool}",
+                "--concurrency=1",
+                "-Q",
+                ",".join(queues),
                 "--loglevel=INFO",
                 "--without-gossip",
                 "--without-mingle",
@@ -178,6 +189,7 @@ def celery_worker(redis_url, postgres_only, transactional_db, smtp_server):
     database is flushed."""
     import redis
     from celery import Celery
+    from django.conf import settings
     from django.db import connection
 
     redis.Redis.from_url(redis_url).flushdb()
@@ -200,13 +212,16 @@ def celery_worker(redis_url, postgres_only, transactional_db, smtp_server):
     }
     workers: list[WorkerProcess] = []
 
-    def start(**env) -> WorkerProcess:
-        worker = WorkerProcess({**base_env, **env}, name=f"test{len(workers)}")
+    def start(*, queues=ALL_QUEUES, pool: str = "solo", **env) -> WorkerProcess:
+        worker = WorkerProcess({**base_env, **env}, name=f"test{len(workers)}", queues=queues, pool=pool)
         workers.append(worker)
         return worker.wait_ready()
 
-    # Not the current app: shared tasks in this process must stay bound to the eager project app.
+    # Not the current app: shared tasks in this process must stay bound to the eager project app. It routes as
+    # the project does, so a task sent from here lands on the queue a worker in production would take it from.
     client = Celery("sigtracker-test", broker=redis_url, set_as_current=False)
+    client.conf.task_routes = settings.CELERY_TASK_ROUTES
+    client.conf.task_default_queue = settings.CELERY_TASK_DEFAULT_QUEUE
     start.client = client
     start.redis = redis.Redis.from_url(redis_url)
     try:

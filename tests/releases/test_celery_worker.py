@@ -9,6 +9,7 @@ import pytest
 from releases.choices import DeliveryState
 from releases.models import ReleaseStats, ReminderDelivery
 from tests.factories import PersonFactory
+from tests.releases.conftest import ALL_QUEUES
 from tests.reminder_board import FREEZE, HOUR, NODE_LIST
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -62,7 +63,7 @@ def wait_idle(broker, timeout=30):
     """Wait until no task is queued or running on any worker: with acks_late a running task stays in
     kombu's `unacked` hash until it finishes."""
     deadline = time.monotonic() + timeout
-    while broker.llen("celery") or broker.hlen("unacked"):
+    while any(broker.llen(queue) for queue in ALL_QUEUES) or broker.hlen("unacked"):
         assert time.monotonic() < deadline, "the workers did not get through the queue"
         time.sleep(0.05)
 
@@ -199,10 +200,11 @@ def test_with_the_debounce_cache_unreachable_edits_are_still_queued(
 
 
 @pytest.fixture
-def slack():
+def slack(settings):
     from tests.people.slack_standin import SlackStandIn
 
     standin = SlackStandIn().start()
+    settings.SIGTRACKER_SLACK_WEBHOOK_ORIGIN = standin.url  # the only origin webhook URLs may point at
     yield standin
     standin.stop()
 
@@ -235,7 +237,11 @@ def test_worker_killed_mid_batch_email_and_slack_each_exactly_once(board, celery
     lease = 2
     slack.hold_after(10)
     # The worker decrypts the webhook URLs with the same SECRET_KEY as the web process that stored them.
-    env = {"SIGTRACKER_REMINDER_LEASE_SECONDS": str(lease), "SECRET_KEY": settings.SECRET_KEY}
+    env = {
+        "SIGTRACKER_REMINDER_LEASE_SECONDS": str(lease),
+        "SECRET_KEY": settings.SECRET_KEY,
+        "SIGTRACKER_SLACK_WEBHOOK_ORIGIN": slack.url,
+    }
     first = celery_worker(**env)
     client = celery_worker.client
     client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
