@@ -182,6 +182,11 @@ def release_schedules_import(
 
     def import_file(path: Path, report: ImportReport) -> None:
         schedule = parse_schedule(read_text(path), version_hint=version_from_path(path))
+        if not schedule.milestones:
+            # A README that states no date (a proposal, a stub) is one line of the report, not a failure.
+            for warning in schedule.warnings:
+                report.warn(f"{path}: {warning.message}")
+            return
         outcome = release_schedule_import(schedule=schedule, now=now or timezone.now())
         if outcome.created:
             # Meeting agenda items may name this release from before it existed.
