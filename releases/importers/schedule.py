@@ -223,11 +223,14 @@ def classify(what: str, *, version: str | None = None) -> tuple[list[str], list[
     if "brace yourself" in text:
         return [], []
     kinds = []
-    if re.search(
-        r"\bstart of (the )?release cycle\b|\brelease cycle (begins|starts)\b"
-        r"|\bcoding (start|starts|begins|period begins|week 1)\b",
-        text,
-    ) and not other_version:
+    if (
+        re.search(
+            r"\bstart of (the )?release cycle\b|\brelease cycle (begins|starts)\b"
+            r"|\bcoding (start|starts|begins|period begins|week 1)\b",
+            text,
+        )
+        and not other_version
+    ):
         kinds.append(MilestoneKind.CYCLE_START)
     if re.search(r"\b(production readiness|prr)\b.*\bfreeze\b", text):
         kinds.append(MilestoneKind.PRR_FREEZE)

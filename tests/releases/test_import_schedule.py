@@ -1,4 +1,4 @@
-"""`manage.py import_schedule` on the real sig-release samples (every README in the shared folder) and on broken input."""
+"""`manage.py import_schedule` on the real sig-release samples (every README shared) and on broken input."""
 
 import datetime
 import io
