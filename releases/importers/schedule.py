@@ -211,6 +211,10 @@ def classify(what: str, *, version: str | None = None) -> tuple[list[str], list[
     text = normalise_label(_PARENTHESES.sub("", what))
     named = _VERSION_IN_TEXT.search(text)
     other_version = bool(version and named and f"{named.group(1)}.{int(named.group(2))}" != version)
+    if text in ("release", "final release", "release day"):  # "- Sept 20 release" (1.4, 2016)
+        return [MilestoneKind.RELEASE], []
+    if re.search(r"\bevaluat", text):  # "1st stability evaluation to shorten Code Freeze" (1.11) is no freeze
+        return [], []
     if alone := _NAMES_RELEASE.match(text):
         if version is None or f"{alone.group('major')}.{int(alone.group('minor'))}" == version:
             return [MilestoneKind.RELEASE], []
@@ -239,7 +243,7 @@ def classify(what: str, *, version: str | None = None) -> tuple[list[str], list[
     elif re.search(r"\benhancements? freeze\b|\bfeature freeze\b|\bfeatures? repo freeze\b", text):
         kinds.append(MilestoneKind.ENHANCEMENTS_FREEZE)
     # The end of code freeze (2017-2018: "End of code freeze: master branch re-opens") is its thaw, not the freeze.
-    if re.search(r"\bend of (the )?code freeze\b|\bcode freeze (ends|is lifted)\b", text):
+    if re.search(r"\bend of (the )?code freeze\b|\bcode freeze (ends|is lifted)\b|\blift (the )?code freeze\b", text):
         kinds.append(MilestoneKind.OTHER)
     elif re.search(r"\bcode (and test )?freeze\b", text) and not re.search(r"\blifting (the )?code freeze\b", text):
         kinds.append(MilestoneKind.CODE_FREEZE)
@@ -414,8 +418,29 @@ def _heading_bullets(lines: list[str], taken: set[int]):
         if heading_date is None or not item or item.group("indent") or number in taken:
             continue
         text = _plain(item.group("text"))
-        if not st.leading_date(text):
+        if st.leading_date(text):
+            continue
+        # "Release 1.4 on Sept 20", "Feature Complete due end of day May 20 (slipped ... to May 23)": a date in
+        # the bullet's words is its own (the last one: a slip names the new date after the old).
+        inside = st.dates_in_text(text)
+        if inside:
+            a, b = inside[-1]
+            words = re.sub(r"\s+(?:on|by|at)$", "", text[:a].rstrip(" ,(")) + " " + text[b:].lstrip(" ,)")
+            yield number, text[a:b], words.strip()
+        else:
             yield number, heading_date, text
+
+
+def _other_release_sections(lines: list[str], version: str) -> set[int]:
+    """Line numbers under a heading that names another release than `version` (up to the next heading)."""
+    inside, found = False, set()
+    for number, line in enumerate(lines, 1):
+        if heading := _HEADING.match(line):
+            named = _VERSION_IN_TEXT.search(_plain(heading.group("text")))
+            inside = bool(named and f"{named.group(1)}.{int(named.group(2))}" != version)
+        elif inside:
+            found.add(number)
+    return found
 
 
 def _tldr(lines: list[str]):
@@ -514,8 +539,11 @@ def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
     major, minor = check_version(version)
 
     entries: list[_Entry] = []
-    taken: set[int] = set()
+    # Lines under a heading about another release ("###1.5 Overview" in the 1.4 schedule) are not this one's.
+    taken: set[int] = _other_release_sections(lines, version)
     for number, when_text, what_text in _bullets(lines):
+        if number in taken:
+            continue
         taken.add(number)
         wording = st.clean_markdown(lines[number - 1].strip().lstrip("-*+ "))
         if entry := _read_entry(number, "list", what_text, when_text, wording, warnings, version):

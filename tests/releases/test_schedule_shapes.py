@@ -93,6 +93,17 @@ def test_plain_date_bullets_of_1_8(releases_dir):
                 MilestoneKind.RELEASE: D(2018, 3, 21),
             },
         ),
+        # 1.4/1.6 summaries: "(Tues)" after the date, "Lift code freeze" is its end, a section about the next
+        # release ("###1.7 Overview") is not this one's, "Release 1.6 on March 22" under a week heading.
+        (
+            "1.6",
+            {
+                MilestoneKind.CYCLE_START: D(2017, 1, 3),
+                MilestoneKind.ENHANCEMENTS_FREEZE: D(2017, 1, 24),
+                MilestoneKind.CODE_FREEZE: D(2017, 2, 27),
+                MilestoneKind.RELEASE: D(2017, 3, 22),
+            },
+        ),
         # Two struck dates in one tl;dr, the new release day without a year.
         (
             "1.11",
@@ -136,6 +147,9 @@ def test_struck_dates_are_reported_as_moved():
         ("Notify kubernetes-dev of lifting code freeze", "1.12", []),
         ("Begin code and test freeze (EOD PST)", "1.12", [MilestoneKind.CODE_FREEZE, MilestoneKind.TEST_FREEZE]),
         ("May 1 (Mon) features repo freeze", "1.7", [MilestoneKind.ENHANCEMENTS_FREEZE]),
+        ("release", "1.4", [MilestoneKind.RELEASE]),
+        ("1st stability evaluation to shorten Code Freeze", "1.11", []),
+        ("Lift code freeze and v1.6.0-rc.1", "1.6", [MilestoneKind.OTHER]),
     ],
 )
 def test_old_wordings(label, version, kinds):
@@ -147,7 +161,7 @@ def test_hand_made_folder_imports_with_exit_0_and_one_line_for_a_readme_without_
     out, err = io.StringIO(), io.StringIO()
     call_command("import_schedule", str(HAND_MADE), stdout=out, stderr=err)
     assert err.getvalue() == ""
-    assert "6 files read" in out.getvalue() and "0 skipped" in out.getvalue()
-    assert "release-1.4/README.md: states no dated milestone; nothing imported" in out.getvalue()
-    assert list(Release.objects.values_list("version", flat=True)) == ["1.3", "1.5", "1.9", "1.10", "1.11"]
+    assert "7 files read" in out.getvalue() and "0 skipped" in out.getvalue()
+    assert "release-1.2/README.md: states no dated milestone; nothing imported" in out.getvalue()
+    assert list(Release.objects.values_list("version", flat=True)) == ["1.3", "1.5", "1.6", "1.9", "1.10", "1.11"]
     assert all(r.planned_release_date and r.cycle_start for r in Release.objects.all())
