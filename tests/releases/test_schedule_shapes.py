@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from hypothesis import given
+from hypothesis import strategies as hs
 
 from releases.choices import MilestoneKind
 from releases.importers.schedule import classify, parse_schedule, version_from_path
@@ -165,3 +167,49 @@ def test_hand_made_folder_imports_with_exit_0_and_one_line_for_a_readme_without_
     assert "release-1.2/README.md: states no dated milestone; nothing imported" in out.getvalue()
     assert list(Release.objects.values_list("version", flat=True)) == ["1.3", "1.5", "1.6", "1.9", "1.10", "1.11"]
     assert all(r.planned_release_date and r.cycle_start for r in Release.objects.all())
+
+
+# -- properties ----------------------------------------------------------------------------------------------------
+
+_STYLES = (
+    "{d:%B} {day}",  # "July 5"
+    "{d:%b} {day}{ord}",  # "Jul 5th"
+    "{d:%a} {d:%b} {day}",  # "Wed Jul 5"
+    "{d:%A}, {d:%B} {day}{ord}, {d:%Y}",  # "Wednesday, July 5th, 2017"
+    "{day}{ord} {d:%B} {d:%Y}",  # "5th July 2017"
+    "{d:%B} {day} ({d:%a})",  # "July 5 (Wed)"
+)
+
+
+def _ordinal(day: int) -> str:
+    return "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+
+
+@given(
+    day=hs.dates(min_value=D(2015, 1, 1), max_value=D(2030, 12, 31)),
+    style=hs.sampled_from(_STYLES),
+    label=hs.sampled_from(["Code Freeze", "coding start (7w)", "v1.8.0 release!"]),
+)
+def test_a_bullet_starting_with_any_date_style_reads_that_date(day, style, label):
+    from releases.importers import schedule_time as st
+
+    written = style.format(d=day, day=day.day, ord=_ordinal(day.day))
+    found = st.leading_date(f"{written}: {label}")
+    assert found == (written, label)
+    partial = st.parse_date(written)
+    assert (partial.month, partial.day) == (day.month, day.day)
+    assert partial.year in (None, day.year)
+
+
+@given(
+    old=hs.dates(min_value=D(2015, 1, 1), max_value=D(2030, 12, 31)),
+    new=hs.dates(min_value=D(2015, 1, 1), max_value=D(2030, 12, 31)),
+)
+def test_a_struck_date_never_wins_over_the_date_after_it(old, new):
+    start = min(old, new) - datetime.timedelta(days=90)
+    text = (
+        f"# Kubernetes 1.12\n\n**tl;dr** The 1.12 release cycle begins on **{start:%A, %B %d, %Y}**, "
+        f"and ends on release day, ~~{old:%A, %B %d, %Y}~~ **{max(old, new):%A, %B %d, %Y}**.\n"
+    )
+    schedule = parse_schedule(text, version_hint="1.12")
+    assert schedule.planned_release_date == max(old, new)
