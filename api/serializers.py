@@ -126,6 +126,15 @@ class ReleaseSerializer(serializers.ModelSerializer):
         ]
 
 
+class CurrentReleaseSerializer(serializers.Serializer):
+    """`/releases/current/`: the release whose cycle contains now, else the latest released one."""
+
+    in_cycle = serializers.BooleanField(help_text="False between cycles: the release named is the latest released.")
+    summary = serializers.CharField(help_text='e.g. "v1.37 released 26 Aug 2026; the v1.38 schedule is not ..."')
+    next_release = serializers.CharField(allow_null=True, help_text="The next release, when its schedule is known.")
+    release = ReleaseSerializer()
+
+
 class TrackedEnhancementSerializer(serializers.ModelSerializer):
     release = serializers.CharField(source="release.version", read_only=True)
     kep = serializers.IntegerField(source="kep.number", read_only=True)

@@ -6,9 +6,13 @@ answers 304 to a matching If-None-Match before any query runs (api/caching.py).
 """
 
 from django.db.models import F, Prefetch
+from django.http import Http404
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework import mixins, routers, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
 from keps import selectors as kep_selectors
@@ -77,6 +81,27 @@ class ReleaseViewSet(ReadOnlyViewSet):
 
     def get_object(self):
         return get_object_or_404(self.get_queryset(), version=self.kwargs["version"].removeprefix("v"))
+
+    @extend_schema(responses=serializers.CurrentReleaseSerializer)
+    @action(detail=False, filter_backends=[], pagination_class=None)
+    def current(self, request):
+        """The current release by its dates (`releases.rules.current_release`): the one in its cycle, else the
+        latest released one, with `in_cycle`, the sentence the dashboard shows and the next release if known."""
+        cycle = Release.objects.current_cycle()
+        if cycle is None:
+            raise Http404("No release.")
+        release = get_object_or_404(self.get_queryset(), pk=cycle.release.pk)
+        data = self.get_serializer(release).data
+        data["state"] = cycle.state
+        following = cycle.next_release
+        return Response(
+            {
+                "in_cycle": cycle.in_cycle,
+                "summary": cycle.summary,
+                "next_release": following.version if following else None,
+                "release": data,
+            }
+        )
 
 
 class TrackedEnhancementViewSet(ListOnlyViewSet):

@@ -26,6 +26,7 @@ from meetings.services import agenda_items_link_keps
 from .bulk_writers import KEP_COLUMNS, KEP_RELATIONS, KepRow, bulk_writer
 from .importers.kep_yaml import (
     KepRecord,
+    NotAKepYet,
     PersonRef,
     PrrRecord,
     choose_kep_records,
@@ -369,6 +370,7 @@ class KepTree:
     kep_files: list[str]
     prr_files: list[str]
     contested_numbers: frozenset[int]  # KEP numbers two or more directories carry
+    templates: tuple[str, ...] = ()  # keps/NNNN-kep-template/kep.yaml: not read, listed with -v 2
 
     @property
     def files(self) -> list[Path]:
@@ -390,14 +392,13 @@ def kep_tree_find(*, root: Path) -> KepTree:
     # The template (keps/NNNN-kep-template/kep.yaml) is not a KEP. An unnumbered draft inside a SIG folder
     # (keps/sig-storage/NNNN-stateful-set-update-claim-template) is read, and skipped with its reason.
     top, prr_dir = str(keps_dir), os.path.join(keps_dir, "prod-readiness")
-    kep_files, prr_files = [], []
+    kep_files, prr_files, templates = [], [], []
     for folder, _, names in os.walk(keps_dir):
         if folder == prr_dir or folder.startswith(prr_dir + os.sep):
             prr_files += [os.path.join(folder, name) for name in names if name.endswith(".yaml")]
         elif "kep.yaml" in names:
             template = os.path.dirname(folder) == top and os.path.basename(folder).upper().startswith("NNNN")
-            if not template:
-                kep_files.append(os.path.join(folder, "kep.yaml"))
+            (templates if template else kep_files).append(os.path.join(folder, "kep.yaml"))
     if not kep_files and not prr_files:
         raise ImportUsageError(f"{root}: no keps/<sig>/<NNNN-name>/kep.yaml or prod-readiness files")
     # In path order (by folder names, as pathlib sorts), whatever characters the names hold.
@@ -407,7 +408,13 @@ def kep_tree_find(*, root: Path) -> KepTree:
     # the duplicate rule once every file is read; the others are written as soon as they are parsed.
     claims = Counter(directory_number(os.path.basename(os.path.dirname(file))) for file in kep_files)
     contested = frozenset(number for number, count in claims.items() if number is not None and count > 1)
-    return KepTree(base_prefix=base_prefix, kep_files=kep_files, prr_files=prr_files, contested_numbers=contested)
+    return KepTree(
+        base_prefix=base_prefix,
+        kep_files=kep_files,
+        prr_files=prr_files,
+        contested_numbers=contested,
+        templates=tuple(sorted(templates)),
+    )
 
 
 def kep_tree_import(*, root: Path, dry_run: bool, progress: Progress = no_progress) -> ImportReport:
@@ -425,9 +432,11 @@ def kep_tree_import(*, root: Path, dry_run: bool, progress: Progress = no_progre
     """
     tree = kep_tree_find(root=root)
     report = ImportReport()
+    for template in tree.templates:
+        report.note(f"not a KEP: {template.removeprefix(tree.base_prefix).replace(os.sep, '/')} (the KEP template)")
     prr_files = frozenset(tree.prr_files)
 
-    def parse_file(path: Path, report: ImportReport) -> KepRecord | PrrRecord:
+    def parse_file(path: Path, report: ImportReport) -> KepRecord | PrrRecord | None:
         file = str(path)
         relative = file.removeprefix(tree.base_prefix).replace(os.sep, "/")
         try:
@@ -441,7 +450,12 @@ def kep_tree_import(*, root: Path, dry_run: bool, progress: Progress = no_progre
             number = int(stem) if stem.isascii() and stem.isdigit() else None
             record = parse_prr(text, source=relative, file_number=number)
         else:
-            record = parse_kep(text, source=relative, directory=os.path.basename(folder))
+            try:
+                record = parse_kep(text, source=relative, directory=os.path.basename(folder))
+            except NotAKepYet as draft:
+                # A draft waiting for its number is not a failure of the import: listed, not skipped.
+                report.note(f"not a KEP yet: {draft}", verbosity=2)
+                return None
         report.warnings.extend(record.warnings)
         return record
 

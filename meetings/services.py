@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from django.db import DatabaseError, transaction
@@ -69,18 +69,37 @@ _ITEM_FIELDS = ("title", "presenters_text", "body", "links", "related_release_id
 MAX_INDEXED_ITEM_BYTES = 200_000
 
 
-def _check_indexable(notes: NotesRecord) -> None:
-    """Raise ImportFailure, naming the line, for the first agenda item too long for the full-text index."""
+def _cut_oversized(notes: NotesRecord) -> list[str]:
+    """Cut every agenda item too long for the full-text index down to MAX_INDEXED_ITEM_BYTES, its notes ending in
+    a line that says so; return one warning per item cut, naming file and line. The rest of the file imports: one
+    pasted log (SIG Node, 2022: a 1.3 MB agenda item) must not lose a year of meetings."""
+    warnings = []
     for meeting in notes.meetings:
-        for item in meeting.items:
+        for index, item in enumerate(meeting.items):
             size = sum(len(text.encode()) for text in (item.title, item.body, item.presenters_text))
-            if size > MAX_INDEXED_ITEM_BYTES:
-                raise ImportFailure(
-                    f"agenda item too long to search ({size:,} bytes; the limit is {MAX_INDEXED_ITEM_BYTES:,}); "
-                    "file not imported",
-                    source=notes.source,
-                    line=item.line,
-                )
+            if size <= MAX_INDEXED_ITEM_BYTES:
+                continue
+            marker = (
+                f"\n\n[cut: this agenda item is {size:,} bytes in {notes.source} line {item.line}; "
+                f"only its first {MAX_INDEXED_ITEM_BYTES:,} bytes are kept]"
+            )
+            room = MAX_INDEXED_ITEM_BYTES - len(marker.encode())
+            title = _cut_bytes(item.title, room // 4)
+            presenters = _cut_bytes(item.presenters_text, room // 4)
+            room -= len(title.encode()) + len(presenters.encode())
+            meeting.items[index] = replace(
+                item, title=title, presenters_text=presenters, body=_cut_bytes(item.body, room) + marker
+            )
+            warnings.append(
+                f"{notes.source}:{item.line}: agenda item of {size:,} bytes cut to {MAX_INDEXED_ITEM_BYTES:,} "
+                "(too long to search); the rest of the file imports"
+            )
+    return warnings
+
+
+def _cut_bytes(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` bytes of UTF-8, never inside a character."""
+    return text.encode()[: max(limit, 0)].decode(errors="ignore")
 
 
 @dataclass
@@ -146,11 +165,10 @@ def meeting_notes_import(*, notes: NotesRecord, sig: Sig | str) -> NotesImportRe
     Meetings are matched by (sig, date) and agenda items by their order in the meeting; rows that would not
     change are not written, items beyond the new count are deleted. Retro content goes through
     `releases.services.retro.retro_notes_import`. A constant number of queries per file, whatever its size.
-    Raises ImportFailure, before writing anything, for an agenda item too long for the full-text index.
+    An agenda item too long for the full-text index is cut (`_cut_oversized`), with a warning.
     """
-    _check_indexable(notes)
     sig = _sig(sig)
-    result = NotesImportResult()
+    result = NotesImportResult(warnings=_cut_oversized(notes))
     new_people: list[str] = []
     people = _people(notes, new_people)
     # Retros first: they create the releases that agenda items may name.
@@ -209,7 +227,7 @@ def meeting_notes_import(*, notes: NotesRecord, sig: Sig | str) -> NotesImportRe
     try:
         items_changed = _write_items(rows, people, keps, releases)
     except DatabaseError as exc:  # OperationalError on psycopg (ProgramLimitExceeded)
-        # Should _check_indexable's bound ever be too generous, the file is still skipped in one line, not a
+        # Should _cut_oversized's bound ever be too generous, the file is still skipped in one line, not a
         # traceback that stops the import; this function's transaction undoes what it wrote.
         if "tsvector" not in str(exc):
             raise
@@ -235,11 +253,25 @@ def sig_from_path(path: Path) -> str | None:
     return None
 
 
+def is_subgroup_notes(path: Path) -> bool:
+    """Notes of a sub-group, not of the SIG's own meeting: kubernetes/community sig-node/archive holds
+    `ci-subgroup-notes-2023.md` beside `meeting-notes-2023.md`. The SIG's notes are named `*meeting-notes*`."""
+    name = path.name.lower()
+    return "meeting-notes" not in name or bool(re.search(r"sub-?groups?|sub-?projects?", name))
+
+
 def meeting_notes_import_files(
-    *, paths: Sequence[str | Path], sig: str | None, dry_run: bool, progress: Progress = no_progress
+    *,
+    paths: Sequence[str | Path],
+    sig: str | None,
+    dry_run: bool,
+    progress: Progress = no_progress,
+    subgroups: bool = False,
 ) -> ImportReport:
-    """Import meeting-note archives: each path is a yearly notes file, or a folder whose `*notes*.md` files are
-    read in name order; each file in its own transaction under `import_lock("import_meeting_notes")`.
+    """Import meeting-note archives: each path is a yearly notes file, or a folder whose `*meeting-notes*.md` files
+    (the SIG's own meetings) are read in name order; with `subgroups`, its other `*notes*.md` (sub-group notes, as
+    `ci-subgroup-notes-2023.md`) too, as meetings of the same SIG. Each file in its own transaction under
+    `import_lock("import_meeting_notes")`. Files left out are listed with -v 2.
 
     `sig` is the slug of the SIG the notes belong to (created if missing); None takes the sig-*/wg-* folder
     the files sit in, as in kubernetes/community. A file that cannot be read or imported is skipped with one line
@@ -247,10 +279,13 @@ def meeting_notes_import_files(
     a slug, no SIG to infer, or no files. A dry run writes nothing.
     """
     files: list[Path] = []
+    left_out: list[Path] = []
     for name in paths:
         path = Path(name)
         if path.is_dir():
-            files += sorted(p for p in path.glob("*notes*.md") if p.is_file())
+            found = sorted(p for p in path.glob("*notes*.md") if p.is_file())
+            files += [p for p in found if subgroups or not is_subgroup_notes(p)]
+            left_out += [p for p in found if not subgroups and is_subgroup_notes(p)]
         elif path.exists():
             files.append(path)
         else:
@@ -274,12 +309,15 @@ def meeting_notes_import_files(
         for warning in [*notes.warnings, *result.warnings]:
             report.warn(warning)
 
+    report = ImportReport()
+    for path in left_out:
+        report.note(f"{path}: sub-group notes, not read (--subgroups reads them)")
     return import_file_by_file(
         files=files,
         import_file=import_file,
         lock_name=NOTES_IMPORT_LOCK,
         dry_run=dry_run,
-        report=ImportReport(),
+        report=report,
         progress=progress,
     )
 

@@ -48,8 +48,9 @@ class MyWork:
     meetings: list[Meeting] = field(default_factory=list)
 
 
-def current_and_next_releases() -> list[Release]:
-    current = Release.objects.current()
+def current_and_next_releases(*, now: datetime.datetime | None = None) -> list[Release]:
+    """The current release at `now` (by its dates, `releases.rules.current_release`) and the one after it."""
+    current = Release.objects.current(now=now)
     if current is None:
         return []
     following = (
@@ -98,7 +99,7 @@ def my_work(*, person: Person, now: datetime.datetime | None = None) -> MyWork:
     now = now or timezone.now()
     profile = Profile.objects.filter(person=person).first()
     zone = profile.zone if profile else None
-    releases = current_and_next_releases()
+    releases = current_and_next_releases(now=now)
     work = MyWork(person=person, profile=profile, releases=releases)
     rows = (
         TrackedEnhancement.objects.filter(release__in=releases)

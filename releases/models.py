@@ -30,7 +30,7 @@ from .choices import (
     StatsSource,
     TargetStage,
 )
-from .rules import AT_RISK_STATUSES, FINAL_STATUSES, STATUS_FREEZE
+from .rules import AT_RISK_STATUSES, FINAL_STATUSES, STATUS_FREEZE, current_release
 
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
 
@@ -50,15 +50,29 @@ class ReleaseQuerySet(models.QuerySet):
     def released(self):
         return self.filter(state=ReleaseState.RELEASED)
 
-    def current(self):
-        """The release being worked on now: the newest active one, else the newest released one (a release
-        still in planning is not current while an older one is out); with neither, the newest known."""
-        newest_first = self.order_by("-major", "-minor")
-        return (
-            newest_first.filter(state=ReleaseState.ACTIVE).first()
-            or newest_first.filter(state=ReleaseState.RELEASED).first()
-            or newest_first.first()
+    def with_known_dates(self):
+        """Each release with its earliest and latest release-wide milestone (`first_milestone`, `last_milestone`),
+        which `releases.rules.release_state` reads when the schedule gives no cycle start or release day."""
+        release_wide = models.Q(milestones__sig__isnull=True)
+        return self.annotate(
+            first_milestone=models.Min("milestones__at", filter=release_wide),
+            last_milestone=models.Max("milestones__at", filter=release_wide),
         )
+
+    def current_cycle(self, *, now=None):
+        """`releases.rules.current_release` at `now` (default: now) over these releases, each with its state as of
+        `now` set on it (not saved); None when there is no release."""
+        now = now or timezone.now()
+        answer = current_release(list(self.with_known_dates().order_by("major", "minor")), now=now)
+        if answer is not None:
+            answer.release.state = answer.state
+        return answer
+
+    def current(self, *, now=None):
+        """The current release at `now` (see `current_cycle`): the one whose cycle contains it, else the latest
+        released one, else the first planned one."""
+        answer = self.current_cycle(now=now)
+        return answer.release if answer else None
 
 
 class Release(models.Model):

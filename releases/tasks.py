@@ -135,3 +135,16 @@ def sync_github_current_release() -> str:
     if report.stopped:
         logger.warning("GitHub sync stopped: %s", report.stopped)
     return report.summary()
+
+
+@shared_task(acks_late=True)
+def refresh_release_states() -> str:
+    """Hourly (beat): the stored state of each release follows its dates (planning, active, released).
+
+    Safe to run twice: it writes only rows whose state differs from what their dates say now."""
+    from releases.services.release_state import release_states_refresh
+
+    changed = release_states_refresh(now=timezone.now())
+    for line in changed:
+        logger.info("release state: %s", line)
+    return f"{len(changed)} release state(s) changed"

@@ -45,13 +45,14 @@ class DashboardView(TemplateView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         now = timezone.now()
-        release = Release.objects.current()
+        cycle = Release.objects.current_cycle(now=now)
+        release = cycle.release if cycle else None
         sig = None
         sig_slug = self.request.GET.get("sig", "").strip()
         sigs = list(Sig.objects.listed().order_by("slug"))
         if sig_slug:
             sig = next((s for s in sigs if s.slug == sig_slug), None)
-        context.update(nav="releases", now=now, release=release, sigs=sigs, sig=sig, sig_slug=sig_slug)
+        context.update(nav="releases", now=now, release=release, cycle=cycle, sigs=sigs, sig=sig, sig_slug=sig_slug)
         # Shown with or without a release: the SIGs' own meetings (sigs.yaml) do not depend on the cycle.
         context["next_meetings"] = sig_next_meetings(now=now)
         if release is None:

@@ -56,6 +56,7 @@ from core.importing import ImportFailure
 __all__ = [
     "FeatureGateRecord",
     "KepRecord",
+    "NotAKepYet",
     "PersonRef",
     "PrrRecord",
     "choose_kep_records",
@@ -413,6 +414,20 @@ def directory_number(directory: str) -> int | None:
     return number if 0 < number <= MAX_INT else None
 
 
+class NotAKepYet(ImportFailure):
+    """A kep.yaml in a folder that is no KEP yet: an unnumbered draft (`NNNN-...`, `0000-...`) or a template
+    (`NNNN-kep-template`), without a number of its own. Not a failure of the import: nothing there should have
+    imported (the import lists it with -v 2)."""
+
+
+def _is_draft_or_template(directory: str) -> bool:
+    return bool(
+        directory.upper().startswith("NNNN")
+        or re.match(r"0+-", directory)
+        or (directory_number(directory) is None and "template" in directory.lower())
+    )
+
+
 def _directory_problem(directory: str) -> str:
     """Why `directory_number(directory)` is None, for the message of a file that cannot be numbered."""
     if _DIR_DATE_RE.match(directory):
@@ -436,6 +451,8 @@ def _kep_number(raw, directory: str, *, source: str) -> tuple[int, str | None]:
     problem = "missing" if raw is None else f"not a positive number ({raw!r})"
     if from_directory is not None:
         return from_directory, f"{problem}; using the directory's number {from_directory}"
+    if _is_draft_or_template(directory):
+        raise NotAKepYet(f"{problem} and {_directory_problem(directory)}", source=source, field="kep-number")
     raise ImportFailure(f"{problem} and {_directory_problem(directory)}", source=source, field="kep-number")
 
 

@@ -12,6 +12,22 @@ still updates the same milestone. Docs deadlines use ``placeholder`` / ``review`
 retrospectives ``part N`` (or empty), and `other` events their normalised label. The service looks
 milestones up by ``(release, kind, slot)``, the slot computed from the stored label with the same function.
 
+Older schedules have other shapes, each read as well (one place per shape, all merged the same way):
+
+- 2016 (1.3): ``###Mar 21 - Mar 25`` headings over undated bullets (``- release 1.3 Final``): a bullet without a
+  date of its own takes its heading's first day (`_heading_bullets`).
+- 2016–2017 (1.5–1.9): bullets that start with a plain date (``- July 5 (Weds) coding start (7w)``,
+  ``* **Wed Dec 13: v1.9.0**``), or a bold date alone with its words on the sub-bullet below
+  (``- [x] **Monday, September 19, 2016**`` / ``  - 7 week coding period begins``) (`_dated_bullets`).
+- 2018 (1.10–1.13): the "tl;dr" paragraph, one sentence per milestone (``begins on **Monday, July 2nd, 2018**,
+  and ends on release day, ~~Tuesday, September 25, 2018~~ **Thursday, September 27, 2018**``); a struck date
+  was moved and is not read; a date without a year takes the cycle start's (`_tldr`). Their month-column tables
+  say ``v1.12.0`` for release day and ``1.13 Release Cycle Begins`` for the next cycle: a row that names the
+  release's own version alone is its release day, a cycle start of another version is not this one's.
+
+A README with no dated milestone at all yields a `Schedule` without milestones and one warning (the service
+writes nothing for it): it is not a failure.
+
 Rows of no milestone kind are imported as `other` only when they are events worth showing on the release
 page (`_OTHER_EVENTS`: calls for exceptions, burndown, thaw, cherry-pick deadline, KubeCon); alpha/beta/rc
 builds, branch creation and team chores are not. A row that names no date ("TBC") is not imported; for a
@@ -51,6 +67,15 @@ _WEEK_PREFIX = re.compile(r"^(?:week\s*\d+|tbc|tbd)\s*(?:[-:,]\s*)?", re.IGNOREC
 _PARENTHESES = re.compile(r"\s*\([^()]*\)")
 _RELEASE_DAY = re.compile(r"(?<![\w.-])v?\d+\.\d+\.0\s+(?:is\s+)?released\b|\brelease day\b", re.IGNORECASE)
 _PART = re.compile(r"\bpart\s*(\d+)\b", re.IGNORECASE)
+_HEADING = re.compile(r"^\s*#{1,6}\s*(?P<text>.*?)\s*#*\s*$")
+_LIST_ITEM = re.compile(r"^(?P<indent>\s*)[-*+]\s+(?:\[[ xX]\]\s+)?(?P<text>.*?)\s*$")
+_TLDR = re.compile(r"\btl;\s*dr\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?](?:\s+|$)")
+# A label that names a release alone: "v1.12.0", "v1.8.0 release!", "Release 1.5", "release 1.3 Final".
+_NAMES_RELEASE = re.compile(
+    r"^(?:kubernetes\s+)?(?:release\s+)?v?(?P<major>\d+)\.(?P<minor>\d+)(?:\.0)?"
+    r"(?:\s+(?:final|release[sd]?|is\s+released|ships))?$"
+)
 _MONTH_HEADER = re.compile(
     r"^(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?$",
     re.IGNORECASE,
@@ -177,10 +202,23 @@ _FREEZE_WORDS = [
 ]
 
 
-def classify(what: str) -> tuple[list[str], list[str]]:
+def classify(what: str, *, version: str | None = None) -> tuple[list[str], list[str]]:
     """The milestone kinds a label names (several for "Code Freeze and Test Freeze"), and the freezes it
-    closes the exception window of ("Enhancements Freeze exception deadline")."""
+    closes the exception window of ("Enhancements Freeze exception deadline").
+
+    With the schedule's `version`, a label naming another release's version alone or its cycle start ("1.13 Release
+    Cycle Begins" in the 1.12 schedule) is no milestone of this release."""
     text = normalise_label(_PARENTHESES.sub("", what))
+    named = _VERSION_IN_TEXT.search(text)
+    other_version = bool(version and named and f"{named.group(1)}.{int(named.group(2))}" != version)
+    if text in ("release", "final release", "release day"):  # "- Sept 20 release" (1.4, 2016)
+        return [MilestoneKind.RELEASE], []
+    if re.search(r"\bevaluat", text):  # "1st stability evaluation to shorten Code Freeze" (1.11) is no freeze
+        return [], []
+    if alone := _NAMES_RELEASE.match(text):
+        if version is None or f"{alone.group('major')}.{int(alone.group('minor'))}" == version:
+            return [MilestoneKind.RELEASE], []
+        return [], []
     raw = st.clean_markdown(what)
     if "exception" in text:
         if re.search(r"\b(deadline|due|close[sd]?|closing|ends?|last day)\b", text) and "call for" not in text:
@@ -189,15 +227,25 @@ def classify(what: str) -> tuple[list[str], list[str]]:
     if "brace yourself" in text:
         return [], []
     kinds = []
-    if re.search(r"\bstart of (the )?release cycle\b|\brelease cycle (begins|starts)\b", text):
+    if (
+        re.search(
+            r"\bstart of (the )?release cycle\b|\brelease cycle (begins|starts)\b"
+            r"|\bcoding (start|starts|begins|period begins|week 1)\b",
+            text,
+        )
+        and not other_version
+    ):
         kinds.append(MilestoneKind.CYCLE_START)
     if re.search(r"\b(production readiness|prr)\b.*\bfreeze\b", text):
         kinds.append(MilestoneKind.PRR_FREEZE)
     if re.search(r"\bfeature blogs? freeze\b", text):
         kinds.append(MilestoneKind.FEATURE_BLOG_FREEZE)
-    elif re.search(r"\benhancements? freeze\b|\bfeature freeze\b", text):
+    elif re.search(r"\benhancements? freeze\b|\bfeature freeze\b|\bfeatures? repo freeze\b", text):
         kinds.append(MilestoneKind.ENHANCEMENTS_FREEZE)
-    if re.search(r"\bcode freeze\b", text):
+    # The end of code freeze (2017-2018: "End of code freeze: master branch re-opens") is its thaw, not the freeze.
+    if re.search(r"\bend of (the )?code freeze\b|\bcode freeze (ends|is lifted)\b|\blift (the )?code freeze\b", text):
+        kinds.append(MilestoneKind.OTHER)
+    elif re.search(r"\bcode (and test )?freeze\b", text) and not re.search(r"\blifting (the )?code freeze\b", text):
         kinds.append(MilestoneKind.CODE_FREEZE)
     if re.search(r"\btest freeze\b", text):
         kinds.append(MilestoneKind.TEST_FREEZE)
@@ -325,8 +373,105 @@ def _bullets(lines: list[str]):
             yield number, match.group("when"), match.group("what")
 
 
-def _read_entry(number, origin, what_text, when_text, wording, warnings) -> _Entry | None:
-    kinds, exception_for = classify(what_text)
+def _plain(line: str) -> str:
+    """A list item's or heading's text without Markdown emphasis or links."""
+    return st.clean_markdown(line)
+
+
+def _dated_bullets(lines: list[str], taken: set[int]):
+    """Yield (line number, when, what) for bullets that start with a plain date (releases 1.5-1.9).
+
+    ``- Aug 1 (Tues): Feature Freeze``, ``* **Fri Oct 27: [Feature Freeze](#feature-freeze)**``; a bullet that is a
+    date alone takes the words of the first more-indented item below it (``- [x] **Monday, November 7, 2016**`` /
+    ``  - Feature Complete Date``). Lines in `taken` (read as bold-date bullets already) are left out.
+    """
+    for number, line in enumerate(lines, 1):
+        if number in taken or not (item := _LIST_ITEM.match(line)):
+            continue
+        found = st.leading_date(_plain(item.group("text")))
+        if not found:
+            continue
+        when, what = found
+        if not what:
+            depth = len(item.group("indent").expandtabs())
+            for follow in lines[number : number + 3]:
+                child = _LIST_ITEM.match(follow)
+                if child and len(child.group("indent").expandtabs()) > depth:
+                    what = _plain(child.group("text"))
+                break
+        if what:
+            yield number, when, what
+
+
+def _heading_bullets(lines: list[str], taken: set[int]):
+    """Yield (line number, when, what) for undated bullets under a dated heading (release-1.3, 2016:
+    ``###Jun 20 - Jun 24`` over ``- release 1.3 Final``): such a bullet happens in its heading's week, which is
+    dated by its first day. Only top-level bullets count; a bullet with a date of its own is read by
+    `_dated_bullets`."""
+    heading_date = None
+    for number, line in enumerate(lines, 1):
+        if heading := _HEADING.match(line):
+            found = st.leading_date(_plain(heading.group("text")))
+            heading_date = found[0] if found else None
+            continue
+        item = _LIST_ITEM.match(line)
+        if heading_date is None or not item or item.group("indent") or number in taken:
+            continue
+        text = _plain(item.group("text"))
+        if st.leading_date(text):
+            continue
+        # "Release 1.4 on Sept 20", "Feature Complete due end of day May 20 (slipped ... to May 23)": a date in
+        # the bullet's words is its own (the last one: a slip names the new date after the old).
+        inside = st.dates_in_text(text)
+        if inside:
+            a, b = inside[-1]
+            words = re.sub(r"\s+(?:on|by|at)$", "", text[:a].rstrip(" ,(")) + " " + text[b:].lstrip(" ,)")
+            yield number, text[a:b], words.strip()
+        else:
+            yield number, heading_date, text
+
+
+def _other_release_sections(lines: list[str], version: str) -> set[int]:
+    """Line numbers under a heading that names another release than `version` (up to the next heading)."""
+    inside, found = False, set()
+    for number, line in enumerate(lines, 1):
+        if heading := _HEADING.match(line):
+            named = _VERSION_IN_TEXT.search(_plain(heading.group("text")))
+            inside = bool(named and f"{named.group(1)}.{int(named.group(2))}" != version)
+        elif inside:
+            found.add(number)
+    return found
+
+
+def _tldr(lines: list[str]):
+    """Yield (line number, when, what, struck) for each date of the "tl;dr" paragraph (releases 1.10-1.13, 2018).
+
+    The words of a date are those since the previous date or the start of its sentence ("Feature freeze is",
+    "and ends on release day,"). Struck-through text is dropped first: a struck date was moved, and the date
+    after it is the one that holds; `struck` lists what was struck before this date, for the report.
+    """
+    start = next((i for i, line in enumerate(lines) if _TLDR.search(line)), None)
+    if start is None:
+        return
+    end = start
+    while end + 1 < len(lines) and lines[end + 1].strip() and not _HEADING.match(lines[end + 1]):
+        end += 1
+    paragraph = " ".join(line.strip() for line in lines[start : end + 1])
+    paragraph = _TLDR.sub(" ", paragraph)
+    # Struck parts become a marker that no date pattern reads, so that their place is still known.
+    paragraph, struck = st.strike_out(paragraph, marker="\ufffc")
+    previous = 0
+    for a, b in st.dates_in_text(paragraph):
+        before = paragraph[previous:a]
+        moved = [struck.pop(0) for _ in range(before.count("\ufffc")) if struck]
+        before = before.replace("\ufffc", " ")
+        sentence = _SENTENCE_END.split(before)[-1] if before.strip() else before
+        previous = b
+        yield start + 1, paragraph[a:b], st.clean_markdown(sentence), moved
+
+
+def _read_entry(number, origin, what_text, when_text, wording, warnings, version=None) -> _Entry | None:
+    kinds, exception_for = classify(what_text, version=version)
     if not kinds and not exception_for:
         return None
     try:
@@ -382,7 +527,8 @@ def _merge(found: MilestoneData, other: MilestoneData, warnings: list[ScheduleWa
 
 
 def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
-    """Read one release schedule README. Raises ImportFailure when it has no version or no dated milestone.
+    """Read one release schedule README. Raises ImportFailure when it has no version or a date that cannot be;
+    a README without any dated milestone gives a Schedule with none and a warning.
 
     `version_hint` is the version from the folder name (``release-1.24`` -> ``"1.24"``), trusted over the title.
     """
@@ -393,16 +539,45 @@ def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
     major, minor = check_version(version)
 
     entries: list[_Entry] = []
+    # Lines under a heading about another release ("###1.5 Overview" in the 1.4 schedule) are not this one's.
+    taken: set[int] = _other_release_sections(lines, version)
     for number, when_text, what_text in _bullets(lines):
+        if number in taken:
+            continue
+        taken.add(number)
         wording = st.clean_markdown(lines[number - 1].strip().lstrip("-*+ "))
-        if entry := _read_entry(number, "list", what_text, when_text, wording, warnings):
+        if entry := _read_entry(number, "list", what_text, when_text, wording, warnings, version):
             entries.append(entry)
+    for reader in (_dated_bullets, _heading_bullets):
+        for number, when_text, what_text in reader(lines, taken):
+            taken.add(number)
+            wording = f"{when_text}: {what_text}"
+            if entry := _read_entry(number, "list", what_text, when_text, wording, warnings, version):
+                entries.append(entry)
+    for number, when_text, what_text, struck in _tldr(lines):
+        wording = f"{what_text} {when_text}".strip()
+        if entry := _read_entry(number, "list", what_text, when_text, wording, warnings, version):
+            # The sentence is no label ("and ends on release day,"): each kind is shown by its own name.
+            entry.kinds = [(kind, str(MilestoneKind(kind).label)) for kind, _label in entry.kinds]
+            entries.append(entry)
+            if struck:
+                warnings.append(
+                    ScheduleWarning(number, f"{', '.join(struck)} struck through; {when_text} holds (moved)")
+                )
     for number, what_text, when_text in _table_rows(lines):
         wording = f"{st.clean_markdown(what_text)} | {st.clean_markdown(when_text)}"
-        if entry := _read_entry(number, "table", what_text, when_text, wording, warnings):
+        if entry := _read_entry(number, "table", what_text, when_text, wording, warnings, version):
             entries.append(entry)
     if not entries:
-        raise ImportFailure("no dated milestones: found neither a summary list nor a timeline table with dates")
+        return Schedule(
+            version=version,
+            name=name,
+            cycle_start=None,
+            planned_release_date=None,
+            source_url="",
+            milestones=[],
+            warnings=[*warnings, ScheduleWarning(None, "states no dated milestone; nothing imported")],
+        )
 
     # The year of dates written without one comes from the cycle start (schedule_time.anchor_date).
     cycle = (

@@ -22,6 +22,11 @@ The release team writes times many ways (kubernetes/sig-release `releases/releas
 - ``Friday 17th October 2025 at 12:00am anywhere on Earth time (12:00 UTC)`` — a parenthesised time is
   one more half; "anywhere on Earth" is AoE.
 - A date without any time is an all-day milestone: midnight UTC of that date, ``all_day`` set.
+- ``~~Tuesday, September 25, 2018~~ **Thursday, September 27, 2018**`` or ``~~25~~ moved to **27**`` (release-1.12,
+  2018): **a struck-through date was moved**; the struck text is not read (``<del>``/``<s>`` alike), the date
+  that follows wins (see `strike_out`).
+- ``July 5 (Weds) coding start`` / ``Mon Oct 2: Start of release cycle`` (releases 1.7–1.9, 2017): a plain bullet
+  that starts with a date, the weekday before it or in parentheses after it (see `leading_date`).
 - Years are checked, written or inferred: a number where the year goes (``6th February 99999``) must be a year
   between `FIRST_YEAR` and `LAST_YEAR`, or the file is skipped naming the line (issue 17 L; before, 99999 was
   not read as a year at all and the date landed in a year inferred from the release number).
@@ -105,6 +110,22 @@ _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])?")
 _HTML_TAG = re.compile(r"<[^>]+>")
 _EMPHASIS = re.compile(r"(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)")
 _DASHES = re.compile(r"[\u2012\u2013\u2014\u2015\u2212]")  # figure/en/em dashes, minus sign
+_STRUCK = re.compile(r"~~(?P<a>.+?)~~|<(?P<tag>del|s|strike)>(?P<b>.*?)</(?P=tag)>", re.IGNORECASE | re.DOTALL)
+# A date at the start of a text: optional weekday, "July 5" / "5th July" / "Sept 1st", an optional year, an optional
+# "(Weds)" after it. The weekday alternatives accept the schedules' abbreviations ("Weds", "Thurs", "Tues").
+_LEADING_DATE = re.compile(
+    rf"^\s*(?:{_WEEKDAY_WORD}\.?,?\s+)?"
+    rf"(?:{_MONTH_WORD.format(name='m1')}\s+\d{{1,2}}{_ORD}|\d{{1,2}}{_ORD}\s+(?:of\s+)?{_MONTH_WORD.format(name='m2')})"
+    rf"(?![a-z\d])(?:,?\s+(?:19|20)\d\d(?!\d))?(?:\s*\(\s*{_WEEKDAY_WORD}\.?\s*\))?",
+    re.IGNORECASE,
+)
+# Any date in running text (the "tl;dr" sentence), with the weekday before it and the year after it.
+_DATE_IN_TEXT = re.compile(
+    rf"(?<![a-z\d])(?:{_WEEKDAY_WORD}\.?,?\s+)?"
+    rf"(?:{_MONTH_WORD.format(name='m1')}\s+\d{{1,2}}{_ORD}|\d{{1,2}}{_ORD}\s+(?:of\s+)?{_MONTH_WORD.format(name='m2')})"
+    rf"(?![a-z\d])(?:,?\s+(?:19|20)\d\d(?!\d))?",
+    re.IGNORECASE,
+)
 
 
 def clean_markdown(text: str) -> str:
@@ -117,6 +138,36 @@ def clean_markdown(text: str) -> str:
     # One line, no control or bidi characters: the text becomes milestone labels, which go into email subjects
     # and must pass Milestone.clean (issue 17 F).
     return one_line(text)
+
+
+def strike_out(text: str, *, marker: str = " ") -> tuple[str, list[str]]:
+    """`text` with each struck-through part replaced by `marker`, and those parts (plain): a struck date was
+    moved, not kept."""
+    struck: list[str] = []
+
+    def drop(match: re.Match) -> str:
+        struck.append(clean_markdown(match.group("a") or match.group("b") or ""))
+        return marker
+
+    return _STRUCK.sub(drop, text), struck
+
+
+def leading_date(text: str) -> tuple[str, str] | None:
+    """(the date, the rest) when `text` (plain, no Markdown) starts with a date; else None.
+
+    ``Aug 1 (Tues): Feature Freeze`` -> ``("Aug 1 (Tues)", "Feature Freeze")``. The rest loses a leading separator
+    (colon, dash); it may be empty when the bullet's words are on the lines below it (release-1.5).
+    """
+    match = _LEADING_DATE.match(text)
+    if not match:
+        return None
+    rest = re.sub(r"^\s*[:,-]?\s*", "", text[match.end() :])
+    return match.group(0).strip(), rest.strip()
+
+
+def dates_in_text(text: str) -> list[tuple[int, int]]:
+    """Spans of every date written in running text (``Monday, July 2nd, 2018``, ``Wednesday, March 21st``)."""
+    return [match.span() for match in _DATE_IN_TEXT.finditer(text)]
 
 
 @dataclass(frozen=True)
@@ -265,7 +316,7 @@ def parse_hint(text: str) -> tuple[ClockTime | None, str | None, bool]:
 
 def parse_when(text: str) -> When | None:
     """Split a schedule's time text into its halves and read each; None when it gives no date at all ("TBC")."""
-    cleaned = clean_markdown(text)
+    cleaned = clean_markdown(strike_out(text)[0])
     halves = []
     for part in _HALF_SPLIT.split(_TIME_IN_PARENTHESES.sub(r" / \1", cleaned)):
         part = part.strip(" ,;:")

@@ -14,14 +14,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 from django.db import transaction
 from django.utils import timezone
 
 from core.importing import ImportReport, ImportUsageError, Progress, import_file_by_file, no_progress, read_text
-from releases.choices import ReleaseState
 from releases.importers.schedule import Schedule, milestone_key, parse_schedule, version_from_path
 from releases.models import Milestone, Release
+from releases.rules import release_state
 from releases.services.stats import release_stats_request
 
 #: Name of the advisory lock that serialises concurrent schedule imports.
@@ -45,16 +46,21 @@ class ScheduleOutcome:
 
 
 def release_state_at(
-    *, cycle_start: datetime.date | None, release_date: datetime.date | None, now: datetime.datetime
+    *,
+    cycle_start: datetime.date | None,
+    release_date: datetime.date | None,
+    now: datetime.datetime,
+    first_milestone: datetime.datetime | None = None,
+    last_milestone: datetime.datetime | None = None,
 ) -> str:
-    """The state of a release at `now`: released once its release day has come (UTC), active from its cycle
-    start, planning before that or when the schedule gives no dates."""
-    today = now.astimezone(datetime.UTC).date()
-    if release_date is not None and release_date <= today:
-        return ReleaseState.RELEASED
-    if cycle_start is not None and cycle_start <= today:
-        return ReleaseState.ACTIVE
-    return ReleaseState.PLANNING
+    """The state of a release with these dates at `now`: `releases.rules.release_state`, for dates not yet saved."""
+    dates = SimpleNamespace(
+        cycle_start=cycle_start,
+        release_date=release_date,
+        first_milestone=first_milestone,
+        last_milestone=last_milestone,
+    )
+    return release_state(dates, now=now)
 
 
 @transaction.atomic
@@ -73,9 +79,13 @@ def release_schedule_import(*, schedule: Schedule, now: datetime.datetime) -> Sc
         "source_url": schedule.source_url,
     }
     wanted = {name: value for name, value in given.items() if value}
+    instants = [milestone.at for milestone in schedule.milestones]
     wanted["state"] = release_state_at(
         cycle_start=wanted.get("cycle_start", release.cycle_start if release else None),
-        release_date=wanted.get("planned_release_date", release.release_date if release else None),
+        release_date=(release.actual_release_date if release else None)
+        or wanted.get("planned_release_date", release.planned_release_date if release else None),
+        first_milestone=min(instants, default=None),
+        last_milestone=max(instants, default=None),
         now=now,
     )
     if release is None:
@@ -182,6 +192,11 @@ def release_schedules_import(
 
     def import_file(path: Path, report: ImportReport) -> None:
         schedule = parse_schedule(read_text(path), version_hint=version_from_path(path))
+        if not schedule.milestones:
+            # A README that states no date (a proposal, a stub) is one line of the report, not a failure.
+            for warning in schedule.warnings:
+                report.warn(f"{path}: {warning.message}")
+            return
         outcome = release_schedule_import(schedule=schedule, now=now or timezone.now())
         if outcome.created:
             # Meeting agenda items may name this release from before it existed.

@@ -298,6 +298,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(minute="7-59/15"),
         "options": {"expires": 15 * 60},
     },
+    # Hourly at :01, each release's stored state (planning, active, released) follows its dates; pages that name
+    # the current release read the dates themselves, this keeps lists, filters and the API in step.
+    "refresh-release-states": {
+        "task": "releases.tasks.refresh_release_states",
+        "schedule": crontab(minute=1),
+        "options": {"expires": 60 * 60},
+    },
 }
 
 # Reminder offsets before each freeze, in hours; a SIG may override them (Sig.reminder_offsets).

@@ -18,7 +18,13 @@ pytestmark = [pytest.mark.browser]
 
 def test_kep_owner_signs_in_with_github_and_sees_what_they_owe(page, live_server, github_oauth):
     node = SigFactory(slug="sig-node")
-    release = ReleaseFactory(version="1.33", state=ReleaseState.ACTIVE)
+    today = timezone.now().date()
+    release = ReleaseFactory(
+        version="1.33",
+        state=ReleaseState.ACTIVE,
+        cycle_start=today - datetime.timedelta(days=30),
+        planned_release_date=today + datetime.timedelta(days=60),
+    )
     MilestoneFactory(
         release=release, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=timezone.now() + datetime.timedelta(days=4)
     )

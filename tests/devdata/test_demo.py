@@ -9,6 +9,7 @@ from django.core.management import CommandError, call_command
 from django.test import override_settings
 
 from devdata.fixtures import FIXTURE_FILES
+from devdata.living_cycle import DEMO_NAME
 from keps.models import Kep, Person
 from meetings.models import AgendaItem
 from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement
@@ -48,11 +49,17 @@ def test_demo_prepares_the_database_once_and_reuses_it(transactional_db):
     admin = get_user_model().objects.get(username="admin")
     assert admin.is_staff and admin.is_superuser
     assert admin.check_password(printed_password(first))
+    # A living cycle: the current release is the demo's, in its cycle, with a freeze ahead and KEPs at risk.
+    assert "Added the demo cycle v1.28 (demo data)" in first and "Digest preview:" in first
+    cycle = Release.objects.current_cycle()
+    assert (cycle.release.version, cycle.release.name, cycle.in_cycle) == ("1.28", DEMO_NAME, True)
+    assert TrackedEnhancement.objects.filter(release=cycle.release, status="at_risk_enhancements").exists()
     before = counts()
 
     second = run_demo()
 
     assert "Fixtures already loaded; reusing the existing database." in second
+    assert "Moved the demo cycle v1.28" in second
     assert "Loaded" not in second
     assert counts() == before
     assert get_user_model().objects.filter(username="admin").count() == 1

@@ -224,16 +224,37 @@ def test_database_refusal_is_one_line_and_writes_nothing(tree, monkeypatch):
     assert not Sig.objects.exists()
 
 
-def test_unnumbered_drafts_are_skipped_by_name_and_the_template_is_ignored(tree):
-    """An unnumbered draft in a SIG folder, and an old date-named folder, are reported; the template is not a KEP."""
+def test_template_and_unnumbered_drafts_are_listed_not_skipped(tree):
+    """The KEP template and drafts waiting for a number (NNNN-, 0000-) are no KEPs yet: listed with -v 2, exit 0."""
     text = "title: Draft\nkep-number: NNNN\nowning-sig: sig-storage\nstatus: provisional\n"
     for relative in (
         "keps/NNNN-kep-template/kep.yaml",
         "keps/sig-storage/NNNN-update-claim-template/kep.yaml",
-        "keps/sig-network/20200103-mixed-protocol-lb/kep.yaml",
+        "keps/sig-network/0000-pod-network-health/kep.yaml",
     ):
         (tree / relative).parent.mkdir(parents=True)
         (tree / relative).write_text(text)
+
+    out, err = run(tree, verbosity=2)
+
+    assert err == ""
+    assert "not a KEP: keps/NNNN-kep-template/kep.yaml (the KEP template)" in out
+    assert (
+        "not a KEP yet: keps/sig-storage/NNNN-update-claim-template/kep.yaml: kep-number: not a positive number "
+        "('NNNN') and the directory has no KEP number yet (an unnumbered draft)"
+    ) in out
+    assert "not a KEP yet: keps/sig-network/0000-pod-network-health/kep.yaml" in out
+    assert "10 files read: 8 created, 0 updated, 0 unchanged, 0 skipped" in out
+    assert sorted(Kep.objects.values_list("number", flat=True)) == [2625, 2727, 4960, 5075]
+    quiet, _ = run(tree, dry_run=True)
+    assert "not a KEP" not in quiet  # only with -v 2
+
+
+def test_a_date_named_kep_without_a_number_still_fails_the_import(tree):
+    """An old date-named folder (before KEP numbers) holds a KEP that should have imported: exit 1, named."""
+    relative = "keps/sig-network/20200103-mixed-protocol-lb/kep.yaml"
+    (tree / relative).parent.mkdir(parents=True)
+    (tree / relative).write_text("title: Mixed\nkep-number: NNNN\nowning-sig: sig-network\nstatus: provisional\n")
 
     error, out, err = run_failing(tree)
 
@@ -241,11 +262,16 @@ def test_unnumbered_drafts_are_skipped_by_name_and_the_template_is_ignored(tree)
     assert err.splitlines() == [
         "skipped: keps/sig-network/20200103-mixed-protocol-lb/kep.yaml: kep-number: not a positive number ('NNNN') "
         "and the directory name starts with a date (20200103), not a KEP number",
-        "skipped: keps/sig-storage/NNNN-update-claim-template/kep.yaml: kep-number: not a positive number ('NNNN') "
-        "and the directory has no KEP number yet (an unnumbered draft)",
     ]
-    assert "10 files read: 8 created, 0 updated, 0 unchanged, 2 skipped" in out
-    assert sorted(Kep.objects.values_list("number", flat=True)) == [2625, 2727, 4960, 5075]
+    assert "9 files read: 8 created, 0 updated, 0 unchanged, 1 skipped" in out
+
+
+def test_the_shared_upstream_tree_imports_with_exit_0(upstream_dir):
+    out, err = run(upstream_dir / "enhancements", verbosity=2)
+    assert err == ""
+    assert "0 skipped" in out
+    assert "not a KEP: keps/NNNN-kep-template/kep.yaml (the KEP template)" in out
+    assert Kep.objects.count() > 100
 
 
 def test_duplicate_number_prefers_the_live_kep(tree):

@@ -73,10 +73,19 @@ def test_newest_release_includes_kep_milestones():
     assert selectors.newest_release_version() == "1.26"
 
 
+def around_today(start_days: int, end_days: int) -> dict:
+    """A release's dates relative to today: its state is read from them."""
+    today = datetime.date.today()
+    return {
+        "cycle_start": today + datetime.timedelta(days=start_days),
+        "planned_release_date": today + datetime.timedelta(days=end_days),
+    }
+
+
 def test_perma_beta_counts_against_the_current_release_not_the_newest_known():
     ReleaseFactory(version="1.34", state="released")
-    ReleaseFactory(version="1.35", state="active")
-    ReleaseFactory(version="1.37", state="planning")  # a schedule published early
+    ReleaseFactory(version="1.35", state="active", **around_today(-10, 80))
+    ReleaseFactory(version="1.37", state="planning", **around_today(100, 200))  # a schedule published early
     KepFactory(number=1, stage="beta", beta_milestone="1.31", latest_milestone="1.40")
     result = selectors.perma_beta_list(filters={})
     assert result.newest == "1.35"
@@ -85,7 +94,7 @@ def test_perma_beta_counts_against_the_current_release_not_the_newest_known():
 
 def test_perma_beta_without_an_active_release_counts_against_the_latest_released():
     ReleaseFactory(version="1.34", state="released")
-    ReleaseFactory(version="1.36", state="planning")
+    ReleaseFactory(version="1.36", state="planning", **around_today(30, 120))
     KepFactory(number=1, stage="beta", beta_milestone="1.31")
     assert selectors.perma_beta_list(filters={}).newest == "1.34"
 

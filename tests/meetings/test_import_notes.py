@@ -192,24 +192,51 @@ def test_bad_file_among_good_is_skipped_with_exit_1(db, tmp_path):
     assert list(Meeting.objects.values_list("date", flat=True)) == [D(2020, 1, 7)]
 
 
-def test_item_too_large_to_index_skips_its_file_and_the_next_is_read(db, tmp_path):
-    # Issue 17 J: a 100,000-line table aborted the whole import ("string is too long for tsvector", PostgreSQL's
-    # 1 MB limit on the full-text index of migration 0002) and the next file was never read.
+def test_an_item_too_large_to_index_is_cut_with_a_note_and_the_rest_of_its_file_imports(db, tmp_path):
+    # SIG Node 2022: one agenda item of 1.3 MB (a pasted table) cost the whole year's file. It is cut to what the
+    # full-text index holds (PostgreSQL refuses a tsvector over 1 MB), says so, and its meetings import.
     folder = tmp_path / "sig-node"
     folder.mkdir()
     table = "| KEP | owner |\n|---|---|\n" + "".join(f"| kep-{i} | owner{i} |\n" for i in range(100_000))
     (folder / "meeting-notes-2021.md").write_text(
-        "## Jan 5, 2021\n\n* [a] written before the table?\n\n## Jan 12, 2021\n\n* [b] the table\n\n" + table
+        "## Jan 5, 2021\n\n* [a] written before the table\n\n## Jan 12, 2021\n\n* [b] the table\n\n"
+        + table
+        + "\n## Jan 19, 2021\n\n* [c] after the table\n"
     )
-    (folder / "meeting-notes-2022.md").write_text("## Jan 4, 2022\n\n* [c] fine\n")
     status, out, err = run(folder)
-    assert status == 1
-    skipped = [line for line in err.splitlines() if "meeting-notes-2021.md" in line]
-    assert len(skipped) == 1, err
-    assert "meeting-notes-2021.md:7:" in skipped[0] and "too long" in skipped[0]
-    assert "Traceback" not in err
+    assert status == 0, err
+    assert "meeting-notes-2021.md:7: agenda item of" in out and "cut to 200,000" in out
+    assert list(Meeting.objects.order_by("date").values_list("date", flat=True)) == [
+        D(2021, 1, 5),
+        D(2021, 1, 12),
+        D(2021, 1, 19),
+    ]
+    cut = AgendaItem.objects.get(meeting__date=D(2021, 1, 12))
+    assert len((cut.title + cut.body + cut.presenters_text).encode()) <= 200_000
+    assert cut.body.startswith("| KEP | owner |") and "only its first 200,000 bytes are kept]" in cut.body
+    assert AgendaItem.objects.filter(title__contains="after the table").exists()
+
+
+def test_a_folder_reads_the_sigs_meeting_notes_and_subgroup_notes_on_request(db, tmp_path):
+    folder = tmp_path / "sig-node" / "archive"
+    folder.mkdir(parents=True)
+    (folder / "meeting-notes-2022.md").write_text("## Jan 4, 2022\n\n* [a] SIG meeting\n")
+    (folder / "ci-subgroup-notes-2022.md").write_text("## Jan 5, 2022\n\n* [b] CI sub-group\n")
+    status, out, _ = run(folder, verbosity=2)
+    assert status == 0
+    assert "ci-subgroup-notes-2022.md: sub-group notes, not read (--subgroups reads them)" in out
+    assert "1 files read" in out
     assert list(Meeting.objects.values_list("date", flat=True)) == [D(2022, 1, 4)]
-    assert AgendaItem.objects.count() == 1
+    status, out, _ = run(folder, subgroups=True)
+    assert status == 0 and "2 files read" in out
+    assert sorted(Meeting.objects.values_list("date", flat=True)) == [D(2022, 1, 4), D(2022, 1, 5)]
+
+
+def test_the_shared_sig_node_archive_imports_with_exit_0(db, upstream_dir):
+    status, out, err = run(upstream_dir / "community" / "sig-node" / "archive")
+    assert status == 0, err
+    assert "0 skipped" in out
+    assert Meeting.objects.filter(date__year=2021).exists() and Meeting.objects.filter(date__year=2022).exists()
 
 
 def test_database_refusing_the_index_also_skips_the_file_in_one_line(postgres_only, tmp_path, monkeypatch):

@@ -28,10 +28,22 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def world(django_user_model):
     node = SigFactory(slug="sig-node")
-    current = ReleaseFactory(version="1.33", state=ReleaseState.ACTIVE)
-    following = ReleaseFactory(version="1.34", state=ReleaseState.PLANNING)
-    old = ReleaseFactory(version="1.32", state=ReleaseState.RELEASED)
     now = timezone.now()
+    # The current release is the one whose dates surround today; the next one's cycle has not begun.
+    day = datetime.timedelta(days=1)
+    current = ReleaseFactory(
+        version="1.33",
+        state=ReleaseState.ACTIVE,
+        cycle_start=now.date() - 30 * day,
+        planned_release_date=now.date() + 60 * day,
+    )
+    following = ReleaseFactory(
+        version="1.34",
+        state=ReleaseState.PLANNING,
+        cycle_start=now.date() + 70 * day,
+        planned_release_date=now.date() + 160 * day,
+    )
+    old = ReleaseFactory(version="1.32", state=ReleaseState.RELEASED)
     freeze = MilestoneFactory(
         release=current, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=now + datetime.timedelta(days=3, hours=2)
     )

@@ -1,5 +1,7 @@
-"""`manage.py demo`: migrate, load the curated fixtures once, create a demo admin, and serve."""
+"""`manage.py demo`: migrate, load the curated fixtures once, create a demo admin, place the demo cycle around
+today (devdata.living_cycle), and serve."""
 
+import datetime
 import secrets
 import signal
 import sys
@@ -8,8 +10,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from devdata.fixtures import FIXTURE_FILES, fixtures_loaded
+from devdata.living_cycle import demo_cycle_ensure
 
 
 class Command(BaseCommand):
@@ -41,6 +45,7 @@ class Command(BaseCommand):
         user.is_staff = user.is_superuser = True
         user.set_password(password)
         user.save()
+        self._living_cycle(user)
         self.stdout.write(
             self.style.SUCCESS(f"Admin: http://127.0.0.1:{port}/admin/  user: admin  password: {password}")
         )
@@ -54,3 +59,20 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             pass
         self.stdout.write("Demo stopped.")
+
+    def _living_cycle(self, user) -> None:
+        """The demo release around today (created once, moved to today on every run), and how to look at it."""
+        cycle = demo_cycle_ensure(now=timezone.now(), user=user)
+        if cycle is None:
+            return
+        if cycle.created:
+            call_command("compute_stats", verbosity=0)
+        freeze = cycle.enhancements_freeze.at
+        preview = (freeze - datetime.timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.stdout.write(
+            f"{'Added' if cycle.created else 'Moved'} the demo cycle v{cycle.release.version} (demo data) around "
+            f"today: enhancements freeze {freeze:%a %d %b %Y %H:%M} UTC."
+        )
+        if cycle.person is not None:
+            self.stdout.write(f"/me/ shows the work of {cycle.person.github or cycle.person.name} to the admin.")
+        self.stdout.write(f"Digest preview: python manage.py send_freeze_reminders --dry-run -v 2 --now {preview}")

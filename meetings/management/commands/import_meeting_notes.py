@@ -19,7 +19,15 @@ class Command(ImportCommand):
             "files",
             nargs="+",
             metavar="FILE",
-            help="A yearly notes archive, or a folder: its *notes*.md files are read in name order.",
+            help=(
+                "A yearly notes archive, or a folder: its *meeting-notes*.md files (the SIG's own meetings) are "
+                "read in name order."
+            ),
+        )
+        parser.add_argument(
+            "--subgroups",
+            action="store_true",
+            help="In a folder, also read sub-group notes (e.g. ci-subgroup-notes-2023.md), as the same SIG's meetings.",
         )
         parser.add_argument(
             "--sig",
@@ -31,5 +39,9 @@ class Command(ImportCommand):
 
     def run_import(self, options, *, dry_run: bool) -> ImportReport:
         return meeting_notes_import_files(
-            paths=options["files"], sig=options.get("sig"), dry_run=dry_run, progress=self.progress
+            paths=options["files"],
+            sig=options.get("sig"),
+            dry_run=dry_run,
+            progress=self.progress,
+            subgroups=options.get("subgroups", False),
         )

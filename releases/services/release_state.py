@@ -1,0 +1,26 @@
+"""Keep the stored `Release.state` equal to what the release's dates say today.
+
+The state is a rule of the dates (`releases.rules.release_state`), read fresh wherever "the current release" is
+asked (`Release.objects.current()`); the stored column is a copy for lists, filters and the API, refreshed by
+the schedule import and hourly by beat, so a release moves from planning to active to released by itself.
+"""
+
+import datetime
+
+from django.db import transaction
+
+from releases.models import Release
+from releases.rules import release_state
+
+
+@transaction.atomic
+def release_states_refresh(*, now: datetime.datetime) -> list[str]:
+    """Write the state of every release whose stored state differs from its dates at `now`; return
+    "1.24: active -> released" lines for those changed. Safe to run twice: a second run finds nothing to change."""
+    changed = []
+    for release in Release.objects.with_known_dates().order_by("major", "minor"):
+        state = release_state(release, now=now)
+        if release.state != state:
+            changed.append(f"{release.version}: {release.state} -> {state}")
+            Release.objects.filter(pk=release.pk).update(state=state)
+    return changed
