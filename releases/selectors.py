@@ -56,7 +56,8 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
     """Every release, oldest first, with its key freezes and its all-SIG stats annotated (None where not computed).
 
     Annotations: `enhancements_freeze_at`, `code_freeze_at`, `release_on` (actual, else planned date),
-    `tracked`, `done`, `merge_rate`, `stats_source` — sortable, and one query however many releases.
+    `tracked`, `done`, `merge_rate`, `stats_source`, `tracked_source` (history or retro tally), `in_cycle` (progress
+    before the release day, no merge rate) — sortable, and one query however many releases.
     """
     queryset = Release.objects.annotate(
         enhancements_freeze_at=_milestone_at(MilestoneKind.ENHANCEMENTS_FREEZE),
@@ -68,6 +69,8 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
         stats_source=_all_sigs_stats("source"),
         recorded_tracked=_all_sigs_stats("recorded_tracked"),
         recorded_done=_all_sigs_stats("recorded_done"),
+        tracked_source=_all_sigs_stats("tracked_source"),
+        in_cycle=_all_sigs_stats("in_cycle"),
     ).order_by("major", "minor")
     if filters is not None:
         queryset = ReleaseFilterSet(filters, queryset=queryset).qs
@@ -118,7 +121,13 @@ def release_chart_data(*, releases) -> ChartData:
         rate.append(release.merge_rate)
         tracked.append(release.tracked)
         done.append(release.done)
-    both = [getattr(r, "recorded_tracked", None) is not None and r.stats_source != "recorded_tally" for r in releases]
+    # The tally beside the history's figures, where it is not already the headline.
+    both = [
+        getattr(r, "recorded_tracked", None) is not None
+        and r.stats_source != "recorded_tally"
+        and getattr(r, "tracked_source", None) != "recorded_tally"
+        for r in releases
+    ]
     return ChartData(
         labels=labels,
         merge_rate=rate,

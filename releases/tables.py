@@ -57,10 +57,13 @@ class ReleaseTable(BaseTable):
         verbose_name="Retro tally", accessor="recorded_tracked", orderable=False, attrs={"td": {"class": "num"}}
     )
 
+    # In the CSV only (the page badges the cell): where tracked and done come from, or that they are progress.
+    figures_from = tables.Column(verbose_name="Figures from", accessor="tracked_source", visible=False, orderable=False)
+
     class Meta(BaseTable.Meta):
         model = Release
         fields = ("version", "name", "enhancements_freeze_at", "code_freeze_at", "release_on", "state")
-        sequence = (*fields, "tracked", "done", "merge_rate", "recorded")
+        sequence = (*fields, "tracked", "done", "merge_rate", "recorded", "figures_from")
         empty_text = "No releases yet — add one in the admin or import a sig-release schedule."
 
     def render_enhancements_freeze_at(self, value):
@@ -79,8 +82,12 @@ class ReleaseTable(BaseTable):
         return record.version
 
     def render_tracked(self, record, value):
-        if record.stats_source == StatsSource.RECORDED_TALLY:
+        if StatsSource.RECORDED_TALLY in (record.stats_source, getattr(record, "tracked_source", None)):
             return format_html('{} <span class="badge" title="Recorded in the retro notes">tally</span>', value)
+        if getattr(record, "in_cycle", False):
+            return format_html(
+                '{} <span class="badge" title="Tracked so far: the release is in its cycle">so far</span>', value
+            )
         return value
 
     def value_tracked(self, value):
@@ -90,7 +97,7 @@ class ReleaseTable(BaseTable):
         return percent(value)
 
     def render_recorded(self, record, value):
-        if record.stats_source == StatsSource.RECORDED_TALLY:
+        if StatsSource.RECORDED_TALLY in (record.stats_source, getattr(record, "tracked_source", None)):
             return "—"  # the tally is the figures already
         return format_html(
             '<span title="tracked / merged as recorded at the retro; synced {} / {}">recorded {} / {}</span>',
@@ -101,7 +108,16 @@ class ReleaseTable(BaseTable):
         )
 
     def value_recorded(self, record, value):
-        return "" if record.stats_source == StatsSource.RECORDED_TALLY else f"{value}/{record.recorded_done}"
+        if StatsSource.RECORDED_TALLY in (record.stats_source, getattr(record, "tracked_source", None)):
+            return ""
+        return f"{value}/{record.recorded_done}"
+
+    def value_figures_from(self, record, value):
+        if record.tracked is None:
+            return ""
+        if StatsSource.RECORDED_TALLY in (record.stats_source, value):
+            return "retro tally"
+        return "board history, so far (in cycle)" if getattr(record, "in_cycle", False) else "board history"
 
     def value_merge_rate(self, value):
         return "" if value is None else round(value, 4)

@@ -24,8 +24,6 @@ from .models import Release
 from .services.board import weekly_update_markdown
 from .tables import ReleaseTable, TrackedEnhancementTable
 
-COMPUTE_STATS_HINT = "python manage.py compute_stats"
-
 
 def _release_or_404(version: str) -> Release:
     # `<str:version>` lets `%00` through, and PostgreSQL refuses a NUL in a query (issue 17 H): no release has one.
@@ -72,7 +70,6 @@ class DashboardView(TemplateView):
             open_actions=selectors.retro_action_items(open_only=True, limit=15),
             open_actions_total=selectors.retro_action_item_count(open_only=True),
             latest_meeting=selectors.meeting_latest(on_or_before=now.date()),
-            compute_stats_hint=COMPUTE_STATS_HINT,
         )
         return context
 
@@ -119,7 +116,6 @@ class ReleaseListView(PublicListView):
             chart=chart,
             has_stats=has_stats,
             missing_stats=[r.version for r in releases if r.tracked is None],
-            compute_stats_hint=COMPUTE_STATS_HINT,
         )
         return context
 
@@ -170,7 +166,6 @@ class ReleaseDetailView(TemplateView):
             previous_actions=selectors.retro_action_items(release=previous) if previous else [],
             meetings=meetings,
             meeting_total=meeting_total,
-            compute_stats_hint=COMPUTE_STATS_HINT,
             is_active=release.state == ReleaseState.ACTIVE,
         )
         weekly = selectors.release_weekly_numbers(release=release)
