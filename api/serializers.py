@@ -16,6 +16,7 @@ from releases.models import (
     Retrospective,
     TrackedEnhancement,
 )
+from releases.prr import prr_approver_of, prr_of
 
 
 @extend_schema_field(OpenApiTypes.URI)
@@ -142,7 +143,18 @@ class TrackedEnhancementSerializer(serializers.ModelSerializer):
     slips = serializers.IntegerField(read_only=True, help_text="Slips of this KEP up to and including this release.")
     is_at_risk = serializers.BooleanField(read_only=True)
     is_final = serializers.BooleanField(read_only=True)
+    prr_status = serializers.SerializerMethodField(
+        help_text="The board's PRR status, else approved when the KEP's prod-readiness file names an approver for "
+        "the target stage."
+    )
+    prr_approver = serializers.SerializerMethodField(help_text="GitHub handle of the PRR approver; null if none.")
     url = PageUrlField()
+
+    def get_prr_status(self, obj) -> str:
+        return prr_of(obj)
+
+    def get_prr_approver(self, obj) -> str | None:
+        return prr_approver_of(obj) or None
 
     class Meta:
         model = TrackedEnhancement
@@ -157,6 +169,8 @@ class TrackedEnhancementSerializer(serializers.ModelSerializer):
             "status",
             "is_at_risk",
             "is_final",
+            "prr_status",
+            "prr_approver",
             "enhancements_contact",
             "slips",
             "github_issue_url",

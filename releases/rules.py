@@ -14,7 +14,7 @@ import datetime
 import zoneinfo
 from dataclasses import dataclass
 
-from .choices import EnhancementStatus, Freeze, MilestoneKind, StatsSource
+from .choices import EnhancementStatus, Freeze, MilestoneKind, PrrStatus, StatsSource
 
 # --- time zones the release team quotes -----------------------------------------------------------------
 
@@ -184,13 +184,24 @@ def counts_as_tracked_at_freeze(status: str | None) -> bool:
     return status in TRACKED_STATUSES
 
 
-def is_ready_for(status: str, freeze: Freeze | str, *, exception_window: bool = False) -> bool:
+def prr_status(*, board_status: str, file_approver: str = "") -> str:
+    """A KEP's PRR status for the release's target stage: the board's where it says something (an admin or a sync
+    set it), else approved when the KEP's `keps/prod-readiness/<sig>/<number>.yaml` names an approver for that
+    stage (`file_approver`, imported as a PRR approval), else not started."""
+    if board_status and board_status != PrrStatus.NOT_STARTED:
+        return board_status
+    return PrrStatus.APPROVED if file_approver else PrrStatus.NOT_STARTED
+
+
+def is_ready_for(status: str, freeze: Freeze | str, *, exception_window: bool = False, prr: str | None = None) -> bool:
     """Whether a row in `status` already meets `freeze`.
 
     Done meets everything. A pending exception meets nothing yet; an approved one meets the freeze itself but
     not the close of its exception window (the work must have merged by then). A status for a later freeze
     meets every earlier one; an "at risk" status meets only the freezes before its own. Rows out of play
-    need nothing.
+    need nothing. With `prr` (the row's PRR status by `prr_status`), the PRR freeze asks of a KEP the release team
+    has not checked yet (at risk for PRR or for enhancements freeze) what it asks in REQUIREMENTS: its PRR
+    approved. Without `prr`, the board status alone decides.
     """
     if status == EnhancementStatus.DONE or status in OUT_OF_PLAY:
         return True
@@ -198,6 +209,16 @@ def is_ready_for(status: str, freeze: Freeze | str, *, exception_window: bool = 
         return False
     if status == EnhancementStatus.EXCEPTION_APPROVED:
         return not exception_window
+    if (
+        prr is not None
+        and Freeze(freeze) == Freeze.PRR
+        and status
+        in (
+            EnhancementStatus.AT_RISK_PRR,
+            EnhancementStatus.AT_RISK_ENHANCEMENTS,
+        )
+    ):
+        return prr == PrrStatus.APPROVED
     own = STATUS_FREEZE.get(status)
     if own is None:
         return True

@@ -11,8 +11,9 @@ from django.utils.timezone import template_localtime
 
 from core.tables import BaseTable
 
-from .choices import EnhancementStatus, ExceptionDecision, Freeze, StatsSource
+from .choices import EnhancementStatus, ExceptionDecision, Freeze, PrrStatus, StatsSource
 from .models import Release, TrackedEnhancement
+from .prr import prr_approver_of, prr_of
 
 SLIPS_HELP = "Times removed from or deferred in a milestone, up to and including this release"
 
@@ -197,9 +198,11 @@ class TrackedEnhancementTable(BaseTable):
         return format_html('<span class="badge{}">{}</span>', badge, value)
 
     def render_prr_status(self, record, value):
-        if record.prr_approver_id:
-            return format_html('{} <span class="muted">@{}</span>', value, record.prr_approver.github)
-        return value
+        # The PRR rule: the board's status, else the KEP's prod-readiness file (rows from `tracked_enhancement_list`).
+        label, approver = PrrStatus(prr_of(record)).label, prr_approver_of(record)
+        if approver:
+            return format_html('{} <span class="muted">@{}</span>', label, approver)
+        return label
 
     def render_exception(self, record):
         freeze, decision, deadline = record.exception_freeze, record.exception_decision, record.exception_deadline
@@ -242,8 +245,8 @@ class TrackedEnhancementTable(BaseTable):
         return f"@{value}"
 
     def value_prr_status(self, record):
-        approver = f" @{record.prr_approver.github}" if record.prr_approver_id else ""
-        return record.get_prr_status_display() + approver
+        approver = prr_approver_of(record)
+        return PrrStatus(prr_of(record)).label + (f" @{approver}" if approver else "")
 
     def value_exception(self, record):
         return exception_summary(record)

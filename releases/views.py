@@ -164,6 +164,8 @@ class ReleaseDetailView(TemplateView):
             retros=selectors.retrospective_list(release=release),
             previous=previous,
             previous_actions=selectors.retro_action_items(release=previous) if previous else [],
+            # "recorded no action items" only of a retro that exists; without one, say there is none.
+            previous_has_retro=bool(previous) and selectors.retrospective_exists(release=previous),
             meetings=meetings,
             meeting_total=meeting_total,
             is_active=release.state == ReleaseState.ACTIVE,
