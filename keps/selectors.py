@@ -194,15 +194,15 @@ def kep_timeline(*, kep: Kep, now: datetime.datetime | None = None) -> KepTimeli
         (KepStage.BETA, kep.beta_milestone),
         (KepStage.STABLE, kep.stable_milestone),
     ):
-        # Reached: shipped at that stage in a release whose release day has passed (a done row, by hand, from the
-        # notes or synced). kep.yaml's milestones are what its authors plan, and stay "planned" even for a release
-        # that has shipped (the KEP may have been removed at code freeze, or never opted in).
+        # Reached: shipped at that stage (a done row, by hand, from the notes or synced), unless the release's own
+        # release day is still ahead. kep.yaml's milestones are what its authors plan, and stay "planned" even for
+        # a release that has shipped (the KEP may have been removed at code freeze, or never opted in).
         shipped = [
             r
             for r in tracked
             if r.target_stage == stage
             and r.status == EnhancementStatus.DONE
-            and release_day_passed(release_day=r.release.release_date, now=now)
+            and (r.release.release_date is None or release_day_passed(release_day=r.release.release_date, now=now))
         ]
         if shipped:
             source = "synced from GitHub" if shipped[0].is_synced else "tracking board"
@@ -368,14 +368,16 @@ def perma_beta_enrich(*, rows: list[PermaBetaRow]) -> None:
 def _stage_reached(stage: str) -> Subquery:
     """The first release in which the KEP shipped at `stage`: a tracked enhancement of it at that target stage
     marked done (by hand, by the notes importer or by the GitHub sync). kep.yaml's milestones are only plans."""
-    # Released: its release day (actual, else planned date) has come, as `rules.release_day_passed` has it.
+    # Not in a release whose release day (actual, else planned date) is still ahead, as `kep_timeline` has it.
     today = timezone.now().date()
-    released = Q(release__actual_release_date__lte=today) | Q(
-        release__actual_release_date__isnull=True, release__planned_release_date__lte=today
+    ahead = Q(release__actual_release_date__gt=today) | Q(
+        release__actual_release_date__isnull=True, release__planned_release_date__gt=today
     )
-    shipped = TrackedEnhancement.objects.filter(
-        released, kep=OuterRef("kep"), target_stage=stage, status=EnhancementStatus.DONE
-    ).order_by("release__major", "release__minor")
+    shipped = (
+        TrackedEnhancement.objects.filter(kep=OuterRef("kep"), target_stage=stage, status=EnhancementStatus.DONE)
+        .exclude(ahead)
+        .order_by("release__major", "release__minor")
+    )
     return Subquery(shipped.values("release__version")[:1])
 
 
