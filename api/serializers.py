@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from keps.models import DesignGroup, FeatureGate, Kep, Sig
+from keps.selectors import kep_timeline
 from meetings.models import AgendaItem, Meeting
 from releases.models import (
     EnhancementStatusChange,
@@ -228,6 +229,11 @@ class KepSerializer(serializers.ModelSerializer):
             "issue_url",
             "url",
         ]
+        # kep.yaml's milestones are what the KEP's authors plan, not what shipped (see the detail's `stages`).
+        extra_kwargs = {
+            f"{stage}_milestone": {"help_text": f"The release kep.yaml plans {stage} for: a plan, not a fact."}
+            for stage in ("alpha", "beta", "stable", "deprecated")
+        }
 
 
 class PrrApprovalSerializer(serializers.Serializer):
@@ -242,6 +248,18 @@ class KepDetailSerializer(KepSerializer):
     approvers = handles()
     feature_gates = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
     prr_approvals = PrrApprovalSerializer(many=True, read_only=True)
+    stages = serializers.SerializerMethodField(
+        help_text="`reached`: stage -> release it shipped in (a done tracked enhancement of a released release) and "
+        "where that comes from; `planned`: stage -> release kep.yaml plans it for, where not reached there."
+    )
+
+    def get_stages(self, obj) -> dict:
+        timeline = kep_timeline(kep=obj)
+        reached = timeline.reached.items()
+        return {
+            "reached": {str(stage): {"release": version, "source": source} for stage, (version, source) in reached},
+            "planned": {str(stage): version for stage, version in timeline.planned.items()},
+        }
 
     class Meta(KepSerializer.Meta):
         fields = [
@@ -252,6 +270,7 @@ class KepDetailSerializer(KepSerializer):
             "approvers",
             "feature_gates",
             "prr_approvals",
+            "stages",
             "creation_date",
             "last_updated",
             "disable_supported",

@@ -108,6 +108,11 @@ def test_kep_pages_show_prr_from_files_plans_as_plans_and_the_stored_status(clie
     html = client.get(f"/keps/{planned.number}/").content.decode()
     assert f"Planned: beta in {planned.beta_milestone}" in html
     assert "Reached <strong>beta</strong>" not in html
+    stages = client.get(f"/api/v1/keps/{planned.number}/").json()["stages"]
+    assert stages["planned"]["beta"] == planned.beta_milestone and "beta" not in stages["reached"]
+    # The board's PRR filter agrees with the column.
+    approved = client.get("/releases/1.24/enhancements/?prr=approved").content.decode()
+    assert f"KEP-{row.kep.number}<" in approved or f">KEP-{row.kep.number}" in approved
 
     # The checklist comment reads the status the release team set.
     tracked_enhancement_set_status(tracked_enhancement=row, status=EnhancementStatus.TRACKED_ENHANCEMENTS)
