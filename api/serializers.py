@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from keps.models import DesignGroup, FeatureGate, Kep, Sig
+from keps.selectors import kep_timeline
 from meetings.models import AgendaItem, Meeting
 from releases.models import (
     EnhancementStatusChange,
@@ -16,6 +17,7 @@ from releases.models import (
     Retrospective,
     TrackedEnhancement,
 )
+from releases.prr import prr_approver_of, prr_of
 
 
 @extend_schema_field(OpenApiTypes.URI)
@@ -83,6 +85,11 @@ class ReleaseStatsSerializer(serializers.ModelSerializer):
             "source",
             "tracked",
             "done",
+            "tracked_source",
+            "not_recorded",
+            "in_cycle",
+            "recorded_tracked",
+            "recorded_done",
             "deferred",
             "removed",
             "merge_rate",
@@ -146,7 +153,18 @@ class TrackedEnhancementSerializer(serializers.ModelSerializer):
     slips = serializers.IntegerField(read_only=True, help_text="Slips of this KEP up to and including this release.")
     is_at_risk = serializers.BooleanField(read_only=True)
     is_final = serializers.BooleanField(read_only=True)
+    prr_status = serializers.SerializerMethodField(
+        help_text="The board's PRR status, else approved when the KEP's prod-readiness file names an approver for "
+        "the target stage."
+    )
+    prr_approver = serializers.SerializerMethodField(help_text="GitHub handle of the PRR approver; null if none.")
     url = PageUrlField()
+
+    def get_prr_status(self, obj) -> str:
+        return prr_of(obj)
+
+    def get_prr_approver(self, obj) -> str | None:
+        return prr_approver_of(obj) or None
 
     class Meta:
         model = TrackedEnhancement
@@ -161,6 +179,8 @@ class TrackedEnhancementSerializer(serializers.ModelSerializer):
             "status",
             "is_at_risk",
             "is_final",
+            "prr_status",
+            "prr_approver",
             "enhancements_contact",
             "slips",
             "github_issue_url",
@@ -218,6 +238,11 @@ class KepSerializer(serializers.ModelSerializer):
             "issue_url",
             "url",
         ]
+        # kep.yaml's milestones are what the KEP's authors plan, not what shipped (see the detail's `stages`).
+        extra_kwargs = {
+            f"{stage}_milestone": {"help_text": f"The release kep.yaml plans {stage} for: a plan, not a fact."}
+            for stage in ("alpha", "beta", "stable", "deprecated")
+        }
 
 
 class PrrApprovalSerializer(serializers.Serializer):
@@ -232,6 +257,18 @@ class KepDetailSerializer(KepSerializer):
     approvers = handles()
     feature_gates = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
     prr_approvals = PrrApprovalSerializer(many=True, read_only=True)
+    stages = serializers.SerializerMethodField(
+        help_text="`reached`: stage -> release it shipped in (a done tracked enhancement of a released release) and "
+        "where that comes from; `planned`: stage -> release kep.yaml plans it for, where not reached there."
+    )
+
+    def get_stages(self, obj) -> dict:
+        timeline = kep_timeline(kep=obj)
+        reached = timeline.reached.items()
+        return {
+            "reached": {str(stage): {"release": version, "source": source} for stage, (version, source) in reached},
+            "planned": {str(stage): version for stage, version in timeline.planned.items()},
+        }
 
     class Meta(KepSerializer.Meta):
         fields = [
@@ -242,6 +279,7 @@ class KepDetailSerializer(KepSerializer):
             "approvers",
             "feature_gates",
             "prr_approvals",
+            "stages",
             "creation_date",
             "last_updated",
             "disable_supported",

@@ -4,6 +4,7 @@ Every function issues a fixed number of queries whatever the number of rows (joi
 subqueries, never a query per row); the view tests assert it.
 """
 
+import datetime
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -21,11 +22,12 @@ from django.db.models import (
     prefetch_related_objects,
 )
 from django.db.models.functions import Cast, StrIndex, Substr
+from django.utils import timezone
 
 from meetings.models import AgendaItem, Meeting
 from releases.choices import EnhancementStatus, TargetStage
 from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement, parse_version
-from releases.rules import FREEZE_MILESTONE, SLIP_STATUSES, STATUS_FREEZE, freeze_missed
+from releases.rules import FREEZE_MILESTONE, SLIP_STATUSES, STATUS_FREEZE, freeze_missed, release_day_passed
 
 from .choices import CLOSED_KEP_STATUSES, KepStage, KepStatus, PrrStage
 from .filtersets import KepFilterSet, PermaBetaFilterSet
@@ -124,8 +126,10 @@ class TimelineRow:
 class KepTimeline:
     rows: list[TimelineRow] = field(default_factory=list)
     slips: int = 0
-    # stage -> (release version, where it came from: "kep.yaml" or "tracking")
+    # stage -> (release version, where it came from): only a stage shipped in a released release (a done row)
     reached: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # stage -> release version kep.yaml plans it for, where it has not been reached there: a plan, not a fact
+    planned: dict[str, str] = field(default_factory=dict)
 
 
 def _missed_freeze(changes: list[EnhancementStatusChange], freezes: list[Milestone]) -> str:
@@ -157,8 +161,10 @@ def _missed_freeze(changes: list[EnhancementStatusChange], freezes: list[Milesto
     return freeze.label if freeze else ""
 
 
-def kep_timeline(*, kep: Kep) -> KepTimeline:
-    """Each release the KEP was tracked in (oldest first), its slips, and when it reached each stage."""
+def kep_timeline(*, kep: Kep, now: datetime.datetime | None = None) -> KepTimeline:
+    """Each release the KEP was tracked in (oldest first), its slips, when it reached each stage (as of `now`) and
+    what kep.yaml plans beyond that."""
+    now = now or timezone.now()
     tracked = list(
         TrackedEnhancement.objects.filter(kep=kep)
         .select_related("release", "sig")
@@ -201,12 +207,21 @@ def kep_timeline(*, kep: Kep) -> KepTimeline:
         (KepStage.BETA, kep.beta_milestone),
         (KepStage.STABLE, kep.stable_milestone),
     ):
-        if milestone:
-            timeline.reached[stage] = (milestone, "kep.yaml")
-            continue
-        shipped = [r for r in tracked if r.target_stage == stage and r.status == EnhancementStatus.DONE]
+        # Reached: shipped at that stage (a done row, by hand, from the notes or synced), unless the release's own
+        # release day is still ahead. kep.yaml's milestones are what its authors plan, and stay "planned" even for
+        # a release that has shipped (the KEP may have been removed at code freeze, or never opted in).
+        shipped = [
+            r
+            for r in tracked
+            if r.target_stage == stage
+            and r.status == EnhancementStatus.DONE
+            and (r.release.release_date is None or release_day_passed(release_day=r.release.release_date, now=now))
+        ]
         if shipped:
-            timeline.reached[stage] = (shipped[0].release.version, "tracking board")
+            source = "synced from GitHub" if shipped[0].is_synced else "tracking board"
+            timeline.reached[stage] = (shipped[0].release.version, source)
+        if milestone and timeline.reached.get(stage, ("",))[0] != milestone:
+            timeline.planned[stage] = milestone
     return timeline
 
 
@@ -366,9 +381,16 @@ def perma_beta_enrich(*, rows: list[PermaBetaRow]) -> None:
 def _stage_reached(stage: str) -> Subquery:
     """The first release in which the KEP shipped at `stage`: a tracked enhancement of it at that target stage
     marked done (by hand, by the notes importer or by the GitHub sync). kep.yaml's milestones are only plans."""
-    shipped = TrackedEnhancement.objects.filter(
-        kep=OuterRef("kep"), target_stage=stage, status=EnhancementStatus.DONE
-    ).order_by("release__major", "release__minor")
+    # Not in a release whose release day (actual, else planned date) is still ahead, as `kep_timeline` has it.
+    today = timezone.now().date()
+    ahead = Q(release__actual_release_date__gt=today) | Q(
+        release__actual_release_date__isnull=True, release__planned_release_date__gt=today
+    )
+    shipped = (
+        TrackedEnhancement.objects.filter(kep=OuterRef("kep"), target_stage=stage, status=EnhancementStatus.DONE)
+        .exclude(ahead)
+        .order_by("release__major", "release__minor")
+    )
     return Subquery(shipped.values("release__version")[:1])
 
 

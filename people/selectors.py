@@ -8,10 +8,12 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from keps.models import Person
+from keps.meeting_schedule import NextMeeting, sig_next_meetings
+from keps.models import Kep, Person
 from meetings.models import Meeting
 from releases.choices import ActionStatus, RetroCategory
 from releases.models import Milestone, Release, RetroItem, TrackedEnhancement
+from releases.prr import prr_of, with_prr
 from releases.rules import FREEZE_KINDS, MILESTONE_FREEZE, PACIFIC, REQUIREMENTS, is_in_play, is_ready_for
 from releases.selectors import milestone_is_past
 
@@ -46,6 +48,8 @@ class MyWork:
     keps: list[MyKep] = field(default_factory=list)
     action_items: list[RetroItem] = field(default_factory=list)
     meetings: list[Meeting] = field(default_factory=list)
+    #: The next meeting of every SIG the person leads or belongs to, from sigs.yaml (as the home page lists them).
+    sig_meetings: list[NextMeeting] = field(default_factory=list)
 
 
 def current_and_next_releases(*, now: datetime.datetime | None = None) -> list[Release]:
@@ -82,7 +86,7 @@ def _deadline(row: TrackedEnhancement, freezes: list[Milestone], zone) -> Deadli
     milestone = next((m for m in freezes if m.sig_id in (None, row.sig_id)), None)
     if milestone is None:
         return None
-    ready = is_ready_for(row.status, MILESTONE_FREEZE[milestone.kind])
+    ready = is_ready_for(row.status, MILESTONE_FREEZE[milestone.kind], prr=prr_of(row))
     return Deadline(
         milestone=milestone,
         ready=ready,
@@ -101,7 +105,7 @@ def my_work(*, person: Person, now: datetime.datetime | None = None) -> MyWork:
     zone = profile.zone if profile else None
     releases = current_and_next_releases(now=now)
     work = MyWork(person=person, profile=profile, releases=releases)
-    rows = (
+    rows = with_prr(
         TrackedEnhancement.objects.filter(release__in=releases)
         .filter(
             Q(kep__authors=person)
@@ -137,7 +141,13 @@ def my_work(*, person: Person, now: datetime.datetime | None = None) -> MyWork:
         .select_related("retrospective__release", "retrospective__sig", "due_release")
         .order_by("due_release__major", "due_release__minor", "pk")
     )
-    sig_ids = {kep.row.sig_id for kep in work.keps} | set(person.sig_leaderships.values_list("sig_id", flat=True))
+    # The SIGs the person leads (sigs.yaml) or belongs to: those of their KEPs, on a board or not.
+    sig_ids = (
+        {kep.row.sig_id for kep in work.keps}
+        | set(person.sig_leaderships.values_list("sig_id", flat=True))
+        | set(Kep.objects.filter(authors=person, owning_sig__isnull=False).values_list("owning_sig_id", flat=True))
+    )
+    work.sig_meetings = sig_next_meetings(now=now, sig_ids=sig_ids)
     today = now.date()
     for sig_id in sorted(sig_ids):
         meeting = (

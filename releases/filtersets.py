@@ -17,6 +17,7 @@ from .choices import (
     TargetStage,
 )
 from .models import EnhancementException, Release, TrackedEnhancement
+from .prr import with_prr
 
 
 class ReleaseFilterSet(django_filters.FilterSet):
@@ -58,7 +59,7 @@ class TrackedEnhancementFilterSet(django_filters.FilterSet):
     )
     status = django_filters.ChoiceFilter(choices=EnhancementStatus.choices, label="Status", empty_label="Any status")
     prr = django_filters.ChoiceFilter(
-        field_name="prr_status", choices=PrrStatus.choices, label="PRR", empty_label="Any PRR"
+        method="filter_prr", choices=PrrStatus.choices, label="PRR", empty_label="Any PRR"
     )
     exception = django_filters.ChoiceFilter(
         method="filter_exception",
@@ -86,6 +87,17 @@ class TrackedEnhancementFilterSet(django_filters.FilterSet):
         if value == "none":
             return queryset.filter(~Exists(requests))
         return queryset.filter(Exists(requests.filter(decision=value)))
+
+    def filter_prr(self, queryset, name, value):
+        """By the PRR status the column shows (`rules.prr_status`): the board's, else the prod-readiness file's."""
+        if "prr_file_approver" not in queryset.query.annotations:
+            queryset = with_prr(queryset)
+        from_file = Q(prr_status=PrrStatus.NOT_STARTED, prr_file_approver__isnull=False)
+        if value == PrrStatus.APPROVED:
+            return queryset.filter(Q(prr_status=PrrStatus.APPROVED) | from_file)
+        if value == PrrStatus.NOT_STARTED:
+            return queryset.filter(prr_status=PrrStatus.NOT_STARTED, prr_file_approver__isnull=True)
+        return queryset.filter(prr_status=value)
 
     def filter_blog(self, queryset, name, value):
         return queryset.filter(feature_blog=value == "yes")

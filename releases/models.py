@@ -632,6 +632,19 @@ class ReleaseStats(models.Model):
     recorded_done = models.PositiveIntegerField(
         null=True, blank=True, help_text="The retro's recorded tally of merged KEPs."
     )
+    # Where `tracked` and `done` come from, and what they may claim (`releases.rules.merge_figures`).
+    tracked_source = models.CharField(
+        max_length=20,
+        choices=StatsSource.choices,
+        default=StatsSource.TRACKED_ROWS,
+        help_text="Tracked and done from the board's history, or from the retro's tally when the history covers less.",
+    )
+    not_recorded = models.PositiveIntegerField(
+        default=0, help_text="KEPs whose standing at enhancements freeze the history does not record."
+    )
+    in_cycle = models.BooleanField(
+        default=False, help_text="Computed before the release day: tracked and done so far, no merge rate."
+    )
     counts = models.JSONField(default=dict, blank=True, help_text="Counts by status, type and stage.")
     funnel = models.JSONField(default=list, blank=True, help_text="Opted in → at each freeze → shipped.")
     slips = models.JSONField(default=list, blank=True, help_text="KEPs slipped in this release and how often.")
@@ -667,6 +680,11 @@ class ReleaseStats(models.Model):
                 condition=models.Q(source__in=StatsSource.values),
                 name="stats_source_valid",
                 violation_error_message="Unknown source.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(tracked_source__in=StatsSource.values),
+                name="stats_tracked_source_valid",
+                violation_error_message="Unknown source of the tracked figure.",
             ),
         ]
 

@@ -19,6 +19,7 @@ from .choices import (
     DocsStatus,
     ExceptionDecision,
     MilestoneKind,
+    PrrStatus,
     RetroCategory,
 )
 from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
@@ -31,7 +32,8 @@ from .models import (
     Retrospective,
     TrackedEnhancement,
 )
-from .rules import FREEZE_KINDS, PACIFIC, SLIP_STATUSES, at_risk_statuses_for, is_in_play
+from .prr import prr_approver_of, prr_of, with_prr
+from .rules import FREEZE_KINDS, PACIFIC, SLIP_STATUSES, at_risk_statuses_for, is_in_play, prr_status
 from .services.board import BoardCount, ChecklistFacts, WeeklyNumbers, checklist_comment, weekly_numbers
 
 OPEN_ACTION_STATUSES = (ActionStatus.OPEN, ActionStatus.IN_PROGRESS)
@@ -56,7 +58,8 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
     """Every release, oldest first, with its key freezes and its all-SIG stats annotated (None where not computed).
 
     Annotations: `enhancements_freeze_at`, `code_freeze_at`, `release_on` (actual, else planned date),
-    `tracked`, `done`, `merge_rate`, `stats_source` — sortable, and one query however many releases.
+    `tracked`, `done`, `merge_rate`, `stats_source`, `tracked_source` (history or retro tally), `in_cycle` (progress
+    before the release day, no merge rate) — sortable, and one query however many releases.
     """
     queryset = Release.objects.annotate(
         enhancements_freeze_at=_milestone_at(MilestoneKind.ENHANCEMENTS_FREEZE),
@@ -68,6 +71,8 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
         stats_source=_all_sigs_stats("source"),
         recorded_tracked=_all_sigs_stats("recorded_tracked"),
         recorded_done=_all_sigs_stats("recorded_done"),
+        tracked_source=_all_sigs_stats("tracked_source"),
+        in_cycle=_all_sigs_stats("in_cycle"),
     ).order_by("major", "minor")
     if filters is not None:
         queryset = ReleaseFilterSet(filters, queryset=queryset).qs
@@ -118,7 +123,13 @@ def release_chart_data(*, releases) -> ChartData:
         rate.append(release.merge_rate)
         tracked.append(release.tracked)
         done.append(release.done)
-    both = [getattr(r, "recorded_tracked", None) is not None and r.stats_source != "recorded_tally" for r in releases]
+    # The tally beside the history's figures, where it is not already the headline.
+    both = [
+        getattr(r, "recorded_tracked", None) is not None
+        and r.stats_source != "recorded_tally"
+        and getattr(r, "tracked_source", None) != "recorded_tally"
+        for r in releases
+    ]
     return ChartData(
         labels=labels,
         merge_rate=rate,
@@ -207,9 +218,10 @@ def _slip_count() -> Coalesce:
 def tracked_enhancement_list(*, release: Release, filters: dict | None = None) -> QuerySet[TrackedEnhancement]:
     """The tracked enhancements of a release with KEP, SIG and contact joined and `slips` annotated.
 
-    `filters` are the query parameters of `TrackedEnhancementFilterSet` (q, sig, type, stage, status).
+    `filters` are the query parameters of `TrackedEnhancementFilterSet` (q, sig, type, stage, status). Rows carry
+    their PRR file's approver (`releases.prr.with_prr`), so `prr_of(row)` costs no query.
     """
-    queryset = (
+    queryset = with_prr(
         TrackedEnhancement.objects.filter(release=release)
         .select_related("kep", "sig", "enhancements_contact", "release", "prr_approver")
         .annotate(slips=_slip_count(), **latest_exception_annotations())
@@ -280,6 +292,9 @@ def checklist_facts(*, tracked_enhancement: TrackedEnhancement) -> ChecklistFact
     stage = row.target_stage or kep.stage
     # .all() so that a KEP read with its page's prefetches (authors, PRR approvals) costs no query here.
     approver = next((a for a in kep.prr_approvals.all() if stage and a.stage == stage), None)
+    # The PRR rule (`rules.prr_status`): the board's status where it says something, else the file's approver.
+    prr = prr_status(board_status=row.prr_status, file_approver=approver.approver.github if approver else "")
+    board_approver = row.prr_approver.github if row.prr_approver_id else ""
     if hasattr(row, "enhancements_freeze_at"):
         freeze = row.enhancements_freeze_at
     else:
@@ -292,7 +307,11 @@ def checklist_facts(*, tracked_enhancement: TrackedEnhancement) -> ChecklistFact
         has_kep_yaml=bool(kep.source_path) and not kep.is_stub,
         kep_status=kep.status,
         latest_milestone=kep.latest_milestone,
-        prr_approver=approver.approver.github if approver else "",
+        prr_approver=(board_approver or (approver.approver.github if approver else ""))
+        if prr == PrrStatus.APPROVED
+        else "",
+        prr_approved=prr == PrrStatus.APPROVED,
+        status=row.status,
         opted_in=is_in_play(row.status),
         docs_placeholder=row.docs_status != DocsStatus.NONE,
         freeze_at=freeze,
@@ -311,7 +330,7 @@ def kep_latest_board_row(*, kep) -> TrackedEnhancement | None:
     """The KEP's row in the newest release that tracks it, with PRR approver, exception requests and the release's
     enhancements freeze (two queries). `kep` is kept on the row, with whatever it has prefetched."""
     row = (
-        TrackedEnhancement.objects.filter(kep=kep)
+        with_prr(TrackedEnhancement.objects.filter(kep=kep))
         .select_related("release", "prr_approver")
         .annotate(enhancements_freeze_at=Subquery(_enhancements_freeze_at(OuterRef("release_id"))[:1]))
         .prefetch_related(Prefetch("exceptions", queryset=EnhancementException.objects.order_by("requested_at", "pk")))
@@ -320,6 +339,11 @@ def kep_latest_board_row(*, kep) -> TrackedEnhancement | None:
     )
     if row is not None:
         row.kep = kep
+        # The PRR rule's answer, for the page: `prr_label`, `prr_by` (approver) and whether the file said it.
+        prr = prr_of(row)
+        row.prr_label = PrrStatus(prr).label
+        row.prr_by = prr_approver_of(row)
+        row.prr_from_file = prr != row.prr_status
     return row
 
 
@@ -351,6 +375,11 @@ def _items_prefetch() -> Prefetch:
         "items",
         queryset=RetroItem.objects.select_related("owner", "due_release").order_by("category", "order", "pk"),
     )
+
+
+def retrospective_exists(*, release: Release) -> bool:
+    """Whether any SIG recorded a retro for the release."""
+    return release.retrospectives.exists()
 
 
 def retrospective_list(*, release: Release) -> list[Retrospective]:

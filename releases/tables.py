@@ -11,8 +11,9 @@ from django.utils.timezone import template_localtime
 
 from core.tables import BaseTable
 
-from .choices import EnhancementStatus, ExceptionDecision, Freeze, StatsSource
+from .choices import EnhancementStatus, ExceptionDecision, Freeze, PrrStatus, StatsSource
 from .models import Release, TrackedEnhancement
+from .prr import prr_approver_of, prr_of
 
 SLIPS_HELP = "Times removed from or deferred in a milestone, up to and including this release"
 
@@ -57,10 +58,13 @@ class ReleaseTable(BaseTable):
         verbose_name="Retro tally", accessor="recorded_tracked", orderable=False, attrs={"td": {"class": "num"}}
     )
 
+    # In the CSV only (the page badges the cell): where tracked and done come from, or that they are progress.
+    figures_from = tables.Column(verbose_name="Figures from", accessor="tracked_source", visible=False, orderable=False)
+
     class Meta(BaseTable.Meta):
         model = Release
         fields = ("version", "name", "enhancements_freeze_at", "code_freeze_at", "release_on", "state")
-        sequence = (*fields, "tracked", "done", "merge_rate", "recorded")
+        sequence = (*fields, "tracked", "done", "merge_rate", "recorded", "figures_from")
         empty_text = "No releases yet — add one in the admin or import a sig-release schedule."
 
     def render_enhancements_freeze_at(self, value):
@@ -79,8 +83,12 @@ class ReleaseTable(BaseTable):
         return record.version
 
     def render_tracked(self, record, value):
-        if record.stats_source == StatsSource.RECORDED_TALLY:
+        if StatsSource.RECORDED_TALLY in (record.stats_source, getattr(record, "tracked_source", None)):
             return format_html('{} <span class="badge" title="Recorded in the retro notes">tally</span>', value)
+        if getattr(record, "in_cycle", False):
+            return format_html(
+                '{} <span class="badge" title="Tracked so far: the release is in its cycle">so far</span>', value
+            )
         return value
 
     def value_tracked(self, value):
@@ -90,7 +98,7 @@ class ReleaseTable(BaseTable):
         return percent(value)
 
     def render_recorded(self, record, value):
-        if record.stats_source == StatsSource.RECORDED_TALLY:
+        if StatsSource.RECORDED_TALLY in (record.stats_source, getattr(record, "tracked_source", None)):
             return "—"  # the tally is the figures already
         return format_html(
             '<span title="tracked / merged as recorded at the retro; synced {} / {}">recorded {} / {}</span>',
@@ -101,7 +109,16 @@ class ReleaseTable(BaseTable):
         )
 
     def value_recorded(self, record, value):
-        return "" if record.stats_source == StatsSource.RECORDED_TALLY else f"{value}/{record.recorded_done}"
+        if StatsSource.RECORDED_TALLY in (record.stats_source, getattr(record, "tracked_source", None)):
+            return ""
+        return f"{value}/{record.recorded_done}"
+
+    def value_figures_from(self, record, value):
+        if record.tracked is None:
+            return ""
+        if StatsSource.RECORDED_TALLY in (record.stats_source, value):
+            return "retro tally"
+        return "board history, so far (in cycle)" if getattr(record, "in_cycle", False) else "board history"
 
     def value_merge_rate(self, value):
         return "" if value is None else round(value, 4)
@@ -181,9 +198,11 @@ class TrackedEnhancementTable(BaseTable):
         return format_html('<span class="badge{}">{}</span>', badge, value)
 
     def render_prr_status(self, record, value):
-        if record.prr_approver_id:
-            return format_html('{} <span class="muted">@{}</span>', value, record.prr_approver.github)
-        return value
+        # The PRR rule: the board's status, else the KEP's prod-readiness file (rows from `tracked_enhancement_list`).
+        label, approver = PrrStatus(prr_of(record)).label, prr_approver_of(record)
+        if approver:
+            return format_html('{} <span class="muted">@{}</span>', label, approver)
+        return label
 
     def render_exception(self, record):
         freeze, decision, deadline = record.exception_freeze, record.exception_decision, record.exception_deadline
@@ -226,8 +245,8 @@ class TrackedEnhancementTable(BaseTable):
         return f"@{value}"
 
     def value_prr_status(self, record):
-        approver = f" @{record.prr_approver.github}" if record.prr_approver_id else ""
-        return record.get_prr_status_display() + approver
+        approver = prr_approver_of(record)
+        return PrrStatus(prr_of(record)).label + (f" @{approver}" if approver else "")
 
     def value_exception(self, record):
         return exception_summary(record)

@@ -24,8 +24,6 @@ from .models import Release
 from .services.board import weekly_update_markdown
 from .tables import ReleaseTable, TrackedEnhancementTable
 
-COMPUTE_STATS_HINT = "python manage.py compute_stats"
-
 
 def _release_or_404(version: str) -> Release:
     # `<str:version>` lets `%00` through, and PostgreSQL refuses a NUL in a query (issue 17 H): no release has one.
@@ -73,7 +71,6 @@ class DashboardView(TemplateView):
             open_actions=selectors.retro_action_items(open_only=True, limit=15),
             open_actions_total=selectors.retro_action_item_count(open_only=True),
             latest_meeting=selectors.meeting_latest(on_or_before=now.date()),
-            compute_stats_hint=COMPUTE_STATS_HINT,
         )
         return context
 
@@ -120,7 +117,6 @@ class ReleaseListView(PublicListView):
             chart=chart,
             has_stats=has_stats,
             missing_stats=[r.version for r in releases if r.tracked is None],
-            compute_stats_hint=COMPUTE_STATS_HINT,
         )
         return context
 
@@ -169,9 +165,10 @@ class ReleaseDetailView(TemplateView):
             retros=selectors.retrospective_list(release=release),
             previous=previous,
             previous_actions=selectors.retro_action_items(release=previous) if previous else [],
+            # "recorded no action items" only of a retro that exists; without one, say there is none.
+            previous_has_retro=bool(previous) and selectors.retrospective_exists(release=previous),
             meetings=meetings,
             meeting_total=meeting_total,
-            compute_stats_hint=COMPUTE_STATS_HINT,
             is_active=release.state == ReleaseState.ACTIVE,
         )
         weekly = selectors.release_weekly_numbers(release=release)

@@ -14,8 +14,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from releases.choices import EnhancementStatus, ExceptionDecision, TargetStage
-from releases.rules import PACIFIC, is_in_play
+from releases.choices import EnhancementStatus, ExceptionDecision, Freeze, TargetStage
+from releases.rules import PACIFIC, is_in_play, is_ready_for
 
 RELEASE_PHASES_URL = "https://github.com/kubernetes/sig-release/blob/master/releases/release_phases.md"
 EXCEPTIONS_URL = "https://github.com/kubernetes/sig-release/blob/master/releases/EXCEPTIONS.md"
@@ -154,6 +154,8 @@ class ChecklistFacts:
     opted_in: bool  # in the release's milestone with `lead-opted-in` (on the board and still in play)
     docs_placeholder: bool
     freeze_at: datetime.datetime | None = None  # the release's enhancements freeze
+    prr_approved: bool | None = None  # the PRR rule's answer (`rules.prr_status`); None: from `prr_approver` alone
+    status: str = ""  # the row's stored board status; "" when not known
 
 
 @dataclass(frozen=True)
@@ -191,7 +193,7 @@ def checklist_items(facts: ChecklistFacts) -> list[ChecklistItem]:
             f"KEP has a production readiness review that has been completed and merged into k/enhancements "
             f"(a [PRR approval file]({PRR_FILE_URL}) with the PRR approver listed for {stage}"
             + (f": @{facts.prr_approver})." if facts.prr_approver else ")."),
-            bool(facts.prr_approver),
+            bool(facts.prr_approver) if facts.prr_approved is None else facts.prr_approved,
             f"get the production readiness review for {stage} approved and merged ([process]({PRR_PROCESS_URL}))",
         ),
         ChecklistItem(
@@ -219,6 +221,13 @@ def checklist_comment(facts: ChecklistFacts) -> str:
     ❌ wording (with what is left to do) otherwise. Markdown, to copy; nothing is posted."""
     items = checklist_items(facts)
     ready = all(item.done for item in items if item.required)
+    # The board's stored status is what the release team decided: a KEP they marked tracked (or beyond) is not
+    # called "at risk" because a file sigtracker reads says otherwise, and one at risk is not called tracked.
+    marked_ready = is_in_play(facts.status) and is_ready_for(facts.status, Freeze.ENHANCEMENTS)
+    if facts.status:
+        # Ready: the board says so, or every item is ticked on a KEP still in the release (to be marked now).
+        ready = marked_ready or (ready and is_in_play(facts.status))
+    marked = EnhancementStatus(facts.status).label if facts.status in EnhancementStatus.values else None
     owners = " ".join(f"@{owner}" for owner in facts.owners) or "{enhancement owner}"
     release = f"v{facts.version}"
     freeze = f"**{freeze_when(facts.freeze_at)}**" if facts.freeze_at else "**{ ENHANCEMENTS_FREEZE_DATETIME }**"
@@ -241,20 +250,25 @@ def checklist_comment(facts: ChecklistFacts) -> str:
             "for the upcoming enhancements freeze. 🚀",
             "",
         ]
-        if todo:
-            lines += ["Still to do, for the release docs team:", *(f"- {line}" for line in todo), ""]
-        lines += [
-            f"The status of this enhancement is marked as `{EnhancementStatus.TRACKED_ENHANCEMENTS.label}`. "
-            "Please keep the issue description up-to-date with appropriate stages as well. Thank you!",
-            "",
-            "/label tracked/yes",
-        ]
+        unticked = [item.todo for item in items if not item.done and item.required]
+        if unticked:
+            lines += ["Not yet in the files sigtracker has read:", *(f"- {line}" for line in unticked), ""]
+        docs = [item.todo for item in items if not item.done and not item.required]
+        if docs:
+            lines += ["Still to do, for the release docs team:", *(f"- {line}" for line in docs), ""]
+        if marked and marked_ready:
+            lines.append(f"The status of this enhancement is marked as `{marked}`. ")
+        else:
+            tracked = EnhancementStatus.TRACKED_ENHANCEMENTS.label
+            lines.append(f"The status of this enhancement can now be marked as `{tracked}`. ")
+        lines[-1] += "Please keep the issue description up-to-date with appropriate stages as well. Thank you!"
+        lines += ["", "/label tracked/yes"]
     else:
         lines += [
             "For this KEP, we would just need to update the following:",
             *(f"- {line}" for line in todo),
             "",
-            f"The status of this enhancement is marked as `{EnhancementStatus.AT_RISK_ENHANCEMENTS.label}`. "
+            f"The status of this enhancement is marked as `{marked or EnhancementStatus.AT_RISK_ENHANCEMENTS.label}`. "
             "Please keep the issue description up-to-date with appropriate stages as well.",
             "",
             f"If you anticipate missing enhancements freeze, you can file an [exception request]({EXCEPTIONS_URL}) "

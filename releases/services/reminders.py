@@ -67,7 +67,7 @@ from people.models import SlackWebhook
 from people.refusals import reminder_refusal
 from people.services import slack_webhook_disable
 from people.slack import webhook_post
-from people.unsubscribe import unsubscribe_headers
+from people.unsubscribe import unsubscribe_headers, unsubscribe_url
 from releases.choices import (
     ActionStatus,
     DeliveryState,
@@ -77,6 +77,7 @@ from releases.choices import (
     RetroCategory,
 )
 from releases.models import EnhancementException, Milestone, ReminderDelivery, RetroItem, TrackedEnhancement
+from releases.prr import prr_of, with_prr
 from releases.rules import (
     AOE,
     AT_RISK_STATUSES,
@@ -214,7 +215,8 @@ def board_at(*, release_id: int, as_of: datetime.datetime, sig_ids=None):
     rows = TrackedEnhancement.objects.filter(release_id=release_id)
     if sig_ids is not None:
         rows = rows.filter(sig_id__in=sig_ids)
-    return rows.annotate(status_then=status_at_expression(as_of)).filter(status_then__isnull=False)
+    # With each row's PRR file approver: the PRR freeze asks for an approved PRR (`rules.is_ready_for`, `prr_of`).
+    return with_prr(rows.annotate(status_then=status_at_expression(as_of)).filter(status_then__isnull=False))
 
 
 def reminders_due(*, now: datetime.datetime) -> list[DueReminder]:
@@ -335,16 +337,15 @@ def exception_requests_due(*, due: DueReminder, as_of: datetime.datetime, exact:
     ]
 
 
-def _ready(status: str, level, anchor: str) -> bool:
-    """Whether a row in `status` already meets the freeze `level` (for the exception window: is done)."""
-    return is_ready_for(status, level, exception_window=anchor == Anchor.EXCEPTION_CLOSE)
+def _ready(row, level, anchor: str) -> bool:
+    """Whether a row, in its status then and its PRR status by the rule, already meets the freeze `level` (for the
+    exception window: is done)."""
+    return is_ready_for(row.status_then, level, exception_window=anchor == Anchor.EXCEPTION_CLOSE, prr=prr_of(row))
 
 
 def _not_ready(rows, due: DueReminder) -> list:
     level = MILESTONE_FREEZE[due.milestone.kind]
-    return [
-        row for row in rows if row.status_then not in OUT_OF_PLAY and not _ready(row.status_then, level, due.anchor)
-    ]
+    return [row for row in rows if row.status_then not in OUT_OF_PLAY and not _ready(row, level, due.anchor)]
 
 
 def _people_of(row) -> list[tuple[Person, str]]:
@@ -638,6 +639,14 @@ def _freeze_name(milestone: Milestone) -> str:
     return one_line(milestone.label or milestone.get_kind_display())
 
 
+def _and_or(names: list[str]) -> str:
+    """ "an author", "an author or tech lead", "an author, assignee or SIG chair": the roles a note is sent for."""
+    if not names:
+        return ""
+    words = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    return ("an " if words[0] in "aeiou" else "a ") + words
+
+
 def _and(names: list[str]) -> str:
     """ "A", "A and b", "A, b and c": names after the first lose a capital that only starts a sentence."""
     names = [names[0], *(n[0].lower() + n[1:] if n[1:2].islower() else n for n in names[1:])]
@@ -737,6 +746,9 @@ def _blocks(entries: list[dict], *, ready_title: str) -> list[dict]:
     for block in blocks:
         for entry in block["keps"]:
             entry["roles"] = ", ".join(ROLE_LABELS[r] for r in sorted(entry["roles"]))
+            # "At risk" is said of a KEP not ready for these freezes: one ready for them (at risk only for a later
+            # freeze) is not listed as "Ready — AT RISK".
+            entry["at_risk"] = entry["at_risk"] and bool(entry["needs"])
     return blocks
 
 
@@ -840,7 +852,7 @@ def digest_context(
             if row.sig_id not in sigs_of[id(due)]:
                 continue
             entry = entries.setdefault(row.pk, _kep_entry(row))
-            if row.status_then not in OUT_OF_PLAY and not _ready(row.status_then, level, due.anchor):
+            if row.status_then not in OUT_OF_PLAY and not _ready(row, level, due.anchor):
                 need = _needs(row.status_then, due)
                 if need not in entry["needs"]:
                     entry["needs"].append(need)
@@ -866,6 +878,7 @@ def digest_context(
         .select_related("tracked_enhancement__kep", "tracked_enhancement__sig")
         .order_by(F("deadline").asc(nulls_last=True), "requested_at", "pk")
     )
+    blocks = _blocks(keps, ready_title="Ready")
     at_risk = sum(1 for k in keps if k["at_risk"])
     not_ready = sum(1 for k in keps if k["needs"])
     context = _common_context(dues)
@@ -874,7 +887,7 @@ def digest_context(
         sigs=sigs,
         sig_names=", ".join(sig.slug for sig in sigs),
         recipient=recipient,
-        blocks=_blocks(keps, ready_title="Ready"),
+        blocks=blocks,
         at_risk=at_risk,
         not_ready=not_ready,
         in_play=sum(1 for k in keps if not k["out"]),
@@ -1080,7 +1093,17 @@ def render_personal(
         return None
     context = _common_context(dues)
     n = len(entries)
-    context.update(person=person, recipient=recipient, blocks=_blocks(list(entries.values()), ready_title=""), n=n)
+    # Why this person gets the note, from the roles that put each KEP in it (the body says the same per KEP).
+    roles = sorted(set().union(*(entry["roles"] for entry in entries.values())), key=list(ROLE_LABELS).index)
+    context.update(
+        person=person,
+        recipient=recipient,
+        blocks=_blocks(list(entries.values()), ready_title=""),
+        n=n,
+        reason=_and_or([ROLE_LABELS[role] for role in roles]),
+        preferences_url=_base_url() + reverse("people:preferences"),
+        unsubscribe_url=unsubscribe_url(address=recipient, kind=ReminderKind.PERSONAL),
+    )
     subject = f"{context['headline']}: {n} of your KEPs"
     if any(due.anchor == Anchor.FREEZE for due in dues):
         subject += f" {'needs' if n == 1 else 'need'} attention"

@@ -24,7 +24,16 @@ from redis.exceptions import RedisError
 
 from releases.choices import EnhancementStatus, Freeze, StatsSource
 from releases.models import EnhancementStatusChange, Milestone, Release, ReleaseStats, Retrospective, TrackedEnhancement
-from releases.rules import FREEZE_MILESTONE, OUT_OF_PLAY, RELEASE_KIND, counts_as_tracked_at_freeze
+from releases.rules import (
+    FREEZE_MILESTONE,
+    OUT_OF_PLAY,
+    RELEASE_KIND,
+    merge_figures,
+    milestone_passed,
+    release_day_instant,
+    release_day_passed,
+    tracked_at_enhancements_freeze,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +42,8 @@ logger = logging.getLogger(__name__)
 FUNNEL_STEPS = (
     ("opted_in", "Opted in", None),
     ("prr_freeze", "Still in at PRR freeze", FREEZE_MILESTONE[Freeze.PRR]),
-    ("enhancements_freeze", "Still in at enhancements freeze", FREEZE_MILESTONE[Freeze.ENHANCEMENTS]),
+    # The headline's denominator, by the same rule (`rules.tracked_at_enhancements_freeze`), not a second count.
+    ("enhancements_freeze", "Tracked at enhancements freeze", FREEZE_MILESTONE[Freeze.ENHANCEMENTS]),
     ("code_freeze", "Still in at code freeze", FREEZE_MILESTONE[Freeze.CODE]),
     ("shipped", "Shipped", RELEASE_KIND),
 )
@@ -75,6 +85,7 @@ def _empty_figures() -> dict:
     return {
         "rows": 0,
         "tracked": 0,
+        "not_recorded": 0,
         "done": 0,
         "deferred": 0,
         "removed": 0,
@@ -91,18 +102,23 @@ def _rate(done: int, tracked: int) -> float | None:
 
 
 @transaction.atomic
-def release_stats_compute(*, release_ids: Iterable[int] | None = None) -> list[ReleaseStats]:
+def release_stats_compute(
+    *, release_ids: Iterable[int] | None = None, now: datetime.datetime | None = None
+) -> list[ReleaseStats]:
     """Recompute `ReleaseStats` for the given releases (every release when None) and return the new rows.
 
     Per release: one row for all SIGs together and one per SIG that tracked KEPs in it or recorded a tally
     at its retro. A release (or a SIG in it) with no tracked rows but a recorded retro tally gets
     `source="recorded_tally"` with the tally and no counts or funnel; no rows are ever made up. Where both
     exist, the computed row keeps the tally beside it (`recorded_tracked`, `recorded_done`) for the pages to
-    show both. `tracked` is the merge rate's denominator: the rows tracked at the enhancements freeze instant
-    (`releases.rules.counts_as_tracked_at_freeze`) plus those done anyway; the funnel's first step counts every
-    row that opted in. The following release's `merge_rate_change` is refreshed too, since it is measured
-    against these.
+    show both. `tracked` is the merge rate's denominator, by `releases.rules.tracked_at_enhancements_freeze` and
+    `releases.rules.merge_figures`: the rows tracked at the enhancements freeze instant plus those done anyway, or
+    the retro's tally where the history covers fewer KEPs (`tracked_source` says which); the funnel's first step
+    counts every row that opted in. As of `now` (default: the present): before a release's release day the rows
+    say progress (`in_cycle`, no merge rate) and a freeze still ahead has no funnel count. The following
+    release's `merge_rate_change` is refreshed too, since it is measured against these.
     """
+    now = now or timezone.now()
     ordered = list(Release.objects.order_by("major", "minor").values_list("pk", flat=True))
     wanted = set(ordered) if release_ids is None else {int(pk) for pk in release_ids} & set(ordered)
     if not wanted:
@@ -122,6 +138,12 @@ def release_stats_compute(*, release_ids: Iterable[int] | None = None) -> list[R
         .annotate(first=Min("at"))
         .order_by()
     }
+    # A release's own release day when its schedule has no release milestone (a release typed in by hand).
+    for pk, actual, planned in Release.objects.filter(pk__in=wanted).values_list(
+        "pk", "actual_release_date", "planned_release_date"
+    ):
+        if (pk, RELEASE_KIND) not in milestone_at and (actual or planned):
+            milestone_at[(pk, RELEASE_KIND)] = release_day_instant(actual or planned)
     figures: dict[tuple[int, int | None], dict] = defaultdict(_empty_figures)
     instants = {f"{key}_at": _instant_by_release(kind, milestone_at) for key, kind in _FREEZE_STEPS}
     at_freeze = {f"s_{key}": status_at_expression(f"{key}_at") for key, _ in _FREEZE_STEPS}
@@ -142,17 +164,21 @@ def release_stats_compute(*, release_ids: Iterable[int] | None = None) -> list[R
         # then. A row done although not tracked then (an exception) counts too, so the rate stays within 0..1.
         # Where the board's past is unknown (no enhancements freeze in the schedule, a row without history)
         # the row counts as it stands today, as before history was kept.
-        at_ef = (
-            group["release_id"] not in has_ef
-            or not group["has_history"]
-            or counts_as_tracked_at_freeze(group["s_enhancements_freeze"])
-            or group["status"] == EnhancementStatus.DONE
-        )
+        if group["release_id"] not in has_ef or not group["has_history"]:
+            at_ef = True
+        else:
+            at_ef = tracked_at_enhancements_freeze(
+                status_then=group["s_enhancements_freeze"],
+                status_now=group["status"],
+                recorded=not group["first_assumed"],
+            )
         for key in ((group["release_id"], group["sig_id"]), (group["release_id"], None)):
             fig = figures[key]
             fig["rows"] += n
             if at_ef:
                 fig["tracked"] += n
+            elif at_ef is None:
+                fig["not_recorded"] += n
             fig["status"][group["status"]] += n
             if group["type"]:
                 fig["type"][group["type"]] += n
@@ -181,33 +207,37 @@ def release_stats_compute(*, release_ids: Iterable[int] | None = None) -> list[R
 
     slips = _slips(wanted)
 
-    now = timezone.now()
     new_rows: list[ReleaseStats] = []
     for release_id in wanted:
         computed_sigs = {sig for (rel, sig) in figures if rel == release_id and sig is not None}
         tally_sigs = {sig for (rel, sig) in tallies if rel == release_id} - computed_sigs
         for sig_id in sorted(computed_sigs):
-            row = _stats_from_rows(release_id, sig_id, figures[(release_id, sig_id)], milestone_at, slips)
             # A retro tally recorded for the same release and SIG is kept beside the computed figures.
-            row.recorded_tracked, row.recorded_done = tallies.get((release_id, sig_id), (None, None))
-            new_rows.append(row)
+            tally = tallies.get((release_id, sig_id), (None, None))
+            new_rows.append(
+                _stats_from_rows(release_id, sig_id, figures[(release_id, sig_id)], milestone_at, slips, now, tally)
+            )
         for sig_id in sorted(tally_sigs):
             tracked, merged = tallies[(release_id, sig_id)]
             new_rows.append(_stats_from_tally(release_id, sig_id, tracked, merged))
         if computed_sigs:
-            row = _stats_from_rows(release_id, None, figures[(release_id, None)], milestone_at, slips)
+            tally = (None, None)
             if all((release_id, sig) in tallies for sig in computed_sigs):
                 # Every SIG with rows recorded a tally too: the sums compare like with like.
                 every = computed_sigs | tally_sigs
-                row.recorded_tracked = sum(tallies[(release_id, sig)][0] for sig in every)
-                row.recorded_done = sum(tallies[(release_id, sig)][1] for sig in every)
-            new_rows.append(row)
+                tally = (
+                    sum(tallies[(release_id, sig)][0] for sig in every),
+                    sum(tallies[(release_id, sig)][1] for sig in every),
+                )
+            new_rows.append(
+                _stats_from_rows(release_id, None, figures[(release_id, None)], milestone_at, slips, now, tally)
+            )
         elif tally_sigs:
             tracked = sum(tallies[(release_id, sig)][0] for sig in tally_sigs)
             merged = sum(tallies[(release_id, sig)][1] for sig in tally_sigs)
             new_rows.append(_stats_from_tally(release_id, None, tracked, merged))
         else:
-            new_rows.append(_stats_from_rows(release_id, None, _empty_figures(), milestone_at, slips))
+            new_rows.append(_stats_from_rows(release_id, None, _empty_figures(), milestone_at, slips, now))
     for row in new_rows:
         row.computed_at = now
 
@@ -237,29 +267,55 @@ def release_stats_compute(*, release_ids: Iterable[int] | None = None) -> list[R
     return new_rows
 
 
-def _stats_from_rows(release_id, sig_id, fig, milestone_at, slips) -> ReleaseStats:
+def _stats_from_rows(release_id, sig_id, fig, milestone_at, slips, now, tally=(None, None)) -> ReleaseStats:
+    shipped = release_day_passed(release_day=milestone_at.get((release_id, RELEASE_KIND)), now=now)
+    figures = merge_figures(
+        tracked=fig["tracked"],
+        done=fig["done"],
+        not_recorded=fig["not_recorded"],
+        recorded_tracked=tally[0],
+        recorded_done=tally[1],
+        shipped=shipped,
+    )
     funnel = []
     for key, label, kind in FUNNEL_STEPS:
         at = milestone_at.get((release_id, kind)) if kind else None
+        step = {"step": key, "label": label, "at": _iso(at)}
         if key == "opted_in":
-            count = fig["rows"]
+            step["count"] = fig["rows"]
+        elif key != "shipped" and at is not None and not milestone_passed(at, now=now):
+            step["count"], step["ahead"] = None, True  # a freeze still ahead has no count yet
+        elif key == "shipped" and not shipped:
+            step["count"], step["ahead"] = None, True
         elif key == "shipped":
-            count = fig["done"]
+            step["count"] = figures.done
+        elif key == "enhancements_freeze":
+            step["count"] = figures.tracked
+            if figures.source == StatsSource.RECORDED_TALLY:
+                step["source"] = StatsSource.RECORDED_TALLY
+            elif figures.not_recorded:
+                step["unknown"] = figures.not_recorded
         else:
-            count = fig["steps"][key]
-        step = {"step": key, "label": label, "count": count, "at": _iso(at)}
-        if fig["unknown"].get(key):
-            step["unknown"] = fig["unknown"][key]
+            step["count"] = fig["steps"][key]
+            if fig["unknown"].get(key):
+                step["unknown"] = fig["unknown"][key]
+        if key == "shipped" and shipped and figures.source == StatsSource.RECORDED_TALLY:
+            step["source"] = StatsSource.RECORDED_TALLY
         funnel.append(step)
     return ReleaseStats(
         release_id=release_id,
         sig_id=sig_id,
         source=StatsSource.TRACKED_ROWS,
-        tracked=fig["tracked"],
-        done=fig["done"],
+        tracked=figures.tracked,
+        done=figures.done,
+        recorded_tracked=tally[0],
+        recorded_done=tally[1],
+        tracked_source=figures.source,
+        not_recorded=figures.not_recorded,
+        in_cycle=figures.in_cycle,
         deferred=fig["deferred"],
         removed=fig["removed"],
-        merge_rate=_rate(fig["done"], fig["tracked"]),
+        merge_rate=figures.rate,
         counts={
             "status": dict(sorted(fig["status"].items())),
             "type": dict(sorted(fig["type"].items())),
@@ -279,6 +335,7 @@ def _stats_from_tally(release_id, sig_id, tracked: int, merged: int) -> ReleaseS
         release_id=release_id,
         sig_id=sig_id,
         source=StatsSource.RECORDED_TALLY,
+        tracked_source=StatsSource.RECORDED_TALLY,
         tracked=tracked,
         done=merged,
         recorded_tracked=tracked,

@@ -151,7 +151,7 @@ def test_perma_beta_with_no_release_known_lists_nothing():
 
 def test_timeline_slips_missed_freeze_and_stages():
     rel = releases("1.25", "1.26", "1.27", "1.28")
-    kep = KepFactory(number=1287, stage="beta", alpha_milestone="1.27", beta_milestone="")
+    kep = KepFactory(number=1287, stage="beta", alpha_milestone="1.27", beta_milestone="", stable_milestone="1.40")
     t25 = TrackedEnhancementFactory(kep=kep, release=rel["1.25"], status=EnhancementStatus.REMOVED)
     EnhancementStatusChange.objects.create(
         tracked_enhancement=t25, from_status="", to_status="at_risk_enhancements",
@@ -177,7 +177,9 @@ def test_timeline_slips_missed_freeze_and_stages():
     assert timeline.slips == 2
     assert [r.slips_so_far for r in timeline.rows] == [1, 2, 2, 2]
     assert [r.missed_freeze for r in timeline.rows] == ["Code freeze", "Enhancements freeze", "", ""]
-    assert timeline.reached == {"alpha": ("1.27", "kep.yaml"), "beta": ("1.28", "tracking board")}
+    # Reached: what shipped (done rows); kep.yaml's milestones are plans, kept apart where nothing shipped yet.
+    assert timeline.reached == {"alpha": ("1.27", "tracking board"), "beta": ("1.28", "tracking board")}
+    assert timeline.planned == {"stable": "1.40"}
 
 
 def test_timeline_removed_without_any_record_of_when():

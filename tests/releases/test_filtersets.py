@@ -93,6 +93,16 @@ def test_filter_prr(board):
     assert count({"prr": "not_started"}, board) == 1
 
 
+def test_filter_prr_reads_the_prod_readiness_file_where_the_board_says_nothing(board):
+    from keps.models import PrrApproval
+
+    # KEP-127 is "not started" on the board, but its prod-readiness file names an approver for alpha.
+    PrrApproval.objects.create(kep=board.get(kep__number=127).kep, stage="alpha", approver=PersonFactory())
+    assert count({"prr": "approved"}, board) == 2
+    assert count({"prr": "not_started"}, board) == 0
+    assert count({"prr": "in_review"}, board) == 1
+
+
 def test_filter_exception(board):
     assert count({"exception": "pending"}, board) == 1
     assert count({"exception": "rejected"}, board) == 1

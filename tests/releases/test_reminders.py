@@ -207,8 +207,11 @@ def test_personal_note_lists_only_their_keps_and_what_each_needs(board):
     assert "KEP-2001 Sidecar containers" in message.text and "KEP-2002" not in message.text
     assert "you are its author" in message.text
     assert "Still needs: missed Enhancements freeze: request an exception before 2022-11-10 02:00 UTC" in message.text
-    assert "Send this person" in message.text and "@alice" in message.text
-    assert "Send this person" in message.html
+    # The footer gives the reason the body gives, and where to change it: preferences and the one-click link.
+    assert "because you are an author of the KEP above" in message.text
+    assert "/me/preferences/" in message.text and "/unsubscribe/personal/" in message.text
+    assert "curator" not in message.text
+    assert "because you are an author of the KEP above" in message.html and "/me/preferences/" in message.html
 
 
 # --- sending, once per recipient -------------------------------------------------------------------------------
@@ -222,7 +225,8 @@ def test_command_sends_once_and_a_second_run_sends_nothing(board, capsys):
     assert "Sent 3, skipped 0" in capsys.readouterr().out
     for message in mail.outbox:
         assert message.alternatives[0][1] == "text/html"
-        assert "no reminder emails" in message.body
+        # Digests say how a curator turns them off; personal notes link to the person's own preferences.
+        assert "no reminder emails" in message.body or "/me/preferences/" in message.body
 
     call_command("send_freeze_reminders", "--now", now, verbosity=1)
     assert len(mail.outbox) == 3

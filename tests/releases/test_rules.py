@@ -10,9 +10,11 @@ import datetime
 import pytest
 
 from keps import selectors as kep_selectors
+from keps.models import PrrApproval
 from releases import rules, selectors
 from releases.choices import EnhancementStatus, Freeze, MilestoneKind
-from releases.models import EnhancementStatusChange
+from releases.models import EnhancementStatusChange, TrackedEnhancement
+from releases.prr import prr_of, with_prr
 from releases.services import reminders
 from tests.factories import KepFactory, MilestoneFactory, PersonFactory, ReleaseFactory, SigFactory
 from tests.factories import TrackedEnhancementFactory as TrackedFactory
@@ -84,7 +86,13 @@ def test_dashboard_reminders_and_rules_agree_for_every_freeze_kind_and_status(ki
     planned = reminders.reminder_deliveries_plan(now=FREEZE_AT - 7 * DAY)
     chased = {number for p in planned if p.kind == "personal" for number in p.keps}
     reminded = {status: row for status, row in rows.items() if row.kep.number in chased}
-    not_ready = {status for status in EnhancementStatus.values if not rules.is_ready_for(status, freeze)}
+    # Readiness by the rule, PRR included (no KEP here has a PRR approval, on the board or in a file).
+    board = {row.status: row for row in with_prr(TrackedEnhancement.objects.filter(release=release))}
+    not_ready = {
+        status
+        for status in EnhancementStatus.values
+        if not rules.is_ready_for(status, freeze, prr=prr_of(board[status]))
+    }
 
     assert at_risk == {rules.AT_RISK_FOR[freeze]}
     assert set(reminded) == not_ready
@@ -126,3 +134,89 @@ def test_kep_timeline_names_the_freeze_a_slip_missed_from_the_rules():
 )
 def test_the_freeze_a_slip_missed(last_status, passed, missed):
     assert rules.freeze_missed(last_status=last_status, passed=passed) == missed
+
+
+# --- PRR status, readiness with PRR, and the figures a release may claim -----------------------------------------
+
+
+def test_prr_status_is_the_boards_else_the_files():
+    assert rules.prr_status(board_status="not_started", file_approver="") == "not_started"
+    assert rules.prr_status(board_status="not_started", file_approver="deads2k") == "approved"
+    # What the board says wins: in review stays in review although a file names an approver.
+    assert rules.prr_status(board_status="in_review", file_approver="deads2k") == "in_review"
+
+
+@pytest.mark.parametrize(
+    ("status", "prr", "ready"),
+    [
+        (EnhancementStatus.AT_RISK_ENHANCEMENTS, "not_started", False),  # was "Ready — AT RISK"
+        (EnhancementStatus.AT_RISK_ENHANCEMENTS, "approved", True),
+        (EnhancementStatus.AT_RISK_PRR, "approved", True),
+        (EnhancementStatus.AT_RISK_PRR, "in_review", False),
+        (EnhancementStatus.TRACKED_PRR, "not_started", True),  # the release team checked it
+        (EnhancementStatus.TRACKED_ENHANCEMENTS, "not_started", True),
+    ],
+)
+def test_the_prr_freeze_asks_an_unchecked_kep_for_its_approved_prr(status, prr, ready):
+    assert rules.is_ready_for(status, Freeze.PRR, prr=prr) is ready
+    # Enhancements freeze asks more than PRR: nothing the PRR alone makes ready there.
+    if status in (EnhancementStatus.AT_RISK_ENHANCEMENTS, EnhancementStatus.AT_RISK_PRR):
+        assert not rules.is_ready_for(status, Freeze.ENHANCEMENTS, prr=prr)
+
+
+@pytest.mark.django_db
+def test_digest_lists_no_kep_as_ready_and_at_risk_on_the_day_before_prr_freeze():
+    release, milestone, rows = _board(MilestoneKind.PRR_FREEZE)
+    approved = rows[EnhancementStatus.AT_RISK_ENHANCEMENTS]
+    PrrApproval.objects.create(kep=approved.kep, stage=approved.target_stage or "alpha", approver=PersonFactory())
+    if not approved.target_stage:
+        approved.kep.stage = "alpha"
+        approved.kep.save()
+    due = next(d for d in reminders.reminders_due(now=FREEZE_AT - DAY) if d.milestone == milestone)
+    context = reminders.digest_context(dues=[due], recipient="node@example.com", as_of=FREEZE_AT - DAY)
+    ready = next(block for block in context["blocks"] if block["title"] == "Ready")
+    assert approved.kep.number in [kep["number"] for kep in ready["keps"]]
+    assert not any(kep["at_risk"] for kep in ready["keps"])
+    needing = [kep["number"] for block in context["blocks"] if block["needs"] for kep in block["keps"]]
+    # At risk for the PRR freeze with no approval, and a pending exception: still need something.
+    unapproved = {EnhancementStatus.AT_RISK_PRR, EnhancementStatus.EXCEPTION_PENDING}
+    assert {rows[status].kep.number for status in unapproved} <= set(needing)
+
+
+@pytest.mark.parametrize(
+    ("history", "tally", "shipped", "expected"),
+    [
+        ((6, 6, 17), (23, 6), True, (23, 6, 6 / 23, "recorded_tally", False)),  # v1.24 from the notes
+        ((6, 6, 17), None, True, (6, 6, None, "tracked_rows", False)),  # a subset: no rate
+        ((24, 13, 0), (24, 13), True, (24, 13, 13 / 24, "tracked_rows", False)),
+        ((30, 13, 0), (24, 13), True, (30, 13, 13 / 30, "tracked_rows", False)),  # the history knows more
+        ((6, 0, 0), None, False, (6, 0, None, "tracked_rows", True)),  # in its cycle: progress, no rate
+        ((6, 0, 0), (23, 6), False, (23, 6, None, "recorded_tally", True)),
+    ],
+)
+def test_merge_figures(history, tally, shipped, expected):
+    tracked, done, not_recorded = history
+    recorded_tracked, recorded_done = tally or (None, None)
+    figures = rules.merge_figures(
+        tracked=tracked,
+        done=done,
+        not_recorded=not_recorded,
+        recorded_tracked=recorded_tracked,
+        recorded_done=recorded_done,
+        shipped=shipped,
+    )
+    assert (figures.tracked, figures.done, figures.rate, figures.source, figures.in_cycle) == expected
+
+
+def test_tracked_at_enhancements_freeze_and_release_day():
+    assert rules.tracked_at_enhancements_freeze(status_then=None, status_now="done", recorded=False) is True
+    removed = "removed_from_milestone"
+    assert rules.tracked_at_enhancements_freeze(status_then=None, status_now=removed, recorded=False) is None
+    assert rules.tracked_at_enhancements_freeze(status_then=None, status_now=removed, recorded=True) is False
+    assert rules.tracked_at_enhancements_freeze(
+        status_then="tracked_enhancements", status_now="removed_from_milestone", recorded=True
+    )
+    day = datetime.date(2030, 3, 4)
+    assert not rules.release_day_passed(release_day=None, now=FREEZE_AT)
+    assert rules.release_day_passed(release_day=day, now=datetime.datetime(2030, 3, 4, tzinfo=UTC))
+    assert not rules.release_day_passed(release_day=day, now=datetime.datetime(2030, 3, 3, 23, 59, tzinfo=UTC))

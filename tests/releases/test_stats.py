@@ -101,7 +101,10 @@ def test_funnel_reads_the_board_as_it_stood_at_each_freeze(release):
     funnel = stats_of(release).funnel
     steps = ["opted_in", "prr_freeze", "enhancements_freeze", "code_freeze", "shipped"]
     assert [step["step"] for step in funnel] == steps
-    assert [step["count"] for step in funnel] == [4, 2, 3, 1, 1]
+    # The enhancements-freeze step is the headline's denominator (tracked at that instant), not "still in": the
+    # first row was at risk for PRR then and the third only tracked for PRR, so neither counts.
+    assert [step["count"] for step in funnel] == [4, 2, 1, 1, 1]
+    assert funnel[2]["count"] == stats_of(release).tracked
     assert funnel[1]["at"] == "2022-02-03T00:00:00+00:00"
     assert funnel[4]["at"] == "2022-02-27T00:00:00+00:00"
     assert funnel[0]["at"] is None
@@ -146,12 +149,15 @@ def test_recorded_tally_is_kept_beside_synced_figures(release):
 
     node_stats = stats_of(release, node)
     assert node_stats.source == StatsSource.TRACKED_ROWS
+    # The history knows of 2 tracked KEPs, the retro of 24: the tally is the denominator, not a rate over 2.
     assert (node_stats.tracked, node_stats.done, node_stats.recorded_tracked, node_stats.recorded_done) == (
-        2,
-        1,
+        24,
+        13,
         24,
         13,
     )
+    assert node_stats.tracked_source == StatsSource.RECORDED_TALLY
+    assert node_stats.merge_rate == pytest.approx(13 / 24)
     assert (stats_of(release).recorded_tracked, stats_of(release).recorded_done) == (24, 13)
 
     # A SIG with rows but no tally: the all-SIG sum would compare unlike things, so it keeps none.
@@ -160,6 +166,49 @@ def test_recorded_tally_is_kept_beside_synced_figures(release):
     assert stats_of(release, node).recorded_tracked == 24
     assert stats_of(release, storage).recorded_tracked is None
     assert stats_of(release).recorded_tracked is None and stats_of(release).tracked == 3
+
+
+def test_before_release_day_figures_are_progress_and_freezes_ahead_have_no_count(release):
+    # Two days before enhancements freeze (day 10): one KEP tracked for it, one still at risk, none done.
+    tracked(release, KepFactory(), [(at(1), S.AT_RISK_ENHANCEMENTS), (at(6), S.TRACKED_ENHANCEMENTS)])
+    tracked(release, KepFactory(), [(at(2), S.AT_RISK_ENHANCEMENTS)])
+    release_stats_compute(release_ids=[release.pk], now=at(8))
+
+    stats = stats_of(release)
+    assert stats.in_cycle and stats.merge_rate is None and stats.merge_rate_change is None
+    assert stats.done == 0
+    counts = {step["step"]: step["count"] for step in stats.funnel}
+    # PRR freeze (day 3) has passed; enhancements freeze, code freeze and release day are still ahead.
+    assert counts == {"opted_in": 2, "prr_freeze": 2, "enhancements_freeze": None, "code_freeze": None, "shipped": None}
+    assert all(step.get("ahead") for step in stats.funnel[2:])
+
+    # After the release day the same rows give a merge rate.
+    release_stats_compute(release_ids=[release.pk], now=at(28))
+    stats = stats_of(release)
+    assert not stats.in_cycle and (stats.tracked, stats.done, stats.merge_rate) == (1, 0, 0)
+
+
+def test_history_that_starts_after_the_freeze_gives_no_rate_over_the_keps_it_knows(release):
+    # Imported from a retro table after the fact: where these stood at enhancements freeze was never recorded.
+    for status in (S.DONE, S.REMOVED, S.REMOVED):
+        row = TrackedEnhancementFactory(release=release, kep=KepFactory(), status=status)
+        EnhancementStatusChange.objects.create(
+            tracked_enhancement=row, from_status="", to_status=status, changed_at=at(26), assumed=True
+        )
+    release_stats_compute(release_ids=[release.pk], now=at(28))
+    stats = stats_of(release)
+    # The done one was tracked (or had an exception); the two removed ones are unknown, not "not tracked".
+    assert (stats.tracked, stats.done, stats.not_recorded) == (1, 1, 2)
+    assert stats.merge_rate is None and stats.tracked_source == StatsSource.TRACKED_ROWS
+    assert stats.funnel[2]["unknown"] == 2
+
+    # With the retro's tally, the tally is the denominator (1 of 3, not 1 of 1).
+    RetrospectiveFactory(release=release, sig=row.sig, recorded_tracked=3, recorded_merged=1)
+    release_stats_compute(release_ids=[release.pk], now=at(28))
+    stats = stats_of(release)
+    assert (stats.tracked, stats.done, stats.tracked_source) == (3, 1, StatsSource.RECORDED_TALLY)
+    assert stats.merge_rate == pytest.approx(1 / 3)
+    assert stats.funnel[2]["count"] == 3 and stats.funnel[2]["source"] == StatsSource.RECORDED_TALLY
 
 
 def test_funnel_step_without_milestone_has_no_instant():

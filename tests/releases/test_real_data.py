@@ -1,0 +1,151 @@
+"""A real upstream slice imported the way a user would (sigs.yaml, the enhancements tree, the sig-release schedules
+of 1.22–1.27, the SIG Node notes archive), then read through the pages: every headline answer agrees with the
+files it came from.
+
+The schedules are given file by file (1.22–1.27) so that these answers do not depend on the older README shapes."""
+
+import datetime
+import re
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.utils import timezone
+
+from keps.models import Kep, Person, PrrApproval
+from releases import selectors
+from releases.choices import EnhancementStatus, MilestoneKind, StatsSource
+from releases.models import Milestone, Release, ReleaseStats, TrackedEnhancement
+from releases.services.reminders import Anchor, DueReminder, render_personal
+from releases.services.stats import release_stats_compute
+from releases.services.tracking import tracked_enhancement_set_status
+
+pytestmark = pytest.mark.django_db
+
+
+def _import(command, *args):
+    try:
+        call_command(command, *[str(a) for a in args], verbosity=0)
+    except CommandError as exc:  # exit 1 (a messy file skipped) is not what these tests are about
+        assert exc.returncode == 1, exc
+
+
+@pytest.fixture
+def upstream(upstream_dir):
+    _import("import_sigs", upstream_dir / "community" / "sigs.yaml")
+    _import("import_keps", upstream_dir / "enhancements")
+    releases = upstream_dir / "sig-release" / "releases"
+    _import("import_schedule", *[releases / f"release-1.{minor}" / "README.md" for minor in range(22, 28)])
+    notes = upstream_dir / "community" / "sig-node" / "archive"
+    _import("import_meeting_notes", *sorted(notes.glob("meeting-notes-*.md")), "--sig", "sig-node")
+    release_stats_compute()
+    return upstream_dir
+
+
+def test_v1_24_uses_the_retro_tally_as_denominator_and_before_release_day_shows_progress(client, upstream):
+    stats = ReleaseStats.objects.get(release__version="1.24", sig__isnull=True)
+    # The notes list 23 KEPs, 6 done, but record where the other 17 stood at enhancements freeze nowhere.
+    assert TrackedEnhancement.objects.filter(release__version="1.24").count() == 23
+    assert (stats.tracked, stats.done, stats.tracked_source) == (23, 6, StatsSource.RECORDED_TALLY)
+    assert stats.merge_rate == pytest.approx(6 / 23)
+    html = client.get("/releases/1.24/").content.decode()
+    assert "26 %" in html and "100 %" not in html
+    assert "from the retro&#x27;s recorded tally" in html or "from the retro's recorded tally" in html
+    assert 'id="figures-source"' in html
+    # The chart and the CSV say the same.
+    listing = client.get("/releases/").content.decode()
+    assert "100 %" not in listing.split('id="table-heading"')[1]
+    csv = client.get("/releases/?_export=csv").content.decode()
+    row = next(line for line in csv.splitlines() if line.startswith("1.24,"))
+    assert ",23,6," in row and "retro tally" in row
+    api = client.get("/api/v1/releases/1.24/").json()
+    all_sigs = next(s for s in api["stats"] if s["sig"] is None)
+    assert (all_sigs["tracked"], all_sigs["done"], all_sigs["tracked_source"]) == (23, 6, "recorded_tally")
+
+    # Nine days before its enhancements freeze (a day before PRR freeze), v1.24 had no merge rate and nothing to
+    # count at the freezes still ahead.
+    release = Release.objects.get(version="1.24")
+    freeze = Milestone.objects.get(release=release, kind=MilestoneKind.ENHANCEMENTS_FREEZE, sig__isnull=True)
+    release_stats_compute(release_ids=[release.pk], now=freeze.at - datetime.timedelta(days=9))
+    stats = ReleaseStats.objects.get(release=release, sig__isnull=True)
+    assert stats.in_cycle and stats.merge_rate is None
+    assert [step["step"] for step in stats.funnel if step.get("ahead")] == [
+        "prr_freeze",
+        "enhancements_freeze",
+        "code_freeze",
+        "shipped",
+    ]
+    html = client.get("/releases/1.24/").content.decode()
+    assert 'id="release-progress"' in html and "done so far" in html
+    section = html.split('id="stats"')[1].split("</section>")[0]
+    assert 'id="figure-merge-rate"' not in section and not re.search(r"\d %", section), section
+
+
+def test_kep_pages_show_prr_from_files_plans_as_plans_and_the_stored_status(client, upstream):
+    # PRR: a 1.24 KEP whose prod-readiness file names an approver for its stage, on a board that says nothing.
+    row = next(
+        row
+        for row in selectors.tracked_enhancement_list(release=Release.objects.get(version="1.24"))
+        if row.prr_file_approver
+    )
+    approval = PrrApproval.objects.get(kep=row.kep, stage=row.prr_stage)
+    assert row.prr_status == "not_started"  # the board column as imported
+    html = client.get(f"/keps/{row.kep.number}/").content.decode()
+    prr = html.split('id="board-prr">')[1].split("</dd>")[0]
+    assert "Approved" in prr and f"@{approval.approver.github}" in prr and "prod-readiness" in prr
+    board = client.get("/releases/1.24/enhancements/").content.decode()
+    assert f"@{approval.approver.github}" in board
+    api = client.get("/api/v1/tracked-enhancements/?release=1.24").json()
+    results = api["results"] if isinstance(api, dict) else api
+    assert next(r for r in results if r["kep"] == row.kep.number)["prr_status"] == "approved"
+
+    # Plans: a KEP whose kep.yaml names a beta milestone it never shipped at is "planned", not "reached".
+    planned = next(
+        kep
+        for kep in Kep.objects.exclude(beta_milestone="").order_by("number")
+        if not TrackedEnhancement.objects.filter(kep=kep, target_stage="beta", status=EnhancementStatus.DONE).exists()
+    )
+    html = client.get(f"/keps/{planned.number}/").content.decode()
+    assert f"Planned: beta in {planned.beta_milestone}" in html
+    assert "Reached <strong>beta</strong>" not in html
+    stages = client.get(f"/api/v1/keps/{planned.number}/").json()["stages"]
+    assert stages["planned"]["beta"] == planned.beta_milestone and "beta" not in stages["reached"]
+    # The board's PRR filter agrees with the column.
+    approved = client.get("/releases/1.24/enhancements/?prr=approved").content.decode()
+    assert f"KEP-{row.kep.number}<" in approved or f">KEP-{row.kep.number}" in approved
+
+    # The checklist comment reads the status the release team set.
+    tracked_enhancement_set_status(tracked_enhancement=row, status=EnhancementStatus.TRACKED_ENHANCEMENTS)
+    row.refresh_from_db()
+    comment = selectors.tracked_enhancement_checklist(tracked_enhancement=row)
+    assert "marked as `Tracked for enhancements freeze`" in comment
+    assert "At risk for enhancements freeze" not in comment
+
+
+def test_a_chairs_reminder_gives_the_true_reason_and_their_meetings_show_on_me(client, upstream):
+    chair = Person.objects.filter(
+        sig_leaderships__sig__slug="sig-node", sig_leaderships__role="chair", email__contains="@"
+    ).first()
+    assert chair is not None
+    release = Release.objects.get(version="1.24")
+    code_freeze = Milestone.objects.get(release=release, kind=MilestoneKind.CODE_FREEZE, sig__isnull=True)
+    row = TrackedEnhancement.objects.filter(release=release, sig__slug="sig-node").order_by("kep__number").first()
+    # On the board two days before code freeze, not ready for it.
+    tracked_enhancement_set_status(
+        tracked_enhancement=row, status=EnhancementStatus.AT_RISK_CODE, at=code_freeze.at - datetime.timedelta(days=2)
+    )
+    due = DueReminder(code_freeze, Anchor.FREEZE, 24, code_freeze.at - datetime.timedelta(days=1), [row.sig_id])
+    message = render_personal(dues=[due], person=chair, recipient=chair.email, as_of=due.due_at)
+    assert message is not None
+    assert "you are its SIG chair" in message.text
+    assert "because you are a SIG chair of the KEP above" in message.text
+    assert "/me/preferences/" in message.text and "/unsubscribe/personal/" in message.text
+    assert "curator" not in message.text
+
+    # /me/ for that chair lists SIG Node's next meeting, as the home page does.
+    from keps.meeting_schedule import sig_next_meetings
+    from people.selectors import my_work
+
+    home = [m for m in sig_next_meetings(now=timezone.now()) if m.sig.slug == "sig-node"]
+    work = my_work(person=chair)
+    assert home and [m.sig.slug for m in work.sig_meetings] and "sig-node" in [m.sig.slug for m in work.sig_meetings]
