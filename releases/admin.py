@@ -1,9 +1,10 @@
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.models import DELETION, LogEntry
 from django.db import models, transaction
 from django.db.models import Count, Exists, OuterRef, Q
 from django.http import QueryDict
+from django.utils import timezone
 from django.utils.html import format_html
 
 from core.admin import GuardedActionsMixin
@@ -29,6 +30,8 @@ from .services import (
     tracked_enhancement_create,
     tracked_enhancement_set_status,
 )
+from .services.reminder_refusals import reminder_deliveries_retry
+from .tasks import deliver_reminders
 
 
 class MilestoneInline(SigScopedInlineMixin, admin.TabularInline):
@@ -605,9 +608,31 @@ class ReminderDeliveryAdmin(SigScopedAdminMixin, admin.ModelAdmin):
         "due_at",
         "sent_at",
         "attempts",
+        "server_answer",
+        "retry_at",
     ]
     list_filter = ["state", "kind", "anchor"]
     search_fields = ["recipient", "message_id"]
     date_hierarchy = "due_at"
     list_select_related = ["milestone__release"]
     autocomplete_fields = ["milestone", "person"]
+    actions = ["retry_now"]
+
+    @admin.display(description="server's answer / reason")
+    def server_answer(self, obj):
+        return obj.error if len(obj.error) <= 120 else f"{obj.error[:119]}…"
+
+    @admin.action(description="Retry now the selected failed deliveries", permissions=["change"])
+    def retry_now(self, request, queryset):
+        now = timezone.now()
+        outcome = reminder_deliveries_retry(delivery_ids=list(queryset.values_list("pk", flat=True)), now=now)
+        if outcome.handed_out:
+            # Sent by a worker (or in-process without a broker) once this request's changes are committed.
+            handed_out = outcome.handed_out
+            transaction.on_commit(lambda: deliver_reminders.delay(handed_out, now.isoformat()))
+            self.log_action_changes(
+                request, list(ReminderDelivery.objects.filter(pk__in=handed_out)), "Retry now (bulk action)."
+            )
+            self.message_user(request, f"{len(handed_out)} delivery(ies) handed out again for sending.")
+        for pk, reason in outcome.refused.items():
+            self.message_user(request, f"Delivery {pk} not retried: {reason}.", level=messages.WARNING)

@@ -295,6 +295,11 @@ SIGTRACKER_REMINDER_CATCH_UP_HOURS = int(os.environ.get("SIGTRACKER_REMINDER_CAT
 SIGTRACKER_REMINDER_LEASE_SECONDS = int(os.environ.get("SIGTRACKER_REMINDER_LEASE_SECONDS", "600"))
 # First retry of a reminder after a transient SMTP failure; each further retry waits twice as long (max 10 min).
 SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS = float(os.environ.get("SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS", "15"))
+# A delivery the mail server refused (5xx) is handed out again by a later run after this many minutes, doubling
+# each time, at most SIGTRACKER_REMINDER_REFUSED_RETRIES times and only while its freeze is ahead; then it waits for
+# the admin's "Retry now".
+SIGTRACKER_REMINDER_REFUSED_BACKOFF_MINUTES = int(os.environ.get("SIGTRACKER_REMINDER_REFUSED_BACKOFF_MINUTES", "30"))
+SIGTRACKER_REMINDER_REFUSED_RETRIES = int(os.environ.get("SIGTRACKER_REMINDER_REFUSED_RETRIES", "3"))
 # Stats recomputes queued after edits wait this long, so a burst of edits makes one job per release.
 SIGTRACKER_STATS_DEBOUNCE_SECONDS = int(os.environ.get("SIGTRACKER_STATS_DEBOUNCE_SECONDS", "5"))
 # Where the public site lives, for links in emails.
