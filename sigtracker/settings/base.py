@@ -113,6 +113,10 @@ CACHES = {
 }
 SIGTRACKER_PAGE_CACHE_ALIAS = "pages"
 SIGTRACKER_PAGE_CACHE_SECONDS = int(os.environ.get("SIGTRACKER_PAGE_CACHE_SECONDS", "300"))
+# Stale while revalidate: how old a stale copy of a page may be and still be served while one request re-renders
+# it; how long that request's re-render lock lasts should it die.
+SIGTRACKER_PAGE_CACHE_STALE_SECONDS = int(os.environ.get("SIGTRACKER_PAGE_CACHE_STALE_SECONDS", "120"))
+SIGTRACKER_PAGE_CACHE_LOCK_SECONDS = 30
 # How stale a process's view of the data generation may be, in seconds (saves one query per request).
 SIGTRACKER_PAGE_CACHE_RECHECK = float(os.environ.get("SIGTRACKER_PAGE_CACHE_RECHECK", "1"))
 # Apps whose tables the public pages read: a write to any of their tables but the unwatched ones makes cached pages
