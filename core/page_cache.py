@@ -17,7 +17,10 @@ time: a lock in the cache (`cache.add`, atomic), held at most SIGTRACKER_PAGE_CA
 holder die. A stale copy is at most SIGTRACKER_PAGE_CACHE_STALE_SECONDS old when served (else the request renders
 too), and it is only ever as old as one render: the request holding the lock replaces it. While a writer is in
 flight (below), a render cannot be kept as fresh; it is kept as a stale copy (it shows what is committed, which is
-all a reader may see anyway), so readers of a page during a long import get the last committed data at once.
+all a reader may see anyway), and while the writer is still in flight a copy rendered in the same minute is served
+as it is: readers of a page during a long import get the last committed data at once, and each page is rendered
+about once a minute per process, as when nothing changes (a short edit committed meanwhile shows within that
+minute).
 
 The generation, and why writers never wait for each other (issue 14):
 - PostgreSQL: a sequence. The trigger takes a *shared* transaction-level advisory lock, then calls nextval(). Shared
@@ -198,8 +201,13 @@ class PageCacheMiddleware:
             return response
         stale = entry is not None and time.time() - entry["stored_at"] <= settings.SIGTRACKER_PAGE_CACHE_STALE_SECONDS
         lock = f"{key}:rendering"
-        if stale and not cache.add(lock, 1, settings.SIGTRACKER_PAGE_CACHE_LOCK_SECONDS):
+        if stale and (
+            # A writer is in flight (an import): what readers may see is what was committed, and this minute's
+            # copy shows that as of its render; re-rendering on every request would only queue them up.
+            (entry["minute"] == minute and not no_writer_in_flight())
             # Someone is re-rendering this page right now: the copy they replace is good enough meanwhile.
+            or not cache.add(lock, 1, settings.SIGTRACKER_PAGE_CACHE_LOCK_SECONDS)
+        ):
             response = entry["response"]
             response["X-Page-Cache"] = "stale"
             return response

@@ -241,3 +241,21 @@ def test_during_a_long_write_readers_get_the_committed_page_without_queueing(cli
     # The provisional copy is never a hit: the first request after the commit renders it afresh.
     after = client.get("/releases/")
     assert after["X-Page-Cache"] == "miss" and b"After" in after.content
+
+
+@CACHE_ON
+@pytest.mark.django_db(transaction=True)
+def test_while_a_writer_is_in_flight_this_minutes_copy_is_served_without_re_rendering(client, postgres_only):
+    ReleaseFactory(version="1.24", name="Before")
+    assert client.get("/releases/")["X-Page-Cache"] == "miss"
+    writer = _open_transaction("UPDATE releases_release SET name = 'After' WHERE version = '1.24'")
+    try:
+        # Nobody holds the re-render lock: still no render, the import's readers see the committed page.
+        for _ in range(3):
+            during = client.get("/releases/")
+            assert during["X-Page-Cache"] == "stale" and b"Before" in during.content
+        writer.commit()
+    finally:
+        writer.close()
+    after = client.get("/releases/")
+    assert after["X-Page-Cache"] == "miss" and b"After" in after.content
