@@ -2,12 +2,25 @@
 
 Every write to a table the pages read bumps a data generation (database triggers: sigtracker/migrations/0002 and
 0003, and the post_migrate handler in sigtracker/apps.py for tables added later). A cached page is stored under
-(generation, minute, scheme, host, path and query), so:
+(scheme, host, path and query) with the generation and minute it was rendered at, and is fresh while both are
+today's, so:
 - any change — admin edit, import, stats recompute, bulk COPY — makes the next request render afresh;
 - time-dependent parts (countdowns, "next freeze", past milestones) are at most a minute old;
 - a page whose links were built from the request's host (calendar feeds) is never served to another host: a
   request with `Host: 127.0.0.1:6666` caches its own copy, not everyone's (issue 17 G).
 Only anonymous GET/HEAD requests with a 200 answer are cached; the admin, /healthz and logged-in users are not.
+
+Stale while revalidate: when a page's copy is stale (a write, the minute turned), one request re-renders it while
+the others get the stale copy at once, instead of all queueing behind renders of the same page (with 50 readers,
+every import or stats run used to turn every page into a queue of identical renders). One re-render per page at a
+time: a lock in the cache (`cache.add`, atomic), held at most SIGTRACKER_PAGE_CACHE_LOCK_SECONDS should its
+holder die. A stale copy is at most SIGTRACKER_PAGE_CACHE_STALE_SECONDS old when served (else the request renders
+too), and it is only ever as old as one render: the request holding the lock replaces it. While a writer is in
+flight (below), a render cannot be kept as fresh; it is kept as a stale copy (it shows what is committed, which is
+all a reader may see anyway), and while the writer is still in flight a copy rendered in the same minute is served
+as it is: readers of a page during a long import get the last committed data at once, and each page is rendered
+about once a minute per process, as when nothing changes (a short edit committed meanwhile shows within that
+minute).
 
 The generation, and why writers never wait for each other (issue 14):
 - PostgreSQL: a sequence. The trigger takes a *shared* transaction-level advisory lock, then calls nextval(). Shared
@@ -41,6 +54,8 @@ TRIGGER_PREFIX = "sigtracker_gen_"
 SKIPPED_PREFIXES = ("/admin/", "/healthz", "/static/", "/api/", "/me/", "/accounts/", "/unsubscribe/")
 
 _memo = {"value": None, "read_at": 0.0}
+#: The generation of a copy rendered while a writer was in flight: never fresh, served only as a stale copy.
+PROVISIONAL = -1
 
 
 def watched_tables(registry=None) -> list[str]:
@@ -157,11 +172,14 @@ def _cacheable(request) -> bool:
     )
 
 
-def _key(request, generation: int) -> str:
-    minute = int(time.time() // 60)
+def _key(request) -> str:
     # Scheme and host (with its port): pages may carry absolute links built from them (calendar feeds).
-    raw = f"{generation}|{minute}|{request.method}|{request.scheme}://{request.get_host()}{request.get_full_path()}"
+    raw = f"{request.method}|{request.scheme}://{request.get_host()}{request.get_full_path()}"
     return "page:" + hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
+
+
+def _minute() -> int:
+    return int(time.time() // 60)
 
 
 class PageCacheMiddleware:
@@ -174,20 +192,45 @@ class PageCacheMiddleware:
         if not _cacheable(request):
             return self.get_response(request)
         cache = caches[settings.SIGTRACKER_PAGE_CACHE_ALIAS]
-        key = _key(request, current_generation())
-        response = cache.get(key)
-        if response is not None:
+        generation, minute = current_generation(), _minute()
+        key = _key(request)
+        entry = cache.get(key)
+        if entry is not None and (entry["generation"], entry["minute"]) == (generation, minute):
+            response = entry["response"]
             response["X-Page-Cache"] = "hit"
             return response
+        stale = entry is not None and time.time() - entry["stored_at"] <= settings.SIGTRACKER_PAGE_CACHE_STALE_SECONDS
+        lock = f"{key}:rendering"
+        if stale and (
+            # A writer is in flight (an import): what readers may see is what was committed, and this minute's
+            # copy shows that as of its render; re-rendering on every request would only queue them up.
+            (entry["minute"] == minute and not no_writer_in_flight())
+            # Someone is re-rendering this page right now: the copy they replace is good enough meanwhile.
+            or not cache.add(lock, 1, settings.SIGTRACKER_PAGE_CACHE_LOCK_SECONDS)
+        ):
+            response = entry["response"]
+            response["X-Page-Cache"] = "stale"
+            return response
+        try:
+            return self._render(request, cache, key, generation, minute)
+        finally:
+            if stale:
+                cache.delete(lock)
+
+    def _render(self, request, cache, key: str, generation: int, minute: int):
         # Checked after the generation was read and before the page reads anything (see the module docstring).
         storable = no_writer_in_flight()
         response = self.get_response(request)
         if response.status_code == 200 and not response.streaming and not response.cookies:
-            if not storable:
-                response["X-Page-Cache"] = "skip"  # a write was in flight: rendered, not kept
-                return response
             if hasattr(response, "render") and not response.is_rendered:
                 response.render()
-            response["X-Page-Cache"] = "miss"
-            cache.set(key, response, settings.SIGTRACKER_PAGE_CACHE_SECONDS)
+            # A write was in flight: rendered, and kept only as a stale copy for others meanwhile.
+            response["X-Page-Cache"] = "miss" if storable else "skip"
+            entry = {
+                "generation": generation if storable else PROVISIONAL,
+                "minute": minute,
+                "stored_at": time.time(),
+                "response": response,
+            }
+            cache.set(key, entry, settings.SIGTRACKER_PAGE_CACHE_SECONDS)
         return response

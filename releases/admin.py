@@ -1,9 +1,11 @@
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.models import DELETION, LogEntry
 from django.db import models, transaction
 from django.db.models import Count, Exists, OuterRef, Q
-from django.http import QueryDict
+from django.http import HttpResponseRedirect, QueryDict
+from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
 
 from core.admin import GuardedActionsMixin
@@ -29,6 +31,9 @@ from .services import (
     tracked_enhancement_create,
     tracked_enhancement_set_status,
 )
+from .services.exceptions import exception_request_create
+from .services.reminder_refusals import reminder_deliveries_retry
+from .tasks import deliver_reminders
 
 
 class MilestoneInline(SigScopedInlineMixin, admin.TabularInline):
@@ -287,6 +292,52 @@ class ExceptionListFilter(admin.SimpleListFilter):
         return queryset.filter(Exists(requests.filter(decision=value)))
 
 
+class ReleaseListFilter(admin.RelatedFieldListFilter):
+    """The release filter of the freeze-day list, which opens on the current release: its "All" keeps an explicit
+    `release__isnull=False`, so choosing every release is not taken for "nothing chosen" and sent back there."""
+
+    def choices(self, changelist):
+        everything, *others = super().choices(changelist)
+        everything["query_string"] = changelist.get_query_string(
+            {self.lookup_kwarg_isnull: "False"}, [self.lookup_kwarg]
+        )
+        everything["selected"] = self.lookup_val is None
+        return [everything, *others]
+
+
+#: The changelist's query parameter of the release filter (Django's for `release` with an exact id).
+RELEASE_PARAM = "release__id__exact"
+
+
+@admin.action(description="Request an exception (pending, asked now)", permissions=["change"])
+def request_exception(modeladmin, request, queryset):
+    """Freeze day in a few clicks: tick the row, pick this, Go. One pending request per row for the freeze it
+    missed; on one row, its page opens at the requests to add the thread and deadline."""
+    rows = list(queryset.select_related("release", "kep"))
+    made = []
+    for row in rows:
+        created = exception_request_create(tracked_enhancement=row, user=request.user)
+        if created is None:
+            modeladmin.message_user(
+                request, f"KEP-{row.kep.number} already asked for an exception to that freeze.", messages.WARNING
+            )
+        else:
+            made.append((row, created))
+    modeladmin.log_action_changes(
+        request,
+        [row for row, _ in made],
+        lambda row: f"Exception requested ({dict(made)[row].get_freeze_display()}, pending; bulk action).",
+    )
+    for row, created in made:
+        modeladmin.message_user(
+            request, f"KEP-{row.kep.number}: {created.get_freeze_display().lower()} exception requested (pending)."
+        )
+    if len(rows) == 1 and made:
+        url = reverse("admin:releases_trackedenhancement_change", args=[rows[0].pk])
+        return HttpResponseRedirect(f"{url}#exceptions-group")
+    return None
+
+
 @admin.register(TrackedEnhancement)
 class TrackedEnhancementAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     """Freeze day: the KEP, its SIG, stage, status (editable in the list), PRR, exception and the contact fit on a
@@ -296,6 +347,7 @@ class TrackedEnhancementAdmin(SigScopedAdminMixin, admin.ModelAdmin):
 
     form = TrackedEnhancementForm
     list_display = [
+        "release_version",
         "kep_number",
         "short_title",
         "sig",
@@ -308,7 +360,7 @@ class TrackedEnhancementAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     list_display_links = ["kep_number", "short_title"]
     list_editable = ["status"]
     list_filter = [
-        "release",
+        ("release", ReleaseListFilter),
         "sig",
         "status",
         "target_stage",
@@ -323,7 +375,7 @@ class TrackedEnhancementAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     autocomplete_fields = ["release", "kep", "sig", "enhancements_contact", "assignee", "prr_approver"]
     list_select_related = ["release", "kep", "sig", "enhancements_contact", "prr_approver"]
     inlines = [ExceptionInline, StatusChangeInline]
-    actions = [_status_action(status) for status in EnhancementStatus]
+    actions = [request_exception, *(_status_action(status) for status in EnhancementStatus)]
 
     class Media:
         css = {"all": ["releases/admin-board.css"]}
@@ -334,6 +386,12 @@ class TrackedEnhancementAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     # The site's navigation sidebar takes a fifth of a laptop's width: on freeze day the board needs it (the
     # breadcrumbs and the home page still lead everywhere).
     def changelist_view(self, request, extra_context=None):
+        if request.method == "GET" and not request.GET:
+            # Freeze day is about the current release: open on it (its filter's "All" shows every release).
+            # A redirect, not a silent default, so that actions and "select all" apply to the rows shown.
+            current = Release.objects.current()
+            if current is not None:
+                return HttpResponseRedirect(f"{request.path}?{RELEASE_PARAM}={current.pk}")
         return super().changelist_view(request, {"is_nav_sidebar_enabled": False, **(extra_context or {})})
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
@@ -375,6 +433,10 @@ class TrackedEnhancementAdmin(SigScopedAdminMixin, admin.ModelAdmin):
             text,
         )
 
+    @admin.display(ordering="release", description="Release")
+    def release_version(self, obj):
+        return obj.release.version
+
     @admin.display(ordering="kep__number", description="KEP")
     def kep_number(self, obj):
         return obj.kep.number
@@ -410,6 +472,11 @@ class TrackedEnhancementAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     def get_changeform_initial_data(self, request):
         initial = super().get_changeform_initial_data(request)
         initial.setdefault("status", EnhancementStatus.AT_RISK_ENHANCEMENTS)
+        # "Add" from the list keeps its filters in `_changelist_filters`: the release filtered on is the new row's.
+        filters = QueryDict(request.GET.get("_changelist_filters", ""))
+        release_id = filters.get(RELEASE_PARAM)
+        if "release" not in initial and release_id and release_id.isdigit():
+            initial["release"] = release_id
         return initial
 
     def save_model(self, request, obj, form, change):
@@ -625,9 +692,31 @@ class ReminderDeliveryAdmin(SigScopedAdminMixin, admin.ModelAdmin):
         "due_at",
         "sent_at",
         "attempts",
+        "server_answer",
+        "retry_at",
     ]
     list_filter = ["state", "kind", "anchor"]
     search_fields = ["recipient", "message_id"]
     date_hierarchy = "due_at"
     list_select_related = ["milestone__release"]
     autocomplete_fields = ["milestone", "person"]
+    actions = ["retry_now"]
+
+    @admin.display(description="server's answer / reason")
+    def server_answer(self, obj):
+        return obj.error if len(obj.error) <= 120 else f"{obj.error[:119]}…"
+
+    @admin.action(description="Retry now the selected failed deliveries", permissions=["change"])
+    def retry_now(self, request, queryset):
+        now = timezone.now()
+        outcome = reminder_deliveries_retry(delivery_ids=list(queryset.values_list("pk", flat=True)), now=now)
+        if outcome.handed_out:
+            # Sent by a worker (or in-process without a broker) once this request's changes are committed.
+            handed_out = outcome.handed_out
+            transaction.on_commit(lambda: deliver_reminders.delay(handed_out, now.isoformat()))
+            self.log_action_changes(
+                request, list(ReminderDelivery.objects.filter(pk__in=handed_out)), "Retry now (bulk action)."
+            )
+            self.message_user(request, f"{len(handed_out)} delivery(ies) handed out again for sending.")
+        for pk, reason in outcome.refused.items():
+            self.message_user(request, f"Delivery {pk} not retried: {reason}.", level=messages.WARNING)

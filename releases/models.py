@@ -716,6 +716,11 @@ class ReminderDelivery(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     message_id = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)
+    #: When a refused (failed) delivery is handed out again by the next planning run; empty: no automatic retry
+    #: left (the admin's "Retry now" still can).
+    retry_at = models.DateTimeField(null=True, blank=True)
+    #: How many times the server refused it for good (5xx) or its transient retries ran out; sets the back-off.
+    refusals = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-due_at", "recipient"]

@@ -27,6 +27,11 @@ leaves a row that looks unsent, and it is sent again once its lease runs out. So
 duplicate, recognisable by its Message-ID (fixed per row), and only after a crash in that window; keep the
 window as small as it is (nothing between the send and the commit that marks the row sent).
 
+A delivery the server refuses for good (5xx) is `FAILED` with the server's answer, counted in the run's report,
+and handed out again by a later run after a back-off, or by the admin's "Retry now" (`reminder_refusals`): back
+to the waiting state by one compare-and-swap, then through the same lease and send, so a refusal is never lost
+and, the refused message never having been accepted, never sent twice.
+
 Slack is a second channel of the digest, not a second system: a SIG with a Slack incoming webhook
 (`people.SlackWebhook`) gets a digest delivery of its own, a `ReminderDelivery` row with kind digest and the
 pseudo-recipient `<sig-slug>@slack.invalid` (`slack_recipient`; `.invalid` is reserved, RFC 2606, so it is never
@@ -90,6 +95,7 @@ from releases.rules import (
     REQUIREMENTS,
     is_ready_for,
 )
+from releases.services.reminder_refusals import refused_update, reminder_refused_release, reminder_refused_waiting
 from releases.services.stats import status_at_expression
 
 logger = logging.getLogger(__name__)
@@ -131,6 +137,20 @@ def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, smtplib.SMTPRecipientsRefused):
         return all(400 <= code < 500 for code, _ in exc.recipients.values())
     return isinstance(exc, smtplib.SMTPServerDisconnected | smtplib.SMTPConnectError | OSError)
+
+
+def smtp_answer(exc: BaseException) -> str:
+    """The mail server's answer in an exception, as the server said it ("SMTP 550 5.1.1 no such user"),
+    else the exception's name and text."""
+    if isinstance(exc, smtplib.SMTPResponseException):
+        text = exc.smtp_error.decode(errors="replace") if isinstance(exc.smtp_error, bytes) else str(exc.smtp_error)
+        return f"SMTP {exc.smtp_code} {text}"
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        return "; ".join(
+            f"SMTP {code} {text.decode(errors='replace') if isinstance(text, bytes) else text} ({address})"
+            for address, (code, text) in exc.recipients.items()
+        )
+    return f"{type(exc).__name__}: {exc}"
 
 
 # --- what is due ----------------------------------------------------------------------------------------
@@ -545,8 +565,10 @@ def reminder_deliveries_claim(*, now: datetime.datetime, planned: list[PlannedDe
     same) and return the ids of those waiting for a sender: new ones, ones released after a failed attempt,
     and ones whose sender's lease has expired (a killed worker)."""
     planned = reminder_deliveries_plan(now=now) if planned is None else planned
+    # Refused deliveries whose back-off has run out wait for a sender again, whatever is due now.
+    released = reminder_refused_release(now=now)
     if not planned:
-        return []
+        return released
     _unmerge_behind_sent(planned)
     real_now = timezone.now()
     rows = [
@@ -578,7 +600,7 @@ def reminder_deliveries_claim(*, now: datetime.datetime, planned: list[PlannedDe
     ):
         if tuple(key) in keys and (claimed_at is None or claimed_at < real_now - _lease()):
             waiting.append(pk)
-    return waiting
+    return waiting + [pk for pk in released if pk not in set(waiting)]
 
 
 def _take_leases(delivery_ids: list[int]) -> tuple[datetime.datetime, set[int]]:
@@ -1360,14 +1382,15 @@ def reminder_deliver_batch(*, delivery_ids: list[int], as_of: datetime.datetime,
                 email.connection = mail_connection
                 email.send()
             except Exception as exc:  # noqa: BLE001 - sorted into transient and lasting below
-                error = f"{type(exc).__name__}: {exc}"[:2000]
+                error = smtp_answer(exc)[:2000]
                 # The connection may be half-way through a conversation: start the next message afresh.
                 mail_connection.close()
                 if is_transient(exc):
                     mine.update(claimed_at=None, error=error)
                     result.retry[delivery_id] = exc
                 else:
-                    mine.update(state=DeliveryState.FAILED, error=error)
+                    # Refused for good (5xx): kept with the server's answer and tried again after a back-off.
+                    refused_update(mine, error=error)
                     result.failed[delivery_id] = error
                 continue
             mine.update(
@@ -1404,7 +1427,7 @@ def _deliver_slack(*, delivery, mine, dues, as_of, boards, result: BatchResult) 
     try:
         url = webhook.url
     except ValueError as exc:
-        mine.update(state=DeliveryState.FAILED, error=str(exc))
+        refused_update(mine, error=str(exc), retry=False)
         result.failed[delivery.pk] = str(exc)
         return
     outcome = webhook_post(url=url, text=message.text, blocks=message.blocks)
@@ -1419,19 +1442,18 @@ def _deliver_slack(*, delivery, mine, dues, as_of, boards, result: BatchResult) 
         slack_webhook_disable(webhook_id=webhook.pk, reason=reason)
         logger.warning("Slack webhook of %s revoked (%s): channel turned off", slug, outcome.detail)
         error = f"Slack webhook revoked, channel of {slug} turned off: {outcome.detail}"[:2000]
-        mine.update(state=DeliveryState.FAILED, error=error)
+        refused_update(mine, error=error, retry=False)
         result.failed[delivery.pk] = error
     else:
         error = f"Slack refused the post: {outcome.detail}"[:2000]
-        mine.update(state=DeliveryState.FAILED, error=error)
+        refused_update(mine, error=error)
         result.failed[delivery.pk] = error
 
 
 def reminder_delivery_give_up(*, delivery_id: int, error: str) -> None:
-    """Mark a delivery failed after its last retry (kept for the admin to see and resend)."""
-    ReminderDelivery.objects.filter(pk=delivery_id, state=DeliveryState.CLAIMED).update(
-        state=DeliveryState.FAILED, claimed_at=None, error=error[:2000]
-    )
+    """Mark a delivery failed after its last retry: kept for the admin to see and resend, and tried again by a
+    later run after the refusals' back-off."""
+    refused_update(ReminderDelivery.objects.filter(pk=delivery_id, state=DeliveryState.CLAIMED), error=error)
 
 
 @dataclass
@@ -1443,6 +1465,10 @@ class SendReport:
     merged: int = 0
     elsewhere: int = 0
     failed: list[str] = field(default_factory=list)
+    #: Deliveries refused by an earlier run and handed out again by this one (their back-off had run out).
+    retried: int = 0
+    #: Refused deliveries a later run will try again: "delivery <id> to <recipient> at <retry_at>: <answer>".
+    refused_waiting: list[str] = field(default_factory=list)
     #: GitHub handles of owners (author, assignee, contact) of KEPs not ready who have no email address.
     owners_without_address: list[str] = field(default_factory=list)
     #: (SIG slug, instant) of each digest that goes nowhere because the SIG has no mailing list.
@@ -1464,7 +1490,10 @@ def freeze_reminders_send(*, now: datetime.datetime, dry_run: bool = False) -> S
     report.merged = sum(1 for item in planned if item.skip_reason.startswith("sent in one "))
     if dry_run:
         return report
+    retried = reminder_refused_release(now=now)
     ids = reminder_deliveries_claim(now=now, planned=planned)
+    ids += [pk for pk in retried if pk not in set(ids)]
+    report.retried = len(retried)
     report.merged = sum(1 for item in planned if item.skip_reason.startswith("sent in one "))
     report.skipped = sum(1 for item in planned if item.skip_reason) - report.merged
     result = reminder_deliver_batch(delivery_ids=ids, as_of=now)
@@ -1473,4 +1502,8 @@ def freeze_reminders_send(*, now: datetime.datetime, dry_run: bool = False) -> S
     report.elsewhere += len(result.elsewhere)
     report.failed += [f"delivery {pk}: {error}" for pk, error in result.failed.items()]
     report.failed += [f"delivery {pk}: {type(exc).__name__}: {exc}" for pk, exc in result.retry.items()]
+    report.refused_waiting = [
+        f"delivery {d.pk} to {d.recipient}, next try after {d.retry_at:%Y-%m-%d %H:%M} UTC: {one_line(d.error)}"
+        for d in reminder_refused_waiting()
+    ]
     return report

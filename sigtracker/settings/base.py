@@ -113,6 +113,10 @@ CACHES = {
 }
 SIGTRACKER_PAGE_CACHE_ALIAS = "pages"
 SIGTRACKER_PAGE_CACHE_SECONDS = int(os.environ.get("SIGTRACKER_PAGE_CACHE_SECONDS", "300"))
+# Stale while revalidate: how old a stale copy of a page may be and still be served while one request re-renders
+# it; how long that request's re-render lock lasts should it die.
+SIGTRACKER_PAGE_CACHE_STALE_SECONDS = int(os.environ.get("SIGTRACKER_PAGE_CACHE_STALE_SECONDS", "120"))
+SIGTRACKER_PAGE_CACHE_LOCK_SECONDS = 30
 # How stale a process's view of the data generation may be, in seconds (saves one query per request).
 SIGTRACKER_PAGE_CACHE_RECHECK = float(os.environ.get("SIGTRACKER_PAGE_CACHE_RECHECK", "1"))
 # Apps whose tables the public pages read: a write to any of their tables but the unwatched ones makes cached pages
@@ -321,6 +325,11 @@ SIGTRACKER_REMINDER_CATCH_UP_HOURS = int(os.environ.get("SIGTRACKER_REMINDER_CAT
 SIGTRACKER_REMINDER_LEASE_SECONDS = int(os.environ.get("SIGTRACKER_REMINDER_LEASE_SECONDS", "600"))
 # First retry of a reminder after a transient SMTP failure; each further retry waits twice as long (max 10 min).
 SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS = float(os.environ.get("SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS", "15"))
+# A delivery the mail server refused (5xx) is handed out again by a later run after this many minutes, doubling
+# each time, at most SIGTRACKER_REMINDER_REFUSED_RETRIES times and only while its freeze is ahead; then it waits for
+# the admin's "Retry now".
+SIGTRACKER_REMINDER_REFUSED_BACKOFF_MINUTES = int(os.environ.get("SIGTRACKER_REMINDER_REFUSED_BACKOFF_MINUTES", "30"))
+SIGTRACKER_REMINDER_REFUSED_RETRIES = int(os.environ.get("SIGTRACKER_REMINDER_REFUSED_RETRIES", "3"))
 # Stats recomputes queued after edits wait this long, so a burst of edits makes one job per release.
 SIGTRACKER_STATS_DEBOUNCE_SECONDS = int(os.environ.get("SIGTRACKER_STATS_DEBOUNCE_SECONDS", "5"))
 # The only origin Slack webhook URLs may point at (scheme://host[:port]); anything else is refused when saved and

@@ -185,3 +185,77 @@ def test_a_page_rendered_while_a_write_is_in_flight_is_not_cached(client, postgr
     after = client.get("/releases/")
     assert b"After" in after.content and b"Before" not in after.content
     assert client.get("/releases/")["X-Page-Cache"] == "hit"
+
+
+def _rendering_lock(path: str) -> str:
+    from django.test import RequestFactory
+
+    return f"{page_cache._key(RequestFactory().get(path))}:rendering"
+
+
+@CACHE_ON
+def test_while_one_request_re_renders_a_stale_page_the_others_get_the_stale_copy(client):
+    ReleaseFactory(version="1.24", name="Before")
+    assert client.get("/releases/")["X-Page-Cache"] == "miss"
+    Release.objects.filter(version="1.24").update(name="After")
+    # Another request holds the page's re-render lock: this one is served the copy it replaces, at once.
+    assert caches["pages"].add(_rendering_lock("/releases/"), 1, 30)
+    during = client.get("/releases/")
+    assert during["X-Page-Cache"] == "stale" and b"Before" in during.content
+    # Its render done (lock gone), the next request renders afresh and keeps that.
+    caches["pages"].delete(_rendering_lock("/releases/"))
+    after = client.get("/releases/")
+    assert after["X-Page-Cache"] == "miss" and b"After" in after.content and b"Before" not in after.content
+    assert client.get("/releases/")["X-Page-Cache"] == "hit"
+    assert not caches["pages"].get(_rendering_lock("/releases/"))
+
+
+@CACHE_ON
+def test_a_stale_copy_too_old_is_never_served(client, settings, monkeypatch):
+    settings.SIGTRACKER_PAGE_CACHE_STALE_SECONDS = 60
+    ReleaseFactory(version="1.24", name="Before")
+    assert client.get("/releases/")["X-Page-Cache"] == "miss"
+    Release.objects.filter(version="1.24").update(name="After")
+    caches["pages"].add(_rendering_lock("/releases/"), 1, 300)
+    real_time = page_cache.time.time
+    monkeypatch.setattr(page_cache.time, "time", lambda: real_time() + 61)
+    response = client.get("/releases/")
+    assert response["X-Page-Cache"] == "miss" and b"After" in response.content
+
+
+@CACHE_ON
+@pytest.mark.django_db(transaction=True)
+def test_during_a_long_write_readers_get_the_committed_page_without_queueing(client, postgres_only):
+    ReleaseFactory(version="1.24", name="Before")
+    writer = _open_transaction("UPDATE releases_release SET name = 'After' WHERE version = '1.24'")
+    try:
+        # Rendered while the write is in flight: not fresh, but a copy of what is committed for others meanwhile.
+        assert client.get("/releases/")["X-Page-Cache"] == "skip"
+        caches["pages"].add(_rendering_lock("/releases/"), 1, 30)
+        during = client.get("/releases/")
+        assert during["X-Page-Cache"] == "stale" and b"Before" in during.content
+        caches["pages"].delete(_rendering_lock("/releases/"))
+        writer.commit()
+    finally:
+        writer.close()
+    # The provisional copy is never a hit: the first request after the commit renders it afresh.
+    after = client.get("/releases/")
+    assert after["X-Page-Cache"] == "miss" and b"After" in after.content
+
+
+@CACHE_ON
+@pytest.mark.django_db(transaction=True)
+def test_while_a_writer_is_in_flight_this_minutes_copy_is_served_without_re_rendering(client, postgres_only):
+    ReleaseFactory(version="1.24", name="Before")
+    assert client.get("/releases/")["X-Page-Cache"] == "miss"
+    writer = _open_transaction("UPDATE releases_release SET name = 'After' WHERE version = '1.24'")
+    try:
+        # Nobody holds the re-render lock: still no render, the import's readers see the committed page.
+        for _ in range(3):
+            during = client.get("/releases/")
+            assert during["X-Page-Cache"] == "stale" and b"Before" in during.content
+        writer.commit()
+    finally:
+        writer.close()
+    after = client.get("/releases/")
+    assert after["X-Page-Cache"] == "miss" and b"After" in after.content

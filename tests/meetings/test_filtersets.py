@@ -101,4 +101,23 @@ def test_full_text_search_uses_the_gin_index(postgres_only, meetings):
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute(f"EXPLAIN {sql}", params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
-    assert "agendaitem_search_idx" in plan, plan
+    assert "agendaitem_search_vector_idx" in plan, plan
+
+
+def test_search_reads_the_stored_vector_which_follows_every_edit(postgres_only, meetings):
+    from meetings.models import AgendaItem
+
+    AgendaItem.objects.filter(title="Queueing hints").update(body="Kubelet restarts in 1.28")
+    assert {i.title for i in matching_agenda_items("kubelet")} == {"Queueing hints"}
+    AgendaItem.objects.filter(title="Queueing hints").update(title="Kubelet hints", body="")
+    assert {i.title for i in matching_agenda_items("kubelet")} == {"Kubelet hints"}
+
+
+def test_search_lists_the_meeting_of_the_best_match_first(postgres_only, meetings):
+    from meetings.models import AgendaItem
+
+    # m4's item says "beta" in its title and notes; m1's and m2's say it once each.
+    AgendaItem.objects.filter(title="Queueing hints").update(title="Beta beta beta", body="beta, beta and beta")
+    found = list(MeetingFilterSet({"q": "beta"}, queryset=Meeting.objects.all()).qs)
+    assert found[0] == meetings["m4"] and len(found) == 3
+    assert found[0].search_rank > found[-1].search_rank > 0

@@ -116,7 +116,7 @@ def test_release_page_lists_tracked_rows_read_only(admin_client, row):
 def test_every_status_has_a_bulk_action(admin_client, row):
     from releases.choices import EnhancementStatus
 
-    page = admin_client.get(reverse("admin:releases_trackedenhancement_changelist")).content.decode()
+    page = admin_client.get(reverse("admin:releases_trackedenhancement_changelist"), follow=True).content.decode()
     for status in EnhancementStatus:
         assert f'value="mark_{status.value}"' in page
 
@@ -167,3 +167,31 @@ def test_a_superuser_deletes_history_only_with_a_logged_reason(admin_client, row
     assert not EnhancementStatusChange.objects.filter(pk=change.pk).exists()
     entry = LogEntry.objects.get(action_flag=DELETION)
     assert "typed in by mistake" in entry.change_message
+
+
+def test_list_opens_on_the_current_release_and_add_keeps_its_filter(admin_client, row):
+    url = reverse("admin:releases_trackedenhancement_changelist")
+    response = admin_client.get(url)
+    assert response.status_code == 302 and response["Location"] == f"{url}?release__id__exact={row.release_id}"
+    # Every release, chosen on purpose, stays every release.
+    assert admin_client.get(url, {"release__isnull": "False"}).status_code == 200
+    add = reverse("admin:releases_trackedenhancement_add")
+    form = admin_client.get(add, {"_changelist_filters": f"release__id__exact={row.release_id}"}).context["adminform"]
+    assert form.form.initial["release"] == str(row.release_id)
+
+
+def test_exception_request_action_records_a_pending_request_and_the_status(admin_client, row):
+    from releases.models import EnhancementException
+
+    url = reverse("admin:releases_trackedenhancement_changelist")
+    response = admin_client.post(url, {"action": "request_exception", "_selected_action": [row.pk]})
+    assert response.status_code == 302 and response["Location"].endswith(f"/{row.pk}/change/#exceptions-group")
+    request = EnhancementException.objects.get(tracked_enhancement=row)
+    assert (request.freeze, request.decision) == ("code", "pending")
+    assert list(row.history.values_list("from_status", "to_status", "source")) == [
+        ("at_risk_code", "exception_pending", "admin")
+    ]
+    # Asked twice for the same freeze: one request, and the curator is told.
+    response = admin_client.post(url, {"action": "request_exception", "_selected_action": [row.pk]}, follow=True)
+    assert "already asked for an exception to that freeze" in str(list(response.context["messages"]))
+    assert EnhancementException.objects.count() == 1

@@ -70,12 +70,16 @@ class Command(BaseCommand):
         if not dry_run and verbosity >= 1:
             self.stdout.write(
                 f"Sent {report.sent}, skipped {report.skipped}, already handled elsewhere {report.elsewhere}, "
-                f"failed {len(report.failed)}."
+                f"failed {len(report.failed)}, retried after a refusal {report.retried}, "
+                f"refused and waiting to be retried {len(report.refused_waiting)}."
             )
+        for waiting in report.refused_waiting:
+            self.stderr.write(f"refused, will retry: {waiting}")
         for failure in report.failed:
             self.stderr.write(f"failed: {failure}")
         if report.failed:
             raise CommandError(
                 f"{len(report.failed)} deliveries failed; those that failed for a transient reason are retried by the "
-                "next run within the grace period"
+                "next run within the grace period, those the server refused by a run after their back-off (or the "
+                "admin's Retry now)"
             )
