@@ -510,6 +510,50 @@ class EnhancementException(models.Model):
         return self.decision == ExceptionDecision.PENDING
 
 
+class FeatureSheetRow(models.Model):
+    """One row of an early release's features tracking sheet (`features.csv`, 1.3-1.12), as published.
+
+    Every row is kept here, the sheet being the only record of those releases. A row naming its features /
+    enhancements issue is also a tracked enhancement of its KEP (`tracked_enhancement`, source "feature sheet"),
+    so the board, stats and API show it like any other; a row naming none is a KEP-less feature: it lives only
+    here, by name, SIG, stage and assignees, and the release page lists it with the others.
+    """
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="feature_sheet_rows")
+    position = models.PositiveSmallIntegerField(help_text="The row's place among the sheet's features.")
+    line = models.PositiveIntegerField(help_text="Line of features.csv.")
+    name = models.CharField(max_length=300)
+    number = models.PositiveIntegerField(null=True, blank=True, help_text="Its features/enhancements issue.")
+    stage = models.CharField(max_length=20, choices=TargetStage.choices, blank=True)
+    type = models.CharField(max_length=20, choices=EnhancementType.choices, blank=True)
+    sig = models.ForeignKey(Sig, on_delete=models.SET_NULL, null=True, blank=True, related_name="feature_sheet_rows")
+    sig_text = models.CharField("SIG as written", max_length=100, blank=True)
+    assignees = models.CharField(max_length=300, blank=True, help_text="GitHub handles, comma-separated.")
+    issue_url = models.URLField(max_length=500, blank=True)
+    docs_url = models.URLField(max_length=500, blank=True)
+    status_text = models.CharField(max_length=50, blank=True)
+    release_note = models.TextField(blank=True)
+    tracked_enhancement = models.ForeignKey(
+        TrackedEnhancement, on_delete=models.SET_NULL, null=True, blank=True, related_name="feature_sheet_rows"
+    )
+
+    class Meta:
+        ordering = ["release__major", "release__minor", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["release", "position"],
+                name="featurerow_unique_position",
+                violation_error_message="This place of the sheet is taken.",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.release.version} feature: {self.name}"
+
+    def get_absolute_url(self):
+        return self.release.get_absolute_url() + "#feature-sheet"
+
+
 class ReleaseTeamMember(models.Model):
     """One person in one role of a release's team (release-team.md): the role's lead or one of its shadows.
 

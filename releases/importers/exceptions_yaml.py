@@ -20,8 +20,10 @@ parser reads every shape:
 * `pull_requests` with empty entries (a bare "-", 2019) and quoted or unquoted URLs.
 * Files that are not valid YAML as a whole (2020-2023): a line holding only an invisible character (U+200B,
   U+FEFF, a non-breaking space) between entries, or a trailing comma after a quoted string. So the file is never
-  loaded whole: it is cut into entries by their "- name:" lines and each entry is loaded on its own. An entry
-  that does not load is reported with its line (`ExceptionsFile.problems`) and the others are kept.
+  loaded whole: it is cut into entries by their "- name:" lines and each entry is loaded on its own. Lines of
+  invisible characters are blank; a trailing comma after a closing quote is dropped, with a warning naming the
+  line. An entry that still does not load is reported with its line (`ExceptionsFile.problems`) and the others
+  are kept.
 * One KEP may ask several times in a release, even for the same freeze (asked, denied, asked again): every
   entry is a request of its own.
 
@@ -51,6 +53,8 @@ _KEP_ISSUE_URL = re.compile(
     r"^https?://github\.com/kubernetes/(?:enhancements|features)/(?:issues|pull)/(?P<number>\d+)\b", re.IGNORECASE
 )
 _URL = re.compile(r"^https?://\S+$")
+#: `key: "value",` (a JSON habit): the comma after the closing quote makes the entry invalid YAML.
+_TRAILING_COMMA = re.compile(r"^(?P<keep>\s*(?:-\s+)?[A-Za-z_]*\s*:?\s*(?:\"[^\"]*\"|'[^']*'))\s*,\s*$")
 
 #: A freeze by the word its mapping key or heading uses.
 _FREEZE_WORDS = (
@@ -227,6 +231,13 @@ def _heading_freeze(comment: str) -> str | None:
 
 def _read_entry(entry: list[tuple[int, str]], freeze: str | None, result: ExceptionsFile, seen: dict) -> None:
     first = entry[0][0]
+    repaired = []
+    for number, line in entry:
+        if match := _TRAILING_COMMA.match(line):
+            result.warnings.append(Problem(number, "trailing comma after a quoted value: dropped"))
+            line = match["keep"]
+        repaired.append((number, line))
+    entry = repaired
     if freeze is None:
         result.problems.append(Problem(first, "no freeze named above this request (no heading or group key)"))
         return
@@ -234,10 +245,11 @@ def _read_entry(entry: list[tuple[int, str]], freeze: str | None, result: Except
     try:
         loaded = yaml.safe_load(body)
     except yaml.YAMLError as exc:
+        # Blank lines were left out of the entry: map YAML's line back to the file's.
         mark = getattr(exc, "problem_mark", None)
-        line = first + mark.line if mark is not None else first
+        at = entry[min(mark.line, len(entry) - 1)][0] if mark is not None else first
         reason = getattr(exc, "problem", None) or "not valid YAML"
-        result.problems.append(Problem(line, f"request not read: {reason}"))
+        result.problems.append(Problem(first, f"request not read: {reason} (line {at})"))
         return
     if not (isinstance(loaded, list) and len(loaded) == 1 and isinstance(loaded[0], dict)):
         result.problems.append(Problem(first, "request not read: not one mapping of name, issue, dates, status"))
