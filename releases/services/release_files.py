@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.db.models import Q
+from django.utils import timezone
 
 from keps.models import Kep, Person, Sig
 from keps.services_sigs import sig_resolver_load
@@ -246,12 +247,14 @@ def _sigs(records, outcome: FileOutcome) -> dict[str, Sig]:
     return found
 
 
-def _sheet_status(record: FeatureRecord, release: Release) -> str:
-    # A sheet lists what the release shipped once it is out (its release notes were written from it); a row the
-    # team marked as gone left the milestone. Before release day a listed feature is tracked for code freeze.
+def _sheet_status(record: FeatureRecord, release: Release, today: datetime.date) -> str:
+    # A sheet is the record of what its release shipped (its release notes were written from it); a row the team
+    # marked as gone left the milestone. Only a release known to be still ahead has its features merely tracked;
+    # a release with no dates is one of the early ones the sheets belong to, long out.
     if any(word in record.status_text.lower() for word in _LEFT_RELEASE):
         return EnhancementStatus.REMOVED
-    return EnhancementStatus.DONE if release.state == ReleaseState.RELEASED else EnhancementStatus.TRACKED_CODE
+    ahead = release.state != ReleaseState.RELEASED and release.release_date and release.release_date > today
+    return EnhancementStatus.TRACKED_CODE if ahead else EnhancementStatus.DONE
 
 
 @transaction.atomic
@@ -272,7 +275,7 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
         for handle in handles:
             query |= Q(github__iexact=handle)
         people = {p.github.lower(): p for p in Person.objects.filter(query)}
-    at = _midnight(release.release_date or release.cycle_start or datetime.date.today())
+    at = _midnight(release.release_date or release.cycle_start or timezone.now().date())
     wanted = {}
     for position, record in enumerate(sheet.features, start=1):
         sig = sigs.get(record.sig_slug)
@@ -300,7 +303,7 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
                 row = tracked_enhancement_create(
                     release=release,
                     kep=kep,
-                    status=_sheet_status(record, release),
+                    status=_sheet_status(record, release, timezone.now().date()),
                     source=HistorySource.FEATURE_SHEET,
                     author=f"features.csv:{record.line}",
                     at=at,
