@@ -244,10 +244,7 @@ def release_board_counts(*, release: Release) -> list[BoardCount]:
 def release_exception_counts(*, release: Release) -> list[tuple[str, int]]:
     """(decision, count) of the exception requests of a release (one query)."""
     rows = (
-        EnhancementException.objects.filter(tracked_enhancement__release=release)
-        .order_by()
-        .values_list("decision")
-        .annotate(n=Count("pk"))
+        EnhancementException.objects.filter(release=release).order_by().values_list("decision").annotate(n=Count("pk"))
     )
     return list(rows)
 

@@ -89,6 +89,7 @@ from releases.rules import (
     REQUIREMENTS,
     is_ready_for,
 )
+from releases.selectors_published import release_enhancements_lead
 from releases.services.stats import status_at_expression
 
 logger = logging.getLogger(__name__)
@@ -763,6 +764,9 @@ def _common_context(dues: list[DueReminder]) -> dict:
         "several": len(dues) > 1,
         "release_urls": [(f"v{r.version}", _base_url() + r.get_absolute_url()) for r in releases],
         "base_url": _base_url(),
+        # Signed by the cycle's enhancements lead, naming a shadow (the enhancements contacts) to ask, when the
+        # release's roster is imported.
+        **dict(zip(("signer", "contacts"), release_enhancements_lead(release_id=releases[0].pk), strict=True)),
     }
 
 
