@@ -1,6 +1,7 @@
 """Parsers of a release directory's other files: exceptions.yaml, features.csv, release-team.md (pure, no DB)."""
 
 import datetime
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -274,3 +275,53 @@ def test_a_file_without_roles_is_refused():
 )
 def test_role_names(label, kind):
     assert role_kind(label) == kind
+
+
+_request = hs.fixed_dictionaries(
+    {
+        "freeze": hs.sampled_from([Freeze.ENHANCEMENTS, Freeze.CODE, Freeze.DOCS]),
+        "number": hs.integers(min_value=1, max_value=99999),
+        "day": hs.dates(min_value=datetime.date(2018, 1, 1), max_value=datetime.date(2030, 12, 31)),
+        "status": hs.sampled_from(["Approved", "approved", "Denied", "rejected", "Removed", "reverted", ""]),
+        "quoted": hs.booleans(),
+        "name": hs.text(alphabet="abcdefghijklm :-", min_size=1, max_size=30).map(str.strip).filter(bool),
+    }
+)
+
+
+@given(hs.lists(_request, min_size=1, max_size=8), hs.booleans(), hs.booleans())
+def test_any_file_in_either_shape_gives_back_every_request(requests, mapping, stray_lines):
+    """Written as a bare list under headings (to 1.18) or as a mapping by freeze (1.19-), with or without stray
+    invisible lines between entries: every request comes back, in order, with its freeze, KEP, date and decision."""
+    keys = {Freeze.ENHANCEMENTS: "enhancementFreeze", Freeze.CODE: "codeFreeze", Freeze.DOCS: "docsFreeze"}
+    headings = {Freeze.ENHANCEMENTS: "Enhancements Freeze", Freeze.CODE: "Code Freeze", Freeze.DOCS: "Docs Freeze"}
+    ordered = sorted(requests, key=lambda r: [Freeze.ENHANCEMENTS, Freeze.CODE, Freeze.DOCS].index(r["freeze"]))
+    lines, current = ["# Exception requests in 1.30"], None
+    for request in ordered:
+        if request["freeze"] != current:
+            current = request["freeze"]
+            lines.append(f"# {headings[current]} exceptions requested in 1.30")
+            if mapping:
+                lines.append(f"{keys[current]}:")
+        quote = '"' if request["quoted"] else ""
+        # A plain YAML scalar cannot hold ": " or start with "-": upstream quotes such names.
+        plain = re.fullmatch(r"[a-m][a-m ]*", request["name"])
+        name_quote = quote if plain else '"'
+        lines += [
+            f"- name: {name_quote}{request['name']}{name_quote}",
+            f"  issue: {request['number']}",
+            f"  date_requested: {quote}{request['day'].isoformat()}{quote}",
+            "  pull_requests:",
+            "  -",
+            f"  status: {quote}{request['status']}{quote}",
+        ]
+        lines.append("\u200b" if stray_lines else "")
+    parsed = parse_exceptions("\n".join(lines) + "\n")
+    assert parsed.problems == []
+    got = [(r.freeze, r.kep_number, r.requested, r.decision, r.name) for r in parsed.requests]
+    want = [
+        (r["freeze"], r["number"], r["day"], decision_from_status(r["status"]), " ".join(r["name"].split()))
+        for r in ordered
+    ]
+    assert got == want
+    assert len({r.key for r in parsed.requests}) == len(parsed.requests)
