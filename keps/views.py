@@ -52,8 +52,12 @@ class KepDetailView(DetailView):
             mentions_url=f"/meetings/?kep={kep.number}",
         )
         # The board's other columns and the enhancements team's checklist comment, for the latest release.
-        context["exception_requests"] = release_published.kep_exception_requests(kep=kep)
+        requests = release_published.kep_exception_requests(kep=kep)
         board = release_selectors.kep_latest_board_row(kep=kep)
+        context.update(
+            exception_requests=requests,
+            board_exceptions=[r for r in requests if board and r.tracked_enhancement_id == board.pk],
+        )
         context.update(
             board=board,
             checklist=release_selectors.tracked_enhancement_checklist(tracked_enhancement=board) if board else "",

@@ -305,13 +305,13 @@ def _enhancements_freeze_at(release_id) -> QuerySet:
 
 
 def kep_latest_board_row(*, kep) -> TrackedEnhancement | None:
-    """The KEP's row in the newest release that tracks it, with PRR approver, exception requests and the release's
-    enhancements freeze (two queries). `kep` is kept on the row, with whatever it has prefetched."""
+    """The KEP's row in the newest release that tracks it, with PRR approver and the release's enhancements freeze
+    (one query; its exception requests are among the KEP page's, `selectors_published.kep_exception_requests`).
+    `kep` is kept on the row, with whatever it has prefetched."""
     row = (
         TrackedEnhancement.objects.filter(kep=kep)
         .select_related("release", "prr_approver")
         .annotate(enhancements_freeze_at=Subquery(_enhancements_freeze_at(OuterRef("release_id"))[:1]))
-        .prefetch_related(Prefetch("exceptions", queryset=EnhancementException.objects.order_by("requested_at", "pk")))
         .order_by("-release__major", "-release__minor")
         .first()
     )
