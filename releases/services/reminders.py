@@ -275,6 +275,8 @@ def _exception_deadlines_due(
         deadline__gt=earliest,
         deadline__lte=latest,
         freeze__in=list(FREEZE_MILESTONE),
+        # A request of no KEP (a kubernetes/kubernetes issue) has no SIG and no people to remind.
+        tracked_enhancement__isnull=False,
     ).select_related("tracked_enhancement")
     sigs_at: dict[tuple, set[int]] = defaultdict(set)
     for request in requests:

@@ -12,7 +12,7 @@ from releases.choices import EnhancementStatus as S
 from releases.choices import ExceptionDecision, Freeze, MilestoneKind, ReleaseRoleKind
 from releases.models import EnhancementException, ReleaseTeamMember
 from tests.factories import MilestoneFactory, PersonFactory, ReleaseFactory, SigFactory
-from tests.releases.digest_scene import FREEZE, NODE_LIST, WEEK_BEFORE
+from tests.releases.digest_scene import DAY, FREEZE, NODE_LIST, WEEK_BEFORE
 from tests.releases.digest_scene import tracked_kep as _kep
 
 pytestmark = pytest.mark.django_db
@@ -140,3 +140,22 @@ def test_reminders_are_signed_by_the_enhancements_lead_naming_the_shadows():
         assert "Enh Lead (@enhlead), enhancements lead of v1.26" in message.body
         assert "Ask the release's enhancements team: @enhshadow." in message.body
         assert "@enhlead" in message.alternatives[0][0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_approved_request_of_no_kep_with_a_deadline_reminds_nobody_and_breaks_nothing():
+    release = ReleaseFactory(version="1.26")
+    MilestoneFactory(release=release, kind=MilestoneKind.CODE_FREEZE, at=FREEZE)
+    node = SigFactory(slug="sig-node", mailing_list=NODE_LIST)
+    _kep(release, node, 2001, S.AT_RISK_CODE, PersonFactory(github="alice", email="alice@example.com"))
+    EnhancementException.objects.create(
+        release=release,
+        issue_url="https://github.com/kubernetes/kubernetes/issues/1",
+        freeze=Freeze.CODE,
+        requested_at=FREEZE - 10 * DAY,
+        decision=ExceptionDecision.APPROVED,
+        decided_at=FREEZE - 9 * DAY,
+        deadline=WEEK_BEFORE + DAY,
+    )
+    call_command("send_freeze_reminders", "--now", WEEK_BEFORE.isoformat(), verbosity=0)
+    assert sorted(m.to[0] for m in mail.outbox) == ["alice@example.com", NODE_LIST]
