@@ -15,15 +15,20 @@ parser reads every shape:
   names no KEP number.
 * `status` in any case and in several words ("Approved", "approved", "Denied", "rejected", "Removed",
   "reverted"); missing while the request is open.
-* Dates with or without zero padding ("2019-7-31"), quoted or not; a review date before the request (a typo
-  of 2022: "2021-08-03" for 2022) is kept as written.
+* Dates with or without zero padding ("2019-7-31", 2020), "Jan 30th, 2019" (2019), quoted or not, or no dates
+  at all (2018, 1.10 and 1.11: the service then assumes the freeze's date); a review date before the request (a
+  typo of 2022: "2021-08-03" for 2022) is kept as written.
 * `pull_requests` with empty entries (a bare "-", 2019) and quoted or unquoted URLs.
-* Files that are not valid YAML as a whole (2020-2023): a line holding only an invisible character (U+200B,
-  U+FEFF, a non-breaking space) between entries, or a trailing comma after a quoted string. So the file is never
-  loaded whole: it is cut into entries by their "- name:" lines and each entry is loaded on its own. Lines of
-  invisible characters are blank; a trailing comma after a closing quote is dropped, with a warning naming the
-  line. An entry that still does not load is reported with its line (`ExceptionsFile.problems`) and the others
-  are kept.
+* Files that are not valid YAML at all (2019-2023): a line holding only an invisible character (U+200B, U+FEFF,
+  a non-breaking space) between entries; a trailing comma after a quoted string (2020: `- "https://…", `);
+  entries indented by one or two spaces more than the others, "status:Approved" without a space, a
+  `pull_requests:` with text or a link on its own line, the file's empty template entry left in (2019, 1.14, a
+  file named `exception.yaml`). So the file is never loaded as YAML: it is cut into entries by their "- <key>:"
+  lines and each entry is read line by line, `key: value` and "- item" under `pull_requests`. Invisible lines are
+  blank; a trailing comma is dropped and a PR that is no link is left out, each with a warning naming its line;
+  an empty entry is skipped with a warning. An entry with a line that is neither, or a value that cannot be read
+  (an issue that is no number nor link, a date that is no date), is reported with its first line
+  (`ExceptionsFile.problems`) and the others are kept.
 * One KEP may ask several times in a release, even for the same freeze (asked, denied, asked again): every
   entry is a request of its own.
 
@@ -32,10 +37,7 @@ Pure: text in, dataclasses out. Nothing here touches the database.
 
 import datetime
 import re
-import textwrap
 from dataclasses import dataclass, field
-
-import yaml
 
 from releases.choices import ExceptionDecision, Freeze
 
@@ -47,6 +49,9 @@ _COMMENT = re.compile(r"^\s*#(?P<text>.*)$")
 #: Characters that show nothing: a line of only these (and spaces) is blank.
 _INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00a0\u3000"
 _DATE = re.compile(r"^\s*(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b")
+#: "Jan 30th, 2019" (2019, 1.14).
+_WORDY_DATE = re.compile(r"^(?P<month>[A-Za-z]{3,9})\.?\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})\b")
+_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 _ISSUE_NUMBER = re.compile(r"^\s*(?:kep[-\s]?)?#?(?P<number>\d{1,6})\s*$", re.IGNORECASE)
 #: kubernetes/enhancements and (before its 2018 rename) kubernetes/features: KEP tracking issues.
 _KEP_ISSUE_URL = re.compile(
@@ -54,7 +59,7 @@ _KEP_ISSUE_URL = re.compile(
 )
 _URL = re.compile(r"^https?://\S+$")
 #: `key: "value",` (a JSON habit): the comma after the closing quote makes the entry invalid YAML.
-_TRAILING_COMMA = re.compile(r"^(?P<keep>\s*(?:-\s+)?[A-Za-z_]*\s*:?\s*(?:\"[^\"]*\"|'[^']*'))\s*,\s*$")
+_TRAILING_COMMA_VALUE = re.compile(r"^(?:\"[^\"]*\"|'[^']*')\s*,$")
 
 #: A freeze by the word its mapping key or heading uses.
 _FREEZE_WORDS = (
@@ -143,18 +148,25 @@ def decision_from_status(text: str) -> str | None:
 
 
 def parse_date(value) -> datetime.date | None:
-    """A date as YAML loaded it (a date, or text with or without zero padding); None when empty. ValueError
-    for text that is no date."""
+    """A date as written: "2019-07-31", "2019-7-31", "Jan 30th, 2019"; None when empty. ValueError for text that
+    is no date (or no day of the calendar)."""
     if value is None or value == "":
         return None
     if isinstance(value, datetime.datetime):
         return value.date()
     if isinstance(value, datetime.date):
         return value
-    match = _DATE.match(str(value))
-    if not match:
-        raise ValueError(f"not a date: {value!r}")
-    return datetime.date(int(match["y"]), int(match["m"]), int(match["d"]))
+    text = str(value).strip()
+    if match := _DATE.match(text):
+        year, month, day = int(match["y"]), int(match["m"]), int(match["d"])
+    elif (match := _WORDY_DATE.match(text)) and match["month"][:3].lower() in _MONTHS:
+        year, month, day = int(match["y"]), _MONTHS.index(match["month"][:3].lower()) + 1, int(match["d"])
+    else:
+        raise ValueError(f"not a date: {text!r}")
+    try:
+        return datetime.date(year, month, day)
+    except ValueError as exc:
+        raise ValueError(f"not a date: {text!r} ({exc})") from exc
 
 
 def parse_issue(value) -> tuple[int | None, str]:
@@ -211,7 +223,7 @@ def parse_exceptions(text: str) -> ExceptionsFile:
             freeze = named
             continue
         start = _ENTRY_START.match(line)
-        if start and start["key"] in ENTRY_KEYS and len(start["indent"]) <= 2:
+        if start and start["key"] in ENTRY_KEYS:
             flush()
             entry_freeze = freeze
         elif not entry:
@@ -229,49 +241,74 @@ def _heading_freeze(comment: str) -> str | None:
     return freeze_from_words(comment)
 
 
+_KEY_LINE = re.compile(r"^\s*(?:-\s*)?(?P<key>[A-Za-z_]+)\s*:(?P<value>.*)$")
+_ITEM_LINE = re.compile(r"^\s*-(?:\s+(?P<value>.*))?\s*$")
+_QUOTED = re.compile(r"^(?P<quote>[\"'])(?P<text>.*)(?P=quote)$")
+
+
+def _value(raw: str, number: int, result: ExceptionsFile) -> str:
+    """A scalar as the files write it: quoted or not, a trailing comma after the closing quote dropped (with a
+    warning), a comment after an unquoted value dropped."""
+    value = raw.strip(" \t" + _INVISIBLE)
+    if _TRAILING_COMMA_VALUE.match(value):
+        result.warnings.append(Problem(number, "trailing comma after a quoted value: dropped"))
+        value = value.rstrip(" ,")
+    if match := _QUOTED.match(value):
+        return match["text"].replace('\\"', '"').strip()
+    return re.sub(r"\s+#.*$", "", value).strip()
+
+
 def _read_entry(entry: list[tuple[int, str]], freeze: str | None, result: ExceptionsFile, seen: dict) -> None:
+    """One request, line by line (never as YAML: see the module): `key: value` lines of the known keys, and "- "
+    items of `pull_requests`. A line that is neither makes the entry unreadable, named by its first line."""
     first = entry[0][0]
-    repaired = []
+    data: dict[str, str] = {}
+    prs: list[tuple[int, str]] = []
+    current = ""
     for number, line in entry:
-        if match := _TRAILING_COMMA.match(line):
-            result.warnings.append(Problem(number, "trailing comma after a quoted value: dropped"))
-            line = match["keep"]
-        repaired.append((number, line))
-    entry = repaired
+        key = _KEY_LINE.match(line)
+        if key and key["key"] in ENTRY_KEYS:
+            current = key["key"]
+            value = _value(key["value"], number, result)
+            if current == "pull_requests":
+                if value:
+                    prs.append((number, value))
+            else:
+                data[current] = value
+            continue
+        item = _ITEM_LINE.match(line)
+        if item and current == "pull_requests":
+            value = _value(item["value"] or "", number, result)
+            if value:
+                prs.append((number, value))
+            continue
+        result.problems.append(Problem(first, f"request not read: line {number} is no 'key: value' of a request"))
+        return
+    if not any(data.values()) and not prs:
+        result.warnings.append(Problem(first, "an empty entry (the file's template): skipped"))
+        return
     if freeze is None:
         result.problems.append(Problem(first, "no freeze named above this request (no heading or group key)"))
         return
-    body = textwrap.dedent("\n".join(line.replace("\t", "  ") for _, line in entry))
     try:
-        loaded = yaml.safe_load(body)
-    except yaml.YAMLError as exc:
-        # Blank lines were left out of the entry: map YAML's line back to the file's.
-        mark = getattr(exc, "problem_mark", None)
-        at = entry[min(mark.line, len(entry) - 1)][0] if mark is not None else first
-        reason = getattr(exc, "problem", None) or "not valid YAML"
-        result.problems.append(Problem(first, f"request not read: {reason} (line {at})"))
-        return
-    if not (isinstance(loaded, list) and len(loaded) == 1 and isinstance(loaded[0], dict)):
-        result.problems.append(Problem(first, "request not read: not one mapping of name, issue, dates, status"))
-        return
-    data = loaded[0]
-    try:
-        kep_number, issue_url = parse_issue(data.get("issue", data.get("kep")))
+        kep_number, issue_url = parse_issue(data.get("issue") or data.get("kep"))
         requested = parse_date(data.get("date_requested"))
         reviewed = parse_date(data.get("date_reviewed"))
     except ValueError as exc:
         result.problems.append(Problem(first, f"request not read: {exc}"))
         return
-    status_text = " ".join(str(data.get("status") or "").split())
+    status_text = " ".join(data.get("status", "").split())
     decision = decision_from_status(status_text)
     if decision is None:
         result.warnings.append(Problem(first, f"unknown status {status_text!r}: kept as pending"))
         decision = ExceptionDecision.PENDING
-    prs = data.get("pull_requests") or []
-    if isinstance(prs, str):
-        prs = [prs]
-    pull_requests = tuple(str(pr).strip() for pr in prs if pr is not None and _URL.match(str(pr).strip()))
-    thread = str(data.get("thread") or "").strip()
+    pull_requests = []
+    for number, pr in prs:
+        if _URL.match(pr):
+            pull_requests.append(pr)
+        else:
+            result.warnings.append(Problem(number, f"pull request is not a link: {pr[:60]!r}; not kept"))
+    thread = data.get("thread", "")
     if thread and not _URL.match(thread):
         result.warnings.append(Problem(first, f"thread is not a link: {thread[:60]!r}; not kept"))
         thread = ""
@@ -282,13 +319,13 @@ def _read_entry(entry: list[tuple[int, str]], freeze: str | None, result: Except
         ExceptionRecord(
             line=first,
             freeze=freeze,
-            name=" ".join(str(data.get("name") or "").split())[:300],
+            name=" ".join(data.get("name", "").split())[:300],
             kep_number=kep_number,
             issue_url=issue_url,
             requested=requested,
             reviewed=reviewed,
             thread_url=thread,
-            pull_requests=pull_requests,
+            pull_requests=tuple(pull_requests),
             status_text=status_text,
             decision=decision,
             ordinal=ordinal,

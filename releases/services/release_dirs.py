@@ -40,8 +40,15 @@ from releases.services.release_files import (
 from releases.services.schedule import SCHEDULE_IMPORT_LOCK, release_schedule_import
 
 _RELEASE_FOLDER = re.compile(r"^release-v?(\d+)\.(\d+)$")
-#: The files of a release directory, in the order they are read.
-RELEASE_FILES = ("README.md", "features.csv", "release-team.md", "release_team.md", "exceptions.yaml")
+#: The files of a release directory, in the order they are read; of each group's names, the first found is read
+#: (each file owns its rows of the release, so two spellings of one file must not both be read). The roster was
+#: `release_team.md` before 1.20; the exception file of 1.14 is `exception.yaml`.
+RELEASE_FILES = (
+    ("README.md",),
+    ("features.csv",),
+    ("release-team.md", "release_team.md"),
+    ("exceptions.yaml", "exception.yaml"),
+)
 
 
 def release_directories_find(*, paths: Sequence[str | Path]) -> list[Path]:
@@ -67,9 +74,11 @@ def release_directories_find(*, paths: Sequence[str | Path]) -> list[Path]:
         match = _RELEASE_FOLDER.match(folder.name)
         return int(match.group(1)), int(match.group(2))
 
-    return [
-        folder / name for folder in sorted(folders, key=order) for name in RELEASE_FILES if (folder / name).is_file()
-    ]
+    found = []
+    for folder in sorted(folders, key=order):
+        for names in RELEASE_FILES:
+            found += [folder / name for name in names if (folder / name).is_file()][:1]
+    return found
 
 
 def _release(path: Path) -> Release:
@@ -116,7 +125,7 @@ def release_directories_import(
             _count(report, counted, path, dry_run=dry_run)
             return
         release = _release(path)
-        if path.name == "exceptions.yaml":
+        if path.name in ("exceptions.yaml", "exception.yaml"):
             parsed = parse_exceptions(text)
             outcome = release_exceptions_import(release=release, parsed=parsed)
             for problem in parsed.problems:

@@ -32,6 +32,7 @@ from releases.importers.exceptions_yaml import ExceptionRecord, ExceptionsFile
 from releases.importers.features_csv import FeatureRecord, FeatureSheet
 from releases.importers.roster import Roster
 from releases.models import EnhancementException, FeatureSheetRow, Release, ReleaseTeamMember, TrackedEnhancement
+from releases.rules import FREEZE_MILESTONE
 from releases.services.tracking import HistoryEntry, tracked_enhancement_create, tracked_enhancement_mirror_history
 
 #: The board status an exception decision leaves its KEP in (for rows this import creates).
@@ -134,12 +135,16 @@ def release_exceptions_import(*, release: Release, parsed: ExceptionsFile) -> Fi
         te.kep.number: te for te in release.tracked_enhancements.select_related("kep").filter(kep__number__in=numbers)
     }
     by_kep: dict[int, list[ExceptionRecord]] = {}
-    wanted = {}
+    wanted, dated = {}, {}
     for record in parsed.requests:
-        when = record.requested or record.reviewed
+        when, assumed = record.requested or record.reviewed, False
         if when is None:
-            outcome.warnings.append((record.line, f"{record.subject}: no date_requested nor date_reviewed; skipped"))
-            continue
+            # 2018's files give no dates: the request was about the freeze it names, so its date stands in.
+            when, assumed = _freeze_date(release, record.freeze), True
+            if when is None:
+                message = f"{record.subject}: no date given, and v{release.version} has no date for its freeze; skipped"
+                outcome.warnings.append((record.line, message))
+                continue
         row = None
         if record.kep_number is not None:
             row = rows.get(record.kep_number)
@@ -153,7 +158,8 @@ def release_exceptions_import(*, release: Release, parsed: ExceptionsFile) -> Fi
                 )
             elif row is None or row.source == TrackedSource.EXCEPTION_FILE:
                 by_kep.setdefault(record.kep_number, []).append(record)
-        decided = record.reviewed or (record.requested if record.decision != ExceptionDecision.PENDING else None)
+        decided = record.reviewed or (when if record.decision != ExceptionDecision.PENDING else None)
+        dated[record.key] = when
         wanted[record.key] = {
             "release": release,
             "source": ExceptionSource.EXCEPTION_FILE,
@@ -168,19 +174,26 @@ def release_exceptions_import(*, release: Release, parsed: ExceptionsFile) -> Fi
             "pull_request_urls": "\n".join(record.pull_requests),
             "decision": record.decision,
             "decided_at": _midnight(decided) if decided and record.decision != ExceptionDecision.PENDING else None,
-            "notes": f"status as written: {record.status_text}" if record.status_text else "",
+            "notes": "\n".join(
+                note
+                for note in (
+                    f"status as written: {record.status_text}" if record.status_text else "",
+                    "no date given: the date of the freeze is assumed" if assumed else "",
+                )
+                if note
+            ),
         }
     # The board rows of KEPs the release tracked only through this file: created once, their history mirrored.
     for number, records in by_kep.items():
-        row = rows.get(number) or _exception_row(release, keps[number], records)
+        row = rows.get(number) or _exception_row(release, keps[number], records, dated)
         rows[number] = row
         entries = []
-        for record in sorted(records, key=lambda r: (r.requested or r.reviewed, r.line)):
-            asked = _midnight(record.requested or record.reviewed)
+        for record in sorted(records, key=lambda r: (dated[r.key], r.line)):
+            asked = _midnight(dated[record.key])
             author = f"exceptions.yaml:{record.line}"
             entries.append(HistoryEntry(at=asked, status=EnhancementStatus.EXCEPTION_PENDING, author=author))
             if record.decision != ExceptionDecision.PENDING:
-                decided = max(asked, _midnight(record.reviewed or record.requested))
+                decided = max(asked, _midnight(record.reviewed or dated[record.key]))
                 entries.append(HistoryEntry(at=decided, status=DECISION_STATUS[record.decision], author=author))
         added, removed = tracked_enhancement_mirror_history(
             tracked_enhancement=row, entries=entries, source=HistorySource.EXCEPTION_FILE
@@ -210,8 +223,16 @@ def release_exceptions_import(*, release: Release, parsed: ExceptionsFile) -> Fi
     return outcome
 
 
-def _exception_row(release: Release, kep: Kep, records: list[ExceptionRecord]) -> TrackedEnhancement:
-    first = min(records, key=lambda r: (r.requested or r.reviewed, r.line))
+def _freeze_date(release: Release, freeze: str) -> datetime.date | None:
+    """The day of the release's freeze (its schedule's milestone), else its cycle start or release day."""
+    milestone = release.milestones.filter(kind=FREEZE_MILESTONE[freeze], sig__isnull=True).order_by("at").first()
+    if milestone is not None:
+        return milestone.date
+    return release.cycle_start or release.planned_release_date
+
+
+def _exception_row(release: Release, kep: Kep, records: list[ExceptionRecord], dated: dict) -> TrackedEnhancement:
+    first = min(records, key=lambda r: (dated[r.key], r.line))
     return tracked_enhancement_create(
         release=release,
         kep=kep,
@@ -219,7 +240,7 @@ def _exception_row(release: Release, kep: Kep, records: list[ExceptionRecord]) -
         source=HistorySource.EXCEPTION_FILE,
         author=f"exceptions.yaml:{first.line}",
         link=first.thread_url,
-        at=_midnight(first.requested or first.reviewed),
+        at=_midnight(dated[first.key]),
         note="opted in by its exception request",
     )
 

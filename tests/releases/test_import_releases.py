@@ -13,11 +13,12 @@ from releases.choices import (
     ExceptionSource,
     Freeze,
     HistorySource,
+    MilestoneKind,
     ReleaseRoleKind,
     TrackedSource,
 )
 from releases.models import EnhancementException, FeatureSheetRow, ReleaseTeamMember, TrackedEnhancement
-from tests.factories import KepFactory, ReleaseFactory, SigFactory, TrackedEnhancementFactory
+from tests.factories import KepFactory, MilestoneFactory, ReleaseFactory, SigFactory, TrackedEnhancementFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -189,3 +190,38 @@ def test_features_of_a_sheet_below_summary_rows(tmp_path):
 def test_missing_path_is_a_usage_error(tmp_path):
     status, _, err = run(tmp_path / "nope")
     assert status == 2 and "no such file or folder" in err
+
+
+def test_requests_without_dates_take_their_freeze_s_date_and_exception_yaml_is_read(tmp_path):
+    import datetime
+
+    folder = tmp_path / "release-1.10"
+    folder.mkdir()
+    (folder / "exception.yaml").write_text(
+        "# Exceptions to code freeze requested in 1.10\n\n"
+        '- name: "Advanced Audit Logging"\n  issue: "https://github.com/kubernetes/features/issues/22"\n'
+        '  pull_requests:\n  - "https://github.com/kubernetes/kubernetes/pull/60237"\n  status: "approved"\n'
+    )
+    release = ReleaseFactory(version="1.10")
+    freeze_at = datetime.datetime(2018, 2, 26, 17, tzinfo=datetime.UTC)
+    MilestoneFactory(release=release, kind=MilestoneKind.CODE_FREEZE, at=freeze_at)
+    kep = KepFactory(number=22)
+    status, _, err = run(folder)
+    assert status == 0, err
+    request = EnhancementException.objects.get(release=release)
+    assert request.requested_at.date() == freeze_at.date() and request.decided_at == request.requested_at
+    assert "date of the freeze is assumed" in request.notes
+    assert request.tracked_enhancement.kep == kep
+    assert run(folder)[1].endswith("nothing to change\n")
+
+
+def test_a_date_free_request_of_a_release_without_dates_is_one_warning(tmp_path):
+    folder = tmp_path / "release-1.10"
+    folder.mkdir()
+    (folder / "exceptions.yaml").write_text(
+        "# Exceptions to code freeze requested in 1.10\n- name: x\n  issue: 22\n  status: approved\n"
+    )
+    status, out, _ = run(folder)
+    assert status == 0
+    assert f"{folder / 'exceptions.yaml'}:2: KEP-22: no date given, and v1.10 has no date for its freeze" in out
+    assert not EnhancementException.objects.exists()

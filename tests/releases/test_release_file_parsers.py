@@ -79,9 +79,7 @@ def test_trailing_comma_is_dropped_with_a_warning_and_features_repo_urls_are_kep
 def test_stray_character_line_repeated_request_kk_issue_and_broken_entry():
     parsed = parse_exceptions((DATA / "stray_character.yaml").read_text())
     # The entry that is not YAML is named by its line; every other entry is read.
-    assert [(p.line, p.message) for p in parsed.problems] == [
-        (25, "request not read: expected ',' or ']', but got ':' (line 28)")
-    ]
+    assert [(p.line, p.message) for p in parsed.problems] == [(25, "request not read: not a date: '[2019-11-14'")]
     kk, denied, again, reverted = parsed.requests
     assert kk.kep_number is None and kk.issue_url == "https://github.com/kubernetes/kubernetes/issues/85000"
     assert kk.freeze == Freeze.CODE
@@ -89,6 +87,42 @@ def test_stray_character_line_repeated_request_kk_issue_and_broken_entry():
     assert (again.kep_number, again.decision, again.ordinal) == (693, ExceptionDecision.APPROVED, 1)
     assert denied.key != again.key
     assert reverted.decision == ExceptionDecision.REVERTED
+
+
+def test_entries_out_of_line_wordy_dates_template_entries_and_prose_in_pull_requests():
+    parsed = parse_exceptions((DATA / "out_of_line.yaml").read_text())
+    assert [(r.kep_number, r.requested, r.reviewed, r.decision, r.pull_requests) for r in parsed.requests] == [
+        (670, datetime.date(2019, 1, 30), datetime.date(2019, 1, 30), ExceptionDecision.APPROVED, ()),
+        (
+            213,
+            datetime.date(2019, 2, 1),
+            datetime.date(2019, 2, 4),
+            ExceptionDecision.APPROVED,
+            ("https://github.com/kubernetes/kubernetes/pull/73007",),
+        ),
+        (
+            750,
+            datetime.date(2019, 1, 30),
+            datetime.date(2019, 1, 31),
+            ExceptionDecision.APPROVED,
+            ("https://github.com/kubernetes/kubernetes/issues/72651",),
+        ),
+        (757, datetime.date(2019, 1, 30), None, ExceptionDecision.APPROVED, ()),
+    ]
+    assert parsed.problems == []
+    assert [(w.line, w.message) for w in parsed.warnings] == [
+        (5, "an empty entry (the file's template): skipped"),
+        (23, "pull request is not a link: 'Will open after KEP merged'; not kept"),
+    ]
+
+
+def test_requests_without_dates_of_2018():
+    text = (
+        "# Exceptions to code freeze requested in 1.10\n\n"
+        '- name: "x"\n  issue: "https://github.com/kubernetes/features/issues/213"\n  status: "reverted"\n'
+    )
+    (request,) = parse_exceptions(text).requests
+    assert (request.kep_number, request.requested, request.decision) == (213, None, ExceptionDecision.REVERTED)
 
 
 def test_an_entry_before_any_freeze_heading_is_a_problem_not_a_guess():
