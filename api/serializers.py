@@ -9,10 +9,12 @@ from keps.models import DesignGroup, FeatureGate, Kep, Sig
 from keps.selectors import kep_timeline
 from meetings.models import AgendaItem, Meeting
 from releases.models import (
+    EnhancementException,
     EnhancementStatusChange,
     Milestone,
     Release,
     ReleaseStats,
+    ReleaseTeamMember,
     RetroItem,
     Retrospective,
     TrackedEnhancement,
@@ -101,6 +103,15 @@ class ReleaseStatsSerializer(serializers.ModelSerializer):
         ]
 
 
+class ReleaseTeamMemberSerializer(serializers.ModelSerializer):
+    github = serializers.CharField(source="person.github", read_only=True)
+    name = serializers.CharField(source="person.name", read_only=True)
+
+    class Meta:
+        model = ReleaseTeamMember
+        fields = ["role", "role_label", "is_shadow", "github", "name"]
+
+
 class ReleaseSerializer(serializers.ModelSerializer):
     release_date = serializers.DateField(source="release_on", read_only=True, allow_null=True)
     enhancements_freeze_at = serializers.DateTimeField(read_only=True, allow_null=True)
@@ -110,6 +121,9 @@ class ReleaseSerializer(serializers.ModelSerializer):
     merge_rate = serializers.FloatField(read_only=True, allow_null=True, help_text="done / tracked, 0..1.")
     milestones = MilestoneSerializer(many=True, read_only=True)
     stats = ReleaseStatsSerializer(many=True, read_only=True, help_text="All SIGs (sig null) and each SIG.")
+    release_team = ReleaseTeamMemberSerializer(
+        source="team_members", many=True, read_only=True, help_text="Each role's lead and shadows (release-team.md)."
+    )
     url = PageUrlField()
 
     class Meta:
@@ -129,6 +143,7 @@ class ReleaseSerializer(serializers.ModelSerializer):
             "merge_rate",
             "milestones",
             "stats",
+            "release_team",
             "url",
         ]
 
@@ -183,10 +198,44 @@ class TrackedEnhancementSerializer(serializers.ModelSerializer):
             "prr_approver",
             "enhancements_contact",
             "slips",
+            "source",
             "github_issue_url",
             "updated_at",
             "url",
         ]
+
+
+class ExceptionRequestSerializer(serializers.ModelSerializer):
+    release = serializers.CharField(source="release.version", read_only=True)
+    kep = serializers.SerializerMethodField(help_text="The KEP asked about; null for a kubernetes/kubernetes issue.")
+    tracked_enhancement = serializers.IntegerField(source="tracked_enhancement_id", read_only=True, allow_null=True)
+    pull_requests = serializers.ListField(source="pull_request_list", child=serializers.URLField(), read_only=True)
+
+    class Meta:
+        model = EnhancementException
+        fields = [
+            "id",
+            "release",
+            "kep",
+            "tracked_enhancement",
+            "title",
+            "issue_url",
+            "freeze",
+            "requested_at",
+            "thread_url",
+            "pull_requests",
+            "decision",
+            "decided_at",
+            "deadline",
+            "additional_time",
+            "notes",
+            "source",
+        ]
+
+    def get_kep(self, obj) -> int | None:
+        if obj.kep_number:
+            return obj.kep_number
+        return obj.tracked_enhancement.kep.number if obj.tracked_enhancement_id else None
 
 
 class StatusChangeSerializer(serializers.ModelSerializer):

@@ -14,6 +14,7 @@ class Router(routers.DefaultRouter):
 router = Router()
 router.register("releases", views.ReleaseViewSet, basename="release")
 router.register("tracked-enhancements", views.TrackedEnhancementViewSet, basename="trackedenhancement")
+router.register("exception-requests", views.ExceptionRequestViewSet, basename="exceptionrequest")
 router.register("status-changes", views.StatusChangeViewSet, basename="statuschange")
 router.register("keps", views.KepViewSet, basename="kep")
 router.register("feature-gates", views.FeatureGateViewSet, basename="featuregate")

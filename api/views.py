@@ -22,13 +22,15 @@ from meetings import selectors as meeting_selectors
 from meetings.filtersets import MeetingFilterSet
 from meetings.models import AgendaItem
 from releases import selectors as release_selectors
+from releases import selectors_published
 from releases.choices import RetroCategory
-from releases.filtersets import ReleaseFilterSet
+from releases.filtersets import ExceptionRequestFilterSet, ReleaseFilterSet
 from releases.models import (
     EnhancementStatusChange,
     Milestone,
     Release,
     ReleaseStats,
+    ReleaseTeamMember,
     RetroItem,
     Retrospective,
     TrackedEnhancement,
@@ -76,6 +78,9 @@ class ReleaseViewSet(ReadOnlyViewSet):
             .prefetch_related(
                 Prefetch("milestones", queryset=Milestone.objects.select_related("sig").order_by("at", "kind", "pk")),
                 Prefetch("stats", queryset=ReleaseStats.objects.select_related("sig").order_by("sig__slug", "pk")),
+                Prefetch(
+                    "team_members", queryset=ReleaseTeamMember.objects.select_related("person").order_by("order", "pk")
+                ),
             )
         )
 
@@ -118,6 +123,18 @@ class TrackedEnhancementViewSet(ListOnlyViewSet):
         if release is None:  # the FilterSet answers 400 for a missing or unknown release
             return TrackedEnhancement.objects.none()
         return release_selectors.tracked_enhancement_list(release=release).annotate(kep_number=F("kep__number"))
+
+
+class ExceptionRequestViewSet(ListOnlyViewSet):
+    """Exception requests of every release (exceptions.yaml, the board, the admin), filtered by `release`, `kep`,
+    `freeze`, `decision` and `source` as the release and KEP pages' sections are."""
+
+    serializer_class = serializers.ExceptionRequestSerializer
+    filterset_class = ExceptionRequestFilterSet
+    ordering = ("requested_at", "pk")
+
+    def get_queryset(self):
+        return selectors_published.exception_request_list()
 
 
 class StatusChangeViewSet(ListOnlyViewSet):

@@ -37,6 +37,8 @@ _VIEW_MODELS = {
         "retroitem",
         "releasestats",
         "reminderdelivery",
+        "releaseteammember",
+        "featuresheetrow",
     ],
     "meetings": ["meeting", "agendaitem"],
 }
@@ -48,7 +50,7 @@ _LIAISON_EDITS = {
 }
 # A lead also runs the release calendar and reminders.
 _LEAD_EDITS = {
-    "releases": ["release", "milestone", "reminderdelivery"],
+    "releases": ["release", "milestone", "reminderdelivery", "releaseteammember", "featuresheetrow"],
     "keps": ["prrapproval", "designgroup"],
     # A SIG's Slack channel for the digest: its leads set it (the URL is a credential, so no view for others).
     "people": ["slackwebhook"],

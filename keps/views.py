@@ -10,6 +10,7 @@ from django.views.generic import DetailView
 
 from core.views import PublicListView
 from releases import selectors as release_selectors
+from releases import selectors_published as release_published
 from releases.models import Release
 
 from . import ical, selectors
@@ -51,7 +52,12 @@ class KepDetailView(DetailView):
             mentions_url=f"/meetings/?kep={kep.number}",
         )
         # The board's other columns and the enhancements team's checklist comment, for the latest release.
+        requests = release_published.kep_exception_requests(kep=kep)
         board = release_selectors.kep_latest_board_row(kep=kep)
+        context.update(
+            exception_requests=requests,
+            board_exceptions=[r for r in requests if board and r.tracked_enhancement_id == board.pk],
+        )
         context.update(
             board=board,
             checklist=release_selectors.tracked_enhancement_checklist(tracked_enhancement=board) if board else "",

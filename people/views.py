@@ -10,6 +10,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from releases.choices import ReminderKind
+from releases.selectors_published import person_release_roles
 
 from . import selectors, services
 from .forms import PreferencesForm
@@ -37,7 +38,9 @@ def me(request):
         return _not_linked(request)
     work = selectors.my_work(person=profile.person)
     calendar_url = request.build_absolute_uri(f"/me/calendar/{profile.calendar_secret}.ics")
-    return render(request, "people/me.html", {"work": work, "calendar_url": calendar_url, "nav": "me"})
+    roles = person_release_roles(person=profile.person)
+    context = {"work": work, "calendar_url": calendar_url, "nav": "me", "release_roles": roles}
+    return render(request, "people/me.html", context)
 
 
 @never_cache

@@ -16,9 +16,11 @@ from .choices import ActionStatus, EnhancementStatus, ExceptionDecision, Freeze,
 from .models import (
     EnhancementException,
     EnhancementStatusChange,
+    FeatureSheetRow,
     Milestone,
     Release,
     ReleaseStats,
+    ReleaseTeamMember,
     ReminderDelivery,
     RetroItem,
     Retrospective,
@@ -262,11 +264,27 @@ class EnhancementExceptionAdmin(SigScopedAdminMixin, admin.ModelAdmin):
 
     sig_lookup = "tracked_enhancement__sig"
     sig_scoped_fields = {"tracked_enhancement": "sig"}
-    list_display = ["tracked_enhancement", "freeze", "decision", "requested_at", "decided_at", "deadline"]
-    list_filter = ["decision", "freeze", "tracked_enhancement__release"]
-    search_fields = ["=tracked_enhancement__kep__number", "tracked_enhancement__kep__title", "notes"]
+    list_display = [
+        "release",
+        "tracked_enhancement",
+        "kep_number",
+        "freeze",
+        "decision",
+        "requested_at",
+        "decided_at",
+        "deadline",
+        "source",
+    ]
+    list_filter = ["decision", "freeze", "source", "release"]
+    search_fields = [
+        "=kep_number",
+        "=tracked_enhancement__kep__number",
+        "title",
+        "tracked_enhancement__kep__title",
+        "notes",
+    ]
     autocomplete_fields = ["tracked_enhancement"]
-    list_select_related = ["tracked_enhancement__release", "tracked_enhancement__kep"]
+    list_select_related = ["release", "tracked_enhancement__release", "tracked_enhancement__kep"]
     date_hierarchy = "requested_at"
 
 
@@ -720,3 +738,25 @@ class ReminderDeliveryAdmin(SigScopedAdminMixin, admin.ModelAdmin):
             self.message_user(request, f"{len(handed_out)} delivery(ies) handed out again for sending.")
         for pk, reason in outcome.refused.items():
             self.message_user(request, f"Delivery {pk} not retried: {reason}.", level=messages.WARNING)
+
+
+@admin.register(ReleaseTeamMember)
+class ReleaseTeamMemberAdmin(admin.ModelAdmin):
+    """Each release's team from its roster (`import_releases`); a correction here lasts until the next import."""
+
+    list_display = ["release", "role_label", "role", "person", "is_shadow"]
+    list_filter = ["role", "is_shadow", "release"]
+    search_fields = ["person__github", "person__name", "role_label"]
+    autocomplete_fields = ["person"]
+    list_select_related = ["release", "person"]
+
+
+@admin.register(FeatureSheetRow)
+class FeatureSheetRowAdmin(admin.ModelAdmin):
+    """The early releases' feature sheets as published (`import_releases` rewrites them from features.csv)."""
+
+    list_display = ["release", "position", "name", "number", "stage", "sig", "assignees"]
+    list_filter = ["release", "stage"]
+    search_fields = ["name", "=number", "assignees"]
+    list_select_related = ["release", "sig"]
+    raw_id_fields = ["tracked_enhancement"]

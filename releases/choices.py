@@ -105,6 +105,40 @@ class HistorySource(models.TextChoices):
     FIXTURE = "fixture", "Fixture"
     GITHUB = "github", "GitHub"
     SHELL = "shell", "Shell"
+    FEATURE_SHEET = "feature_sheet", "Feature sheet"
+    EXCEPTION_FILE = "exception_file", "Exception file"
+
+
+class TrackedSource(models.TextChoices):
+    """Where a tracked enhancement came from (the row, not each status change: see `HistorySource`)."""
+
+    ADMIN = "admin", "Admin"
+    SYNC = "sync", "GitHub sync"
+    NOTES = "notes", "Meeting notes"
+    FEATURE_SHEET = "feature_sheet", "Feature sheet"
+    EXCEPTION_FILE = "exception_file", "Exception file"
+
+
+class ExceptionSource(models.TextChoices):
+    """Where an exception request was recorded: typed in, a release's exceptions.yaml, the project board."""
+
+    ADMIN = "admin", "Admin"
+    EXCEPTION_FILE = "exception_file", "Exception file"
+    BOARD = "board", "Project board"
+
+
+class ReleaseRoleKind(models.TextChoices):
+    """The release team's roles (release-team.md); each cycle names them a little differently."""
+
+    LEAD = "lead", "Release team lead"
+    ENHANCEMENTS = "enhancements", "Enhancements"
+    COMMUNICATIONS = "communications", "Communications"
+    DOCS = "docs", "Docs"
+    RELEASE_NOTES = "release_notes", "Release notes"
+    SIGNAL = "signal", "CI / release signal"
+    BUG_TRIAGE = "bug_triage", "Bug triage"
+    BRANCH_MANAGER = "branch_manager", "Branch manager"
+    OTHER = "other", "Other"
 
 
 # -- the board's other columns (issue 12, item 2; the enhancements handbook's tracking board) ------------------
@@ -124,6 +158,9 @@ class ExceptionDecision(models.TextChoices):
     PENDING = "pending", "Pending"
     APPROVED = "approved", "Approved"
     REJECTED = "rejected", "Rejected"
+    #: Approved, then taken out of the release again (exceptions.yaml's "removed" and "reverted", 2019-).
+    REMOVED = "removed", "Removed"
+    REVERTED = "reverted", "Reverted"
 
 
 class DocsStatus(models.TextChoices):

@@ -12,6 +12,8 @@ from .choices import (
     EnhancementStatus,
     EnhancementType,
     ExceptionDecision,
+    ExceptionSource,
+    Freeze,
     PrrStatus,
     ReleaseState,
     TargetStage,
@@ -115,3 +117,26 @@ class TrackedEnhancementFilterSet(django_filters.FilterSet):
             | Q(kep__slug__icontains=value)
             | Q(enhancements_contact__github__icontains=value.lstrip("@"))
         )
+
+
+class ExceptionRequestFilterSet(django_filters.FilterSet):
+    """Exception requests by release, KEP, freeze, decision and source: the API's list and the release and KEP
+    pages' sections (through `releases.selectors_published`)."""
+
+    release = django_filters.ModelChoiceFilter(
+        queryset=lambda request=None: Release.objects.all(), to_field_name="version", label="Release version, e.g. 1.25"
+    )
+    kep = django_filters.NumberFilter(method="filter_kep", label="KEP number", min_value=1)
+    freeze = django_filters.ChoiceFilter(choices=Freeze.choices, label="Freeze")
+    decision = django_filters.ChoiceFilter(choices=ExceptionDecision.choices, label="Decision")
+    source = django_filters.ChoiceFilter(choices=ExceptionSource.choices, label="Source")
+
+    class Meta:
+        model = EnhancementException
+        fields = ["release", "kep", "freeze", "decision", "source"]
+
+    def filter_kep(self, queryset, name, value):
+        """The number the request names, or its tracked enhancement's KEP (requests typed in name only that)."""
+        if value is None:
+            return queryset
+        return queryset.filter(Q(kep_number=value) | Q(tracked_enhancement__kep__number=value))

@@ -20,15 +20,18 @@ from .choices import (
     EnhancementStatus,
     EnhancementType,
     ExceptionDecision,
+    ExceptionSource,
     Freeze,
     HistorySource,
     MilestoneKind,
     PrrStatus,
+    ReleaseRoleKind,
     ReleaseState,
     ReminderKind,
     RetroCategory,
     StatsSource,
     TargetStage,
+    TrackedSource,
 )
 from .rules import AT_RISK_STATUSES, FINAL_STATUSES, STATUS_FREEZE, current_release
 
@@ -284,6 +287,12 @@ class TrackedEnhancement(models.Model):
     feature_blog_pr_url = models.URLField("feature blog PR", max_length=500, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
+    source = models.CharField(
+        max_length=20,
+        choices=TrackedSource.choices,
+        default=TrackedSource.ADMIN,
+        help_text="Where this row came from: GitHub sync, meeting notes, a feature sheet, an exception file, admin.",
+    )
     # Set by `sync_github`: the KEP's tracking issue whose milestone, labels and timeline this row mirrors.
     # On such a row GitHub owns status, stage and milestone membership; notes and contacts stay local.
     github_issue_number = models.PositiveIntegerField(null=True, blank=True, editable=False)
@@ -327,6 +336,11 @@ class TrackedEnhancement(models.Model):
                 condition=models.Q(docs_status__in=DocsStatus.values),
                 name="trackedenh_docs_status_valid",
                 violation_error_message="Unknown docs status.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(source__in=TrackedSource.values),
+                name="trackedenh_source_valid",
+                violation_error_message="Unknown source.",
             ),
         ]
 
@@ -392,15 +406,35 @@ def _is_url(value: str) -> bool:
 
 
 class EnhancementException(models.Model):
-    """An exception request of a tracked enhancement for one freeze (the handbook's "Exception Requests" view):
-    when it was asked, where (the thread), the release team's decision and when, and the deadline it grants.
+    """An exception request for one freeze of a release (the handbook's "Exception Requests" view): what it
+    was about, when it was asked, where (the thread), the PRs, the release team's decision and when, and the
+    deadline or additional time it grants.
 
-    The board status follows the request (exception pending / approved / removed from milestone) through the
-    tracking service, as for any status change; this row keeps what the status cannot: which freeze, which
-    thread, which deadline. A KEP may ask once per freeze.
+    Usually the request of a tracked enhancement, whose board status follows it (exception pending / approved
+    / removed from milestone) through the tracking service. A request about no KEP (a kubernetes/kubernetes
+    issue or PR, which the exception files of 2019-2022 name) or about a KEP not in the catalogue yet has no
+    tracked enhancement: it keeps its release, `kep_number` and `issue_url`. A KEP may ask several times for
+    one freeze (asked, denied, asked again): each request is a row.
+
+    `source` says where it was recorded; rows of the exception file (`source_key` their identity in it) are
+    rewritten by each import of that file, rows typed in the admin or read from the board are not.
     """
 
-    tracked_enhancement = models.ForeignKey(TrackedEnhancement, on_delete=models.CASCADE, related_name="exceptions")
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="exception_requests")
+    tracked_enhancement = models.ForeignKey(
+        TrackedEnhancement, on_delete=models.CASCADE, null=True, blank=True, related_name="exceptions"
+    )
+    kep_number = models.PositiveIntegerField(
+        "KEP number", null=True, blank=True, help_text="The KEP asked about, kept when no tracked enhancement is."
+    )
+    title = models.CharField(max_length=300, blank=True, help_text="The request's name, as asked.")
+    issue_url = models.URLField(
+        "issue", max_length=500, blank=True, help_text="The issue asked about (a KEP or kubernetes/kubernetes)."
+    )
+    pull_request_urls = models.TextField("PRs", blank=True, help_text="The request's PR links, one per line.")
+    additional_time = models.CharField(max_length=100, blank=True, help_text="The extra time asked or granted.")
+    source = models.CharField(max_length=20, choices=ExceptionSource.choices, default=ExceptionSource.ADMIN)
+    source_key = models.CharField(max_length=200, blank=True, editable=False)
     freeze = models.CharField(max_length=20, choices=Freeze.choices)
     requested_at = models.DateTimeField(default=timezone.now)
     thread_url = models.URLField(
@@ -414,7 +448,7 @@ class EnhancementException(models.Model):
     notes = models.TextField(blank=True)
 
     class Meta:
-        ordering = ["tracked_enhancement", "requested_at", "pk"]
+        ordering = ["release__major", "release__minor", "requested_at", "pk"]
         verbose_name = "exception request"
         indexes = [models.Index(fields=["decision", "deadline"], name="exception_decision_dl_idx")]
         constraints = [
@@ -439,18 +473,47 @@ class EnhancementException(models.Model):
                 name="exception_deadline_after_request",
                 violation_error_message="The deadline comes after the request.",
             ),
+            models.CheckConstraint(
+                condition=models.Q(tracked_enhancement__isnull=False)
+                | models.Q(kep_number__isnull=False)
+                | ~models.Q(issue_url=""),
+                name="exception_names_its_subject",
+                violation_error_message="Say what the request is about: a tracked enhancement, a KEP or an issue.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(source__in=ExceptionSource.values),
+                name="exception_source_valid",
+                violation_error_message="Unknown source.",
+            ),
             models.UniqueConstraint(
-                fields=["tracked_enhancement", "freeze"],
-                name="exception_once_per_freeze",
-                violation_error_message="This KEP already asked for an exception to this freeze.",
+                fields=["release", "source", "source_key"],
+                condition=~models.Q(source_key=""),
+                name="exception_source_key_unique",
+                violation_error_message="This request of the source is already recorded.",
             ),
         ]
 
     def __str__(self):
-        return f"{self.tracked_enhancement}: {self.get_freeze_display()} exception ({self.get_decision_display()})"
+        decision = self.get_decision_display()
+        return f"{self.release.version} {self.subject}: {self.get_freeze_display()} exception ({decision})"
 
     def get_absolute_url(self):
-        return self.tracked_enhancement.get_absolute_url()
+        return self.release.get_absolute_url() + f"#exception-{self.pk}"
+
+    def save(self, *args, **kwargs):
+        if self.tracked_enhancement_id and not self.release_id:
+            self.release_id = self.tracked_enhancement.release_id
+        super().save(*args, **kwargs)
+
+    @property
+    def subject(self) -> str:
+        """What the request is about: "KEP-1186", or the issue's link."""
+        number = self.kep_number or (self.tracked_enhancement.kep.number if self.tracked_enhancement_id else None)
+        return f"KEP-{number}" if number else self.issue_url
+
+    @property
+    def pull_request_list(self) -> list[str]:
+        return [line.strip() for line in self.pull_request_urls.splitlines() if _is_url(line.strip())]
 
     def clean(self):
         # Said at the field, before the constraints' form-wide messages.
@@ -460,6 +523,8 @@ class EnhancementException(models.Model):
             raise ValidationError({"decided_at": "Say when the release team decided."})
         if self.deadline is not None and self.requested_at is not None and self.deadline <= self.requested_at:
             raise ValidationError({"deadline": "The deadline comes after the request."})
+        if self.tracked_enhancement_id and self.release_id and self.tracked_enhancement.release_id != self.release_id:
+            raise ValidationError({"tracked_enhancement": "The tracked enhancement is of another release."})
 
     @property
     def is_pending(self) -> bool:
@@ -473,6 +538,84 @@ class CurrentHistoryManager(models.Manager):
     def get_queryset(self):
         later = self.model.all_objects.filter(supersedes=models.OuterRef("pk"))
         return super().get_queryset().filter(withdrawn=False).exclude(models.Exists(later))
+class FeatureSheetRow(models.Model):
+    """One row of an early release's features tracking sheet (`features.csv`, 1.3-1.12), as published.
+
+    Every row is kept here, the sheet being the only record of those releases. A row naming its features /
+    enhancements issue is also a tracked enhancement of its KEP (`tracked_enhancement`, source "feature sheet"),
+    so the board, stats and API show it like any other; a row naming none is a KEP-less feature: it lives only
+    here, by name, SIG, stage and assignees, and the release page lists it with the others.
+    """
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="feature_sheet_rows")
+    position = models.PositiveSmallIntegerField(help_text="The row's place among the sheet's features.")
+    line = models.PositiveIntegerField(help_text="Line of features.csv.")
+    name = models.CharField(max_length=300)
+    number = models.PositiveIntegerField(null=True, blank=True, help_text="Its features/enhancements issue.")
+    stage = models.CharField(max_length=20, choices=TargetStage.choices, blank=True)
+    type = models.CharField(max_length=20, choices=EnhancementType.choices, blank=True)
+    sig = models.ForeignKey(Sig, on_delete=models.SET_NULL, null=True, blank=True, related_name="feature_sheet_rows")
+    sig_text = models.CharField("SIG as written", max_length=100, blank=True)
+    assignees = models.CharField(max_length=300, blank=True, help_text="GitHub handles, comma-separated.")
+    issue_url = models.URLField(max_length=500, blank=True)
+    docs_url = models.URLField(max_length=500, blank=True)
+    status_text = models.CharField(max_length=50, blank=True)
+    release_note = models.TextField(blank=True)
+    tracked_enhancement = models.ForeignKey(
+        TrackedEnhancement, on_delete=models.SET_NULL, null=True, blank=True, related_name="feature_sheet_rows"
+    )
+
+    class Meta:
+        ordering = ["release__major", "release__minor", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["release", "position"],
+                name="featurerow_unique_position",
+                violation_error_message="This place of the sheet is taken.",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.release.version} feature: {self.name}"
+
+    def get_absolute_url(self):
+        return self.release.get_absolute_url() + "#feature-sheet"
+
+
+class ReleaseTeamMember(models.Model):
+    """One person in one role of a release's team (release-team.md): the role's lead or one of its shadows.
+
+    `role` is the kind of role (for rules: the enhancements lead signs reminders, its shadows are the cycle's
+    enhancements contacts); `role_label` keeps the roster's own words ("Features", "Upgrade Testing / CI Signal").
+    """
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="team_members")
+    person = models.ForeignKey(Person, on_delete=models.CASCADE, related_name="release_roles")
+    role = models.CharField(max_length=20, choices=ReleaseRoleKind.choices)
+    role_label = models.CharField(max_length=100)
+    is_shadow = models.BooleanField(default=False)
+    order = models.PositiveSmallIntegerField(default=0, help_text="The roster's order: row, then place in the row.")
+
+    class Meta:
+        ordering = ["release__major", "release__minor", "order", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(role__in=ReleaseRoleKind.values),
+                name="teammember_role_valid",
+                violation_error_message="Unknown role.",
+            ),
+            models.UniqueConstraint(
+                fields=["release", "role_label", "person"],
+                name="teammember_once_per_role",
+                violation_error_message="This person already holds this role in this release.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.release.version} {self.role_label}{' shadow' if self.is_shadow else ''}: @{self.person.github}"
+
+    def get_absolute_url(self):
+        return self.release.get_absolute_url() + "#release-team"
 
 
 class EnhancementStatusChange(models.Model):

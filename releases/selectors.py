@@ -256,10 +256,7 @@ def release_board_counts(*, release: Release) -> list[BoardCount]:
 def release_exception_counts(*, release: Release) -> list[tuple[str, int]]:
     """(decision, count) of the exception requests of a release (one query)."""
     rows = (
-        EnhancementException.objects.filter(tracked_enhancement__release=release)
-        .order_by()
-        .values_list("decision")
-        .annotate(n=Count("pk"))
+        EnhancementException.objects.filter(release=release).order_by().values_list("decision").annotate(n=Count("pk"))
     )
     return list(rows)
 
@@ -327,13 +324,13 @@ def _enhancements_freeze_at(release_id) -> QuerySet:
 
 
 def kep_latest_board_row(*, kep) -> TrackedEnhancement | None:
-    """The KEP's row in the newest release that tracks it, with PRR approver, exception requests and the release's
-    enhancements freeze (two queries). `kep` is kept on the row, with whatever it has prefetched."""
+    """The KEP's row in the newest release that tracks it, with PRR approver and the release's enhancements freeze
+    (one query; its exception requests are among the KEP page's, `selectors_published.kep_exception_requests`).
+    `kep` is kept on the row, with whatever it has prefetched."""
     row = (
         with_prr(TrackedEnhancement.objects.filter(kep=kep))
         .select_related("release", "prr_approver")
         .annotate(enhancements_freeze_at=Subquery(_enhancements_freeze_at(OuterRef("release_id"))[:1]))
-        .prefetch_related(Prefetch("exceptions", queryset=EnhancementException.objects.order_by("requested_at", "pk")))
         .order_by("-release__major", "-release__minor")
         .first()
     )

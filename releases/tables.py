@@ -170,6 +170,8 @@ class TrackedEnhancementTable(BaseTable):
         verbose_name="Slips",
         attrs={"th": {"class": "num", "title": SLIPS_HELP}, "td": {"class": "num"}},
     )
+    # Where the row came from: early releases' rows come from their feature sheet or exception file, not a sync.
+    source = tables.Column(verbose_name="Source")
 
     class Meta(BaseTable.Meta):
         model = TrackedEnhancement
@@ -186,6 +188,7 @@ class TrackedEnhancementTable(BaseTable):
             "feature_blog",
             "enhancements_contact",
             "slips",
+            "source",
         )
         empty_text = "No tracked enhancement matches these filters."
 

@@ -16,7 +16,7 @@ from core.views import PublicListView
 from keps.meeting_schedule import sig_next_meetings
 from keps.models import Sig
 
-from . import selectors
+from . import selectors, selectors_published
 from .choices import EnhancementStatus, ReleaseState, StatsSource
 from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
 from .ical import milestones_calendar
@@ -170,6 +170,13 @@ class ReleaseDetailView(TemplateView):
             meetings=meetings,
             meeting_total=meeting_total,
             is_active=release.state == ReleaseState.ACTIVE,
+        )
+        exception_requests, exception_counts = selectors_published.release_exception_requests(release=release)
+        context.update(
+            exception_requests=exception_requests,
+            exception_counts=exception_counts,
+            release_team=selectors_published.release_team(release=release),
+            feature_sheet=selectors_published.release_feature_sheet(release=release),
         )
         weekly = selectors.release_weekly_numbers(release=release)
         context.update(

@@ -37,7 +37,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from keps.models import Kep, Person, Sig
-from releases.choices import HistorySource, MilestoneKind
+from releases.choices import HistorySource, MilestoneKind, TrackedSource
 from releases.github import (
     CachedPage,
     GitHubAuthError,
@@ -623,6 +623,7 @@ def _create_group(context: _Context, batch, report: SyncReport, echo) -> None:
                     release=context.release,
                     kep=kep,
                     sig=sig,
+                    source=TrackedSource.SYNC,
                     target_stage=verdict.target_stage,
                     # The latest change (tracked_enhancements_create sets the same), with no other source.
                     status=sorted(verdict.changes, key=lambda change: change.at)[-1].status,

@@ -96,6 +96,7 @@ from releases.rules import (
     is_ready_for,
 )
 from releases.services.reminder_refusals import refused_update, reminder_refused_release, reminder_refused_waiting
+from releases.selectors_published import release_enhancements_lead
 from releases.services.stats import status_at_expression
 
 logger = logging.getLogger(__name__)
@@ -296,6 +297,8 @@ def _exception_deadlines_due(
         deadline__gt=earliest,
         deadline__lte=latest,
         freeze__in=list(FREEZE_MILESTONE),
+        # A request of no KEP (a kubernetes/kubernetes issue) has no SIG and no people to remind.
+        tracked_enhancement__isnull=False,
     ).select_related("tracked_enhancement")
     sigs_at: dict[tuple, set[int]] = defaultdict(set)
     for request in requests:
@@ -797,6 +800,9 @@ def _common_context(dues: list[DueReminder]) -> dict:
         "several": len(dues) > 1,
         "release_urls": [(f"v{r.version}", _base_url() + r.get_absolute_url()) for r in releases],
         "base_url": _base_url(),
+        # Signed by the cycle's enhancements lead, naming a shadow (the enhancements contacts) to ask, when the
+        # release's roster is imported.
+        **dict(zip(("signer", "contacts"), release_enhancements_lead(release_id=releases[0].pk), strict=True)),
     }
 
 

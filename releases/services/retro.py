@@ -26,7 +26,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from keps.models import Kep, Person, Sig
-from releases.choices import ActionStatus, HistorySource, RetroCategory
+from releases.choices import ActionStatus, HistorySource, RetroCategory, TrackedSource
 from releases.models import (
     EnhancementStatusChange,
     Release,
@@ -250,6 +250,7 @@ def _tracked_rows(release_id, pairs, kep_ids, sig, people, source, counts, warni
                 release_id=release_id,
                 kep_id=kep_id,
                 sig=sig,
+                source=TrackedSource.NOTES,
                 type=row.type,
                 target_stage=row.target_stage,
                 status=row.status,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from releases.choices import EnhancementStatus, HistorySource, TargetStage
+from releases.choices import EnhancementStatus, HistorySource, TargetStage, TrackedSource
 from releases.models import EnhancementStatusChange, TrackedEnhancement, status_writer
 from releases.services.stats import release_stats_request
 
@@ -279,7 +279,8 @@ def tracked_enhancement_create(
     """Opt `kep` into `release` with its first status, kept as the first history row.
 
     The SIG defaults to the KEP's owning SIG and the target stage to the KEP's stage, as the release team
-    fills in the board from kep.yaml.
+    fills in the board from kep.yaml. The row's own `source` (where it came from) follows the history's
+    `source` unless given.
     """
     if status not in EnhancementStatus.values:
         raise ValueError(f"status: unknown value {status!r}")
@@ -290,6 +291,7 @@ def tracked_enhancement_create(
         fields["target_stage"] = kep.stage
     if fields.get("sig") is not None:
         fields.pop("sig_id", None)
+    fields.setdefault("source", _ROW_SOURCE.get(source, TrackedSource.ADMIN))
     row = TrackedEnhancement(release=release, kep=kep, status=status, **fields)
     if at is not None:
         row.created_at = at
@@ -298,6 +300,15 @@ def tracked_enhancement_create(
     _history_row(row, "", status, at=at, user=user, author=author, note=note, source=source, link=link).save()
     release_stats_request(release_ids=[row.release_id])
     return row
+
+
+#: The row source a first status change's source implies.
+_ROW_SOURCE = {
+    HistorySource.GITHUB: TrackedSource.SYNC,
+    HistorySource.NOTES: TrackedSource.NOTES,
+    HistorySource.FEATURE_SHEET: TrackedSource.FEATURE_SHEET,
+    HistorySource.EXCEPTION_FILE: TrackedSource.EXCEPTION_FILE,
+}
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,16 @@ import pytest
 from django.core.cache import caches
 from django.utils import timezone
 
-from releases.choices import ActionStatus, EnhancementStatus, MilestoneKind, RetroCategory
+from releases.choices import (
+    ActionStatus,
+    EnhancementStatus,
+    ExceptionDecision,
+    Freeze,
+    MilestoneKind,
+    ReleaseRoleKind,
+    RetroCategory,
+)
+from releases.models import EnhancementException, ReleaseTeamMember
 from releases.services.tracking import tracked_enhancement_set_status
 from tests.factories import (
     AgendaItemFactory,
@@ -78,6 +87,25 @@ def api_data(db):
         AgendaItemFactory(meeting=meeting, order=1, title=f"Swap support update {week}", body="kubelet swap beta")
         AgendaItemFactory(meeting=meeting, order=2, title="Pod lifecycle", body="sidecar containers")
     MeetingFactory(sig=apps, date=datetime.date(2023, 5, 2), title="SIG Apps weekly")
+    # Exception requests: one of a tracked KEP (approved), one of a kubernetes/kubernetes issue (no KEP).
+    asked = datetime.datetime(2023, 7, 20, tzinfo=datetime.UTC)
+    EnhancementException.objects.create(
+        tracked_enhancement=te,
+        freeze=Freeze.CODE,
+        requested_at=asked,
+        decision=ExceptionDecision.APPROVED,
+        decided_at=asked + datetime.timedelta(days=1),
+        pull_request_urls="https://github.com/kubernetes/kubernetes/pull/1",
+    )
+    EnhancementException.objects.create(
+        release=r128,
+        issue_url="https://github.com/kubernetes/kubernetes/issues/2",
+        freeze=Freeze.CODE,
+        requested_at=asked,
+    )
+    ReleaseTeamMember.objects.create(
+        release=r128, person=alice, role=ReleaseRoleKind.ENHANCEMENTS, role_label="Enhancements", is_shadow=True
+    )
     retro = RetrospectiveFactory(release=r127, sig=node, date=datetime.date(2023, 5, 20))
     RetroItemFactory(retrospective=retro, category=RetroCategory.WENT_WELL, text="Fast reviews")
     RetroItemFactory(

@@ -52,7 +52,7 @@ def test_tracked_enhancement_table_html_rows_and_csv_values():
     headers = re.findall(r'<a href="\?sort=([^"]+)">([^<]+)</a>', html)
     assert [label for _, label in headers] == [
         *("KEP", "Title", "SIG", "Type", "Stage", "Status"),
-        *("PRR", "Exception", "Docs", "Blog", "Contact", "Slips"),
+        *("PRR", "Exception", "Docs", "Blog", "Contact", "Slips", "Source"),
     ]
     rows = re.findall(r"<tr>(.*?)</tr>", html, flags=re.S)[1:]
     cells = [re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S) for row in rows]
@@ -64,7 +64,7 @@ def test_tracked_enhancement_table_html_rows_and_csv_values():
     second = [c.strip() for c in cells[1]]
     assert second[1] == '<a href="/keps/2727/">gRPC &lt;probes&gt;</a>'
     assert second[3:6] == ["Net new", "Alpha", '<span class="badge warn">At risk for code freeze</span>']
-    assert second[6:] == ["Not started", "—", "No docs PR", "—", "@gracenng", "0"]
+    assert second[6:] == ["Not started", "—", "No docs PR", "—", "@gracenng", "0", "Admin"]
     # CSV values come from the same table.
     values = [[row.get_cell_value(c) for c in ("kep", "status", "enhancements_contact", "slips")] for row in table.rows]
     assert values == [[127, "Done (shipped)", None, 0], [2727, "At risk for code freeze", "@gracenng", 0]]

@@ -1,0 +1,151 @@
+"""`manage.py import_releases`: every file of kubernetes/sig-release release directories, release by release.
+
+A release directory (`releases/release-1.NN/`) holds the schedule (`README.md`), the exception requests
+(`exceptions.yaml`, 1.10-), the early features tracking sheet (`features.csv`, 1.3-1.12) and the team roster
+(`release-team.md`, `release_team.md` before 1.20). Each file is read and written in its own transaction
+(`import_file_by_file`, under the schedule import's lock, since all of them write the same releases): one that
+cannot be read is skipped with one line naming it, the others import. The README comes first, so the other
+files find their release; a directory whose README is missing or skipped still gets its release, from the
+folder's name. Entries of a file that cannot be read (an exceptions.yaml entry that is not YAML) are reported
+with their line, as skips of the file's line, and the rest of the file imports.
+"""
+
+import datetime
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from django.utils import timezone
+
+from core.importing import (
+    ImportFailure,
+    ImportReport,
+    ImportUsageError,
+    Progress,
+    import_file_by_file,
+    no_progress,
+    read_text,
+)
+from releases.importers.exceptions_yaml import parse_exceptions
+from releases.importers.features_csv import parse_features
+from releases.importers.roster import parse_roster
+from releases.importers.schedule import parse_schedule, version_from_path
+from releases.models import Release
+from releases.services.release_files import (
+    FileOutcome,
+    release_exceptions_import,
+    release_feature_sheet_import,
+    release_team_import,
+)
+from releases.services.schedule import SCHEDULE_IMPORT_LOCK, release_schedule_import
+
+_RELEASE_FOLDER = re.compile(r"^release-v?(\d+)\.(\d+)$")
+#: The files of a release directory, in the order they are read; of each group's names, the first found is read
+#: (each file owns its rows of the release, so two spellings of one file must not both be read). The roster was
+#: `release_team.md` before 1.20; the exception file of 1.14 is `exception.yaml`.
+RELEASE_FILES = (
+    ("README.md",),
+    ("features.csv",),
+    ("release-team.md", "release_team.md"),
+    ("exceptions.yaml", "exception.yaml"),
+)
+
+
+def release_directories_find(*, paths: Sequence[str | Path]) -> list[Path]:
+    """The files to read, release by release in version order: each path is a release-1.NN folder or a folder
+    holding them (sig-release's `releases/`). Raises ImportUsageError for a path that does not exist or holds no
+    release folder."""
+    folders: dict[Path, None] = {}
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise ImportUsageError(f"{raw}: no such file or folder")
+        if not path.is_dir():
+            raise ImportUsageError(f"{raw}: not a folder (give a release-1.NN folder, or the folder holding them)")
+        if _RELEASE_FOLDER.match(path.name):
+            folders[path.resolve()] = None
+            continue
+        found = [child.resolve() for child in path.iterdir() if child.is_dir() and _RELEASE_FOLDER.match(child.name)]
+        if not found:
+            raise ImportUsageError(f"{raw}: no release-1.NN folder in this folder")
+        folders.update(dict.fromkeys(found))
+
+    def order(folder: Path):
+        match = _RELEASE_FOLDER.match(folder.name)
+        return int(match.group(1)), int(match.group(2))
+
+    found = []
+    for folder in sorted(folders, key=order):
+        for names in RELEASE_FILES:
+            found += [folder / name for name in names if (folder / name).is_file()][:1]
+    return found
+
+
+def _release(path: Path) -> Release:
+    match = _RELEASE_FOLDER.match(path.parent.name)
+    if not match:
+        raise ImportFailure("not in a release-1.NN folder: which release it belongs to is unknown")
+    release, _ = Release.objects.get_or_create(version=f"{int(match.group(1))}.{int(match.group(2))}")
+    return release
+
+
+def _count(report: ImportReport, outcome: FileOutcome, path: Path, *, dry_run: bool) -> None:
+    report.count("created", outcome.created)
+    report.count("updated", outcome.updated)
+    report.count("unchanged", outcome.unchanged)
+    for line, message in outcome.warnings:
+        report.warn(f"{path}:{line}: {message}")
+    for change in outcome.changes:
+        report.note(("would be: " if dry_run else "") + change, verbosity=1 if dry_run else 2)
+
+
+def release_directories_import(
+    *,
+    paths: Sequence[str | Path],
+    dry_run: bool,
+    progress: Progress = no_progress,
+    now: datetime.datetime | None = None,
+) -> ImportReport:
+    """Import every file of the release directories under `paths` (see the module docstring)."""
+    # Imported here: meetings.services imports releases.services (retro), so a module-level import is circular.
+    from meetings.services import agenda_items_link_releases
+
+    files = release_directories_find(paths=paths)
+    report = ImportReport()
+
+    def import_file(path: Path, report: ImportReport) -> None:
+        text = read_text(path)
+        if path.name == "README.md":
+            schedule = parse_schedule(text, version_hint=version_from_path(path))
+            outcome = release_schedule_import(schedule=schedule, now=now or timezone.now())
+            if outcome.created:
+                agenda_items_link_releases(versions=[outcome.release.version])
+            warnings = [(w.line, w.message) for w in schedule.warnings]
+            counted = FileOutcome(outcome.created, outcome.updated, outcome.unchanged, outcome.changes, warnings)
+            _count(report, counted, path, dry_run=dry_run)
+            return
+        release = _release(path)
+        if path.name in ("exceptions.yaml", "exception.yaml"):
+            parsed = parse_exceptions(text)
+            outcome = release_exceptions_import(release=release, parsed=parsed)
+            for problem in parsed.problems:
+                report.skip(ImportFailure(problem.message, source=str(path), line=problem.line))
+            outcome.warnings[:0] = [(w.line, w.message) for w in parsed.warnings]
+        elif path.name == "features.csv":
+            sheet = parse_features(text)
+            outcome = release_feature_sheet_import(release=release, sheet=sheet)
+            outcome.warnings[:0] = sheet.warnings
+        else:
+            roster = parse_roster(text)
+            outcome = release_team_import(release=release, roster=roster)
+            outcome.warnings[:0] = roster.warnings
+        _count(report, outcome, path, dry_run=dry_run)
+
+    return import_file_by_file(
+        files=files,
+        import_file=import_file,
+        lock_name=SCHEDULE_IMPORT_LOCK,
+        dry_run=dry_run,
+        report=report,
+        progress=progress,
+    )
