@@ -458,7 +458,10 @@ def plan_slip(*, before_stage: str, before_target: str, after_stage: str, after_
     return before_target if _release_key(after_target) > _release_key(before_target) else ""
 
 
-def end_of_day_pacific(at: datetime.datetime) -> datetime.datetime:
-    """The end of `at`'s day in US Pacific time, as an aware instant: "at the end of freeze day" in schedules."""
-    day = at.astimezone(PACIFIC).date() + datetime.timedelta(days=1)
+def end_of_day_pacific(at: datetime.datetime, *, all_day: bool = False) -> datetime.datetime:
+    """The end of `at`'s day in US Pacific time, as an aware instant: "at the end of freeze day" in schedules.
+
+    An all-day milestone stores midnight UTC of its date (`Milestone.at`): its day is that date, not the
+    Pacific day of that instant (the evening before)."""
+    day = (at.astimezone(UTC).date() if all_day else at.astimezone(PACIFIC).date()) + datetime.timedelta(days=1)
     return datetime.datetime.combine(day, datetime.time(), tzinfo=PACIFIC)

@@ -13,6 +13,7 @@ from django_tables2 import RequestConfig
 
 from core.charts import Series, line_bar_chart
 from core.views import PublicListView
+from keps import selectors_history as kep_history_selectors
 from keps.meeting_schedule import sig_next_meetings
 from keps.models import Sig
 
@@ -172,6 +173,7 @@ class ReleaseDetailView(TemplateView):
             meeting_total=meeting_total,
             compute_stats_hint=COMPUTE_STATS_HINT,
             is_active=release.state == ReleaseState.ACTIVE,
+            freeze_plan=kep_history_selectors.planned_at_freeze(release=release),
         )
         weekly = selectors.release_weekly_numbers(release=release)
         context.update(

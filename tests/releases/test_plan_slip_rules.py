@@ -49,3 +49,8 @@ def test_end_of_freeze_day_is_midnight_pacific():
     freeze = datetime.datetime(2024, 6, 14, 23, 0, tzinfo=datetime.UTC)  # 16:00 PDT
     assert end_of_day_pacific(freeze) == datetime.datetime(2024, 6, 15, tzinfo=PACIFIC)
     assert end_of_day_pacific(freeze).astimezone(datetime.UTC).hour == 7
+
+
+def test_end_of_an_all_day_freeze_is_midnight_pacific_after_its_date():
+    stored = datetime.datetime(2024, 6, 14, tzinfo=datetime.UTC)  # all day on 14 June, stored as midnight UTC
+    assert end_of_day_pacific(stored, all_day=True) == datetime.datetime(2024, 6, 15, tzinfo=PACIFIC)
