@@ -130,7 +130,7 @@ def parse_floor() -> None:
             "--format=commit %H %cI",
             "master",
             "--",
-            ":(glob)keps/**/kep.yaml",
+            ":(top,glob)keps/**/kep.yaml",
         ],
         capture_output=True,
         check=True,

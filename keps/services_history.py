@@ -39,8 +39,9 @@ __all__ = ["HISTORY_BRANCHES", "git_blobs", "git_log", "kep_history_import"]
 
 #: The branch replayed, by the first name the clone has: upstream's default branch is master.
 HISTORY_BRANCHES = ("master", "main", "HEAD")
-#: kep.yaml at any depth under keps/ (sig folders, and the older flat layout).
-KEP_PATHSPEC = ":(glob)keps/**/kep.yaml"
+#: kep.yaml at any depth under keps/ (sig folders, and the older flat layout), from the top of the repository
+#: even when PATH is a folder inside it (`top`).
+KEP_PATHSPEC = ":(top,glob)keps/**/kep.yaml"
 LOCK_NAME = "import_keps_history"
 
 

@@ -92,3 +92,8 @@ def test_exit_codes(repo, tmp_path):
     assert skipped.value.returncode == 1
     assert "skipped: keps/sig-node/0000-draft/kep.yaml@" in err.getvalue()
     assert KepPlanChange.objects.count() == 2
+
+
+def test_path_may_be_the_keps_folder_of_a_checkout(repo):
+    run(repo.root / "keps")
+    assert KepPlanChange.objects.count() == 2

@@ -1,8 +1,11 @@
 """The slip rule of planned releases (`releases.rules.plan_slip`, `planned_target`): one case per clause."""
 
 import datetime
+import itertools
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from releases.rules import PACIFIC, end_of_day_pacific, plan_slip, planned_target
 
@@ -54,3 +57,23 @@ def test_end_of_freeze_day_is_midnight_pacific():
 def test_end_of_an_all_day_freeze_is_midnight_pacific_after_its_date():
     stored = datetime.datetime(2024, 6, 14, tzinfo=datetime.UTC)  # all day on 14 June, stored as midnight UTC
     assert end_of_day_pacific(stored, all_day=True) == datetime.datetime(2024, 6, 15, tzinfo=PACIFIC)
+
+
+@given(st.lists(st.integers(20, 40), min_size=2, max_size=8, unique=True))
+def test_a_stage_kept_while_its_target_only_moves_later_slips_each_time(minors):
+    minors = sorted(minors)
+    slips = [
+        plan_slip(before_stage="beta", before_target=f"1.{a}", after_stage="beta", after_target=f"1.{b}")
+        for a, b in itertools.pairwise(minors)
+    ]
+    assert slips == [f"1.{a}" for a in minors[:-1]]
+
+
+@given(st.integers(20, 40), st.integers(0, 5), st.integers(1, 2))
+def test_advancing_a_stage_is_never_a_slip(minor, later, steps):
+    stages = ["alpha", "beta", "stable"]
+    before = stages[0]
+    after = stages[steps]
+    assert not plan_slip(
+        before_stage=before, before_target=f"1.{minor}", after_stage=after, after_target=f"1.{minor + later}"
+    )
