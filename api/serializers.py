@@ -5,7 +5,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from keps.models import DesignGroup, FeatureGate, Kep, Sig
+from keps.models import DesignGroup, FeatureGate, Kep, KepPlanChange, Sig
 from keps.selectors import kep_timeline
 from meetings.models import AgendaItem, Meeting
 from releases.models import (
@@ -299,7 +299,39 @@ class PrrApprovalSerializer(serializers.Serializer):
     approver = serializers.CharField(source="approver.github")
 
 
+class PlanChangeSerializer(serializers.ModelSerializer):
+    """One change of the KEP's kep.yaml plan on kubernetes/enhancements master (the plan after the commit)."""
+
+    commit_url = serializers.URLField(read_only=True)
+
+    class Meta:
+        model = KepPlanChange
+        fields = [
+            "committed_at",
+            "commit_sha",
+            "commit_url",
+            "path",
+            "stage",
+            "status",
+            "latest_milestone",
+            "milestones",
+            "target_milestone",
+            "slipped_from",
+        ]
+
+
+class SlipCountsSerializer(serializers.Serializer):
+    planned = serializers.IntegerField(
+        source="plan_slips", help_text="kep.yaml history: the milestone for its stage moved to a later release."
+    )
+    tracked = serializers.IntegerField(
+        source="tracked_slips", help_text="Enhancements boards: releases that removed or deferred it."
+    )
+
+
 class KepDetailSerializer(KepSerializer):
+    plan_history = serializers.SerializerMethodField()
+    slips = SlipCountsSerializer(source="*", read_only=True)
     participating_sigs = slugs()
     authors = handles()
     reviewers = handles()
@@ -332,7 +364,14 @@ class KepDetailSerializer(KepSerializer):
             "creation_date",
             "last_updated",
             "disable_supported",
+            "plan_history",
+            "slips",
         ]
+
+    @extend_schema_field(PlanChangeSerializer(many=True))
+    def get_plan_history(self, obj) -> list:
+        changes = KepPlanChange.objects.filter(kep_number=obj.number).order_by("committed_at", "pk")
+        return PlanChangeSerializer(changes, many=True).data
 
 
 class FeatureGateSerializer(serializers.ModelSerializer):

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
 from keps import selectors as kep_selectors
+from keps import selectors_history as kep_history_selectors
 from keps.filtersets import DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet
 from keps.models import Kep, Sig
 from meetings import selectors as meeting_selectors
@@ -163,7 +164,7 @@ class KepViewSet(ReadOnlyViewSet):
 
     def get_queryset(self):
         if self.action == "retrieve":
-            return kep_selectors.kep_detail_queryset()
+            return kep_history_selectors.with_slip_counts(kep_selectors.kep_detail_queryset())
         return kep_selectors.kep_list()
 
 

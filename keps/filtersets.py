@@ -67,6 +67,9 @@ class KepFilterSet(django_filters.FilterSet):
         empty_label="any release",
         distinct=True,
     )
+    min_slips = django_filters.NumberFilter(
+        method="filter_min_slips", label="At least N planned slips (kep.yaml history)", min_value=0
+    )
 
     class Meta:
         model = Kep
@@ -81,7 +84,13 @@ class KepFilterSet(django_filters.FilterSet):
             "prr_approver",
             "design_group",
             "release",
+            "min_slips",
         ]
+
+    def filter_min_slips(self, queryset, name, value):
+        from .selectors_history import plan_slip_count  # it builds on keps.selectors, which imports this module
+
+        return queryset.annotate(plan_slips_at_least=plan_slip_count()).filter(plan_slips_at_least__gte=value)
 
     def search(self, queryset, name, value):
         """Number (`2727`, `KEP-2727`, `#2727`) or words of the title."""
@@ -93,6 +102,28 @@ class KepFilterSet(django_filters.FilterSet):
         if number is not None:
             condition |= Q(number=number)
         return queryset.filter(condition)
+
+
+class SlipFilterSet(django_filters.FilterSet):
+    """The slips page: SIG, stage and the range of releases slipped from (applied by the selector, which counts
+    slips within it), and a minimum number of planned slips."""
+
+    owning_sig = django_filters.ModelChoiceFilter(
+        queryset=_sigs, to_field_name="slug", label="Owning SIG", empty_label="any SIG"
+    )
+    stage = django_filters.ChoiceFilter(choices=KepStage.choices, label="Stage now", empty_label="any stage")
+    since = django_filters.CharFilter(method="keep", label="Slipped from release (from, e.g. 1.24)")
+    until = django_filters.CharFilter(method="keep", label="Slipped from release (to, e.g. 1.30)")
+    min_slips = django_filters.NumberFilter(
+        field_name="plan_slips", lookup_expr="gte", label="At least N planned slips", min_value=0
+    )
+
+    class Meta:
+        model = Kep
+        fields = ["owning_sig", "stage", "since", "until", "min_slips"]
+
+    def keep(self, queryset, name, value):
+        return queryset
 
 
 class FeatureGateFilterSet(django_filters.FilterSet):

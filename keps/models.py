@@ -382,3 +382,62 @@ class SigAlias(models.Model):
 
     def natural_key(self):
         return (self.spelling,)
+
+
+class KepPlanChange(models.Model):
+    """A change of a KEP's plan in its kep.yaml, as it reached kubernetes/enhancements' master (`import_keps
+    --history`): the plan after the commit, and the release it slipped from when the change is a slip
+    (`releases.rules.plan_slip`). Keyed by KEP number, not a foreign key: history covers KEPs whose kep.yaml is
+    gone (withdrawn, renumbered) and is imported independently of the KEP rows. Git history starts in 2020."""
+
+    kep_number = models.PositiveIntegerField(db_index=True)
+    commit_sha = models.CharField(max_length=40)
+    committed_at = models.DateTimeField(help_text="When the commit reached master (first-parent commit date).")
+    path = models.CharField(max_length=300, help_text="The kep.yaml that speaks for the KEP after this commit.")
+    stage = models.CharField(max_length=20, choices=KepStage.choices, blank=True)
+    status = models.CharField(max_length=20, choices=KepStatus.choices, blank=True)
+    latest_milestone = models.CharField(max_length=10, blank=True)
+    milestones = models.JSONField(default=dict, blank=True, help_text='The milestone map, e.g. {"alpha": "1.27"}.')
+    target_milestone = models.CharField(
+        max_length=10, blank=True, help_text="The release planned for the current stage (releases.rules)."
+    )
+    slipped_from = models.CharField(max_length=10, blank=True, help_text="Set when this change is a slip.")
+
+    class Meta:
+        ordering = ["kep_number", "committed_at", "pk"]
+        verbose_name = "KEP plan change"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kep_number", "commit_sha"],
+                name="kepplanchange_one_per_commit",
+                violation_error_message="One plan change per KEP and commit.",
+            ),
+        ]
+        indexes = [models.Index(fields=["kep_number", "committed_at"], name="kepplanchange_kep_time")]
+
+    def __str__(self):
+        return f"KEP-{self.kep_number} at {self.commit_sha[:12]}: {self.stage or '?'} {self.target_milestone or '?'}"
+
+    def get_absolute_url(self):
+        return reverse("keps:kep_detail", kwargs={"number": self.kep_number})
+
+    @property
+    def commit_url(self) -> str:
+        return f"https://github.com/kubernetes/enhancements/commit/{self.commit_sha}"
+
+
+class KepHistoryCursor(models.Model):
+    """Where `import_keps --history` stopped on a branch: the last commit read and the replay's state, so a
+    re-run reads only the commits after it."""
+
+    branch = models.CharField(max_length=100, unique=True, default="master")
+    last_commit = models.CharField(max_length=40)
+    last_committed_at = models.DateTimeField()
+    state = models.JSONField(default=dict)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["branch"]
+
+    def __str__(self):
+        return f"{self.branch} at {self.last_commit[:12]}"

@@ -242,6 +242,7 @@ class PermaBetaRow:
     since: str
     since_source: str
     releases: int
+    slips: int = 0  # planned slips (kep.yaml history on master), for sorting by slips
 
     @property
     def feature_gates(self) -> list[FeatureGate]:
@@ -344,12 +345,15 @@ def perma_beta_list(*, filters: dict | None = None) -> PermaBetaResult:
 
     # Phase 2: the qualifying KEPs with the columns the list sorts on. What only the shown page needs
     # (authors, gates, latest mention) comes from perma_beta_enrich().
+    from .selectors_history import plan_slip_count  # it builds on this module's version_parts
+
     keps = (
         Kep.objects.filter(pk__in=list(qualifying))
         .select_related("owning_sig")
         .only("number", "title", "stage", "owning_sig__slug")
+        .annotate(plan_slips=plan_slip_count())
     )
-    rows = [PermaBetaRow(kep, kep.stage, *qualifying[kep.pk]) for kep in keps]
+    rows = [PermaBetaRow(kep, kep.stage, *qualifying[kep.pk], slips=kep.plan_slips) for kep in keps]
     rows.sort(key=lambda r: (-r.releases, r.kep.number))
     return PermaBetaResult(rows=rows, newest=newest, min_releases=min_releases, undated=undated)
 

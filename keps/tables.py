@@ -13,6 +13,9 @@ from core.templatetags.sigtracker_tags import STAGE_BADGE_CLASS
 from .models import DesignGroup, FeatureGate, Kep
 from .selectors import DESIGN_GROUP_SPLIT_AT
 
+PLAN_SLIPS_HELP = "Planned slips: the milestone for its stage moved to a later release in kep.yaml on master"
+TRACKED_SLIPS_HELP = "Tracked slips: releases whose enhancements board removed or deferred it"
+
 #: What an empty cell shows (django-tables2's default for a value in `empty_values`, written out where a `render_`
 #: method decides emptiness itself).
 EMPTY = "—"
@@ -178,6 +181,10 @@ class PermaBetaTable(BaseTable):
     last_mention = tables.Column(
         accessor="kep__last_mention_date", verbose_name="Latest meeting mention", orderable=False
     )
+    slips = tables.Column(
+        verbose_name="Slips (planned)",
+        attrs={"th": {"class": "num", "title": PLAN_SLIPS_HELP}, "td": {"class": "num"}},
+    )
 
     class Meta(BaseTable.Meta):
         empty_text = "No KEP has sat in this stage that long. Lower N, or check that releases and KEPs are imported."
@@ -313,3 +320,26 @@ class DesignGroupTable(BaseTable):
 
     def value_sigs(self, record):
         return "; ".join(sig.slug for sig in record.sigs.all())
+
+
+class SlipTable(BaseTable):
+    """KEPs ranked by planned slips (git), with tracked slips (board) beside them."""
+
+    number = tables.Column(linkify=_kep_href, verbose_name="KEP")
+    title = tables.Column(linkify=_kep_href)
+    owning_sig = tables.Column(verbose_name="Owning SIG", accessor="owning_sig__slug", linkify=_owning_sig_href)
+    stage = tables.Column()
+    plan_slips = tables.Column(
+        verbose_name="Slips (planned)",
+        attrs={"th": {"class": "num", "title": PLAN_SLIPS_HELP}, "td": {"class": "num"}},
+    )
+    tracked_slips = tables.Column(
+        verbose_name="Slips (tracked)",
+        attrs={"th": {"class": "num", "title": TRACKED_SLIPS_HELP}, "td": {"class": "num"}},
+    )
+
+    class Meta(BaseTable.Meta):
+        model = Kep
+        fields = ("number", "title", "owning_sig", "stage", "plan_slips", "tracked_slips")
+        empty_text = "No slips recorded. Run `manage.py import_keps --history PATH` on a kubernetes/enhancements clone."
+        order_by = ("-plan_slips", "-tracked_slips", "number")

@@ -6,6 +6,7 @@ app_name = "keps"
 
 urlpatterns = [
     path("keps/", views.KepListView.as_view(), name="kep_list"),
+    path("keps/slips/", views.SlipListView.as_view(), name="slip_list"),
     path("keps/perma-beta/", views.PermaBetaView.as_view(), name="perma_beta"),
     path("keps/feature-gates/", views.FeatureGateListView.as_view(), name="feature_gate_list"),
     path("keps/approvers/", views.ApproverListView.as_view(), name="approver_list"),

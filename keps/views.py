@@ -13,10 +13,25 @@ from releases import selectors as release_selectors
 from releases import selectors_published as release_published
 from releases.models import Release
 
-from . import ical, selectors
-from .filtersets import ApproverFilterSet, DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet, PermaBetaFilterSet
+from . import ical, selectors, selectors_history
+from .filtersets import (
+    ApproverFilterSet,
+    DesignGroupFilterSet,
+    FeatureGateFilterSet,
+    KepFilterSet,
+    PermaBetaFilterSet,
+    SlipFilterSet,
+)
 from .models import DesignGroup, Sig
-from .tables import ApproverTable, DesignGroupTable, FeatureGateTable, KepTable, PermaBetaTable, kep_list_url
+from .tables import (
+    ApproverTable,
+    DesignGroupTable,
+    FeatureGateTable,
+    KepTable,
+    PermaBetaTable,
+    SlipTable,
+    kep_list_url,
+)
 
 PAGE_SIZE = 50
 
@@ -39,7 +54,8 @@ class KepDetailView(DetailView):
     extra_context = {"nav": "keps"}
 
     def get_object(self, queryset=None):
-        return get_object_or_404(selectors.kep_detail_queryset(), number=self.kwargs["number"])
+        queryset = selectors_history.with_history_flag(selectors.kep_detail_queryset())
+        return get_object_or_404(queryset, number=self.kwargs["number"])
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
@@ -47,6 +63,7 @@ class KepDetailView(DetailView):
         mentions, mention_total = selectors.kep_mentions(kep=kep)
         context.update(
             timeline=selectors.kep_timeline(kep=kep),
+            plan_history=selectors_history.kep_plan_history(number=kep.number, imported=kep.plan_history_imported),
             mentions=mentions,
             mention_total=mention_total,
             mentions_url=f"/meetings/?kep={kep.number}",
@@ -104,6 +121,31 @@ class PermaBetaView(PublicListView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         context["result"] = self.result
+        return context
+
+
+class SlipListView(PublicListView):
+    """KEPs and SIGs ranked by slips: planned (kep.yaml history on master) beside tracked (the boards)."""
+
+    filterset_class = SlipFilterSet
+    table_class = SlipTable
+    template_name = "keps/slip_list.html"
+    export_name = "slips"
+    paginate_by = PAGE_SIZE
+    extra_context = {"nav": "keps"}
+
+    def _range(self) -> tuple[str, str]:
+        return self.request.GET.get("since", "").strip(), self.request.GET.get("until", "").strip()
+
+    def get_queryset(self):
+        since, until = self._range()
+        return selectors_history.slip_list(since=since, until=until)
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        since, until = self._range()
+        context["ranking"] = selectors_history.slip_ranking(keps=self.object_list, since=since, until=until)
+        context["history_imported"] = selectors_history.KepHistoryCursor.objects.exists()
         return context
 
 

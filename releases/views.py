@@ -13,6 +13,7 @@ from django_tables2 import RequestConfig
 
 from core.charts import Series, line_bar_chart
 from core.views import PublicListView
+from keps import selectors_history as kep_history_selectors
 from keps.meeting_schedule import sig_next_meetings
 from keps.models import Sig
 
@@ -170,6 +171,7 @@ class ReleaseDetailView(TemplateView):
             meetings=meetings,
             meeting_total=meeting_total,
             is_active=release.state == ReleaseState.ACTIVE,
+            freeze_plan=kep_history_selectors.planned_at_freeze(release=release),
         )
         exception_requests, exception_counts = selectors_published.release_exception_requests(release=release)
         context.update(

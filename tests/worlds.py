@@ -7,7 +7,8 @@ from keps.models import DesignGroup, FeatureGate, Kep, Person, PrrApproval, Sig
 from meetings.models import AgendaItem, Meeting
 from releases.models import EnhancementStatusChange, Release, TrackedEnhancement, status_writer
 
-MAX_QUERIES = 15
+#: 16 since the KEP page shows its plan history (kep.yaml on master): one query of its own.
+MAX_QUERIES = 16
 
 
 def build_world(n: int, *, start: int = 0) -> dict:

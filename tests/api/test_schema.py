@@ -61,6 +61,13 @@ def test_tracked_enhancement_filters_are_the_pages_filterset(client, api_data):
     assert release["required"] is True
 
 
+def test_kep_filters_include_minimum_planned_slips(client, api_data):
+    operation = _schema(client)["paths"]["/api/v1/keps/"]["get"]
+    assert "min_slips" in {p["name"] for p in operation["parameters"]}
+    detail = _schema(client)["components"]["schemas"]["KepDetail"]["properties"]
+    assert {"plan_history", "slips"} <= set(detail)
+
+
 def test_every_documented_endpoint_answers_data_matching_its_schema(client, api_data):
     schema = _schema(client)
     components = schema["components"]["schemas"]

@@ -230,6 +230,8 @@ SCALED_PAGES = [
     *PAGES,
     "/keps/?owning_sig=sig-node&stage=beta&release=1.28&design_group=node-runtime&approver=person0",
     "/keps/?_export=csv",
+    "/keps/slips/",
+    "/keps/slips/?_export=csv",
     "/keps/perma-beta/?_export=csv",
     "/keps/feature-gates/?_export=csv",
     "/keps/approvers/?_export=csv",

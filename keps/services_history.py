@@ -1,0 +1,258 @@
+"""Writes of KEP plan history: `kep_history_import` replays kubernetes/enhancements' master with the git CLI.
+
+One `git log --first-parent --raw` pass over `keps/**/kep.yaml` from the last commit read (all of history the
+first time), one `git cat-file --batch` for the blobs it names, each blob parsed once (`keps.importers.
+kep_history`), and the plan changes written in one locked transaction with the new cursor. An up-to-date
+clone costs two `git rev-parse` calls and one query.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from django.db.models import Q
+
+from core.importing import (
+    ImportFailure,
+    ImportReport,
+    ImportUsageError,
+    Progress,
+    import_in_one_transaction,
+    no_progress,
+)
+
+from .importers.kep_history import (
+    GitCommit,
+    Plan,
+    PlanRevision,
+    ReplayCounts,
+    ReplayState,
+    parse_raw_log,
+    read_plan,
+    replay,
+)
+from .models import KepHistoryCursor, KepPlanChange
+
+__all__ = ["HISTORY_BRANCHES", "git_blobs", "git_log", "kep_history_import"]
+
+#: The branch replayed, by the first name the clone has: upstream's default branch is master.
+HISTORY_BRANCHES = ("master", "main", "HEAD")
+#: kep.yaml at any depth under keps/ (sig folders, and the older flat layout), from the top of the repository
+#: even when PATH is a folder inside it (`top`).
+KEP_PATHSPEC = ":(top,glob)keps/**/kep.yaml"
+LOCK_NAME = "import_keps_history"
+
+
+def _git(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    """The output of `git -C root args`; a git that fails is the user's problem (exit 2), naming the command."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "-c", "core.quotePath=false", *args],
+            input=stdin,
+            capture_output=True,
+            env=env,
+            check=False,
+        )
+    except FileNotFoundError as exc:
+        raise ImportUsageError("the git command is not installed") from exc
+    if done.returncode != 0:
+        message = done.stderr.decode(errors="replace").strip().splitlines()
+        raise ImportUsageError(f"git {args[0]} failed in {root}: {message[-1] if message else done.returncode}")
+    return done.stdout
+
+
+def _head(root: Path) -> tuple[str, str]:
+    """(branch name, commit) of the branch replayed."""
+    for name in HISTORY_BRANCHES:
+        try:
+            return name, _git(root, "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}").decode().strip()
+        except ImportUsageError:
+            continue
+    raise ImportUsageError(f"{root}: no master, main or HEAD commit to read")
+
+
+def git_log(root: Path, *, head: str, since: str = "") -> list[GitCommit]:
+    """First-parent commits up to `head` (after `since`), oldest first, with the kep.yaml files each changed.
+
+    `--diff-merges=first-parent`: a merge's change is what it brought to master; `--no-renames`: a move is a
+    copy and a delete, as the replay expects.
+    """
+    text = _git(
+        root,
+        "log",
+        "--first-parent",
+        "--diff-merges=first-parent",
+        "--raw",
+        "--no-abbrev",
+        "--no-renames",
+        "--reverse",
+        "--format=commit %H %cI",
+        f"{since}..{head}" if since else head,
+        "--",
+        KEP_PATHSPEC,
+    )
+    return parse_raw_log(text.decode("utf-8", "replace"))
+
+
+def git_blobs(root: Path, blobs: list[str]) -> dict[str, bytes]:
+    """The content of each blob, read through one `git cat-file --batch`."""
+    if not blobs:
+        return {}
+    data = _git(root, "cat-file", "--batch", stdin=("\n".join(blobs) + "\n").encode())
+    contents: dict[str, bytes] = {}
+    position = 0
+    for blob in blobs:
+        end = data.index(b"\n", position)
+        header = data[position:end].split()
+        if len(header) < 3:  # "<sha> missing": a shallow or partial clone
+            raise ImportUsageError(f"{root}: blob {blob} is missing (a shallow or partial clone?)")
+        size = int(header[2])
+        contents[blob] = data[end + 1 : end + 1 + size]
+        position = end + 1 + size + 1
+    return contents
+
+
+def _plans(
+    root: Path, commits: list[GitCommit], report: ImportReport, counts: ReplayCounts, progress: Progress
+) -> dict[tuple[str, str], Plan | ImportFailure]:
+    """Each (blob, path's directory) parsed once: a kep.yaml without `kep-number` takes its directory's."""
+    first_seen: dict[tuple[str, str], tuple[str, str]] = {}
+    for commit in commits:
+        for change in commit.changes:
+            if change.blob:
+                key = (change.blob, change.path.rsplit("/", 2)[-2] if "/" in change.path else "")
+                first_seen.setdefault(key, (change.path, commit.sha))
+    contents = git_blobs(root, sorted({blob for blob, _ in first_seen}))
+    plans: dict[tuple[str, str], Plan | ImportFailure] = {}
+    for key, (path, sha) in progress(list(first_seen.items())):
+        source = f"{path}@{sha[:12]}"
+        counts.blobs_parsed += 1
+        warnings: list[str] = []
+        try:
+            raw = contents[key[0]]
+            try:
+                text = raw.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                counts.skipped_unreadable += 1
+                raise ImportFailure(f"not valid UTF-8 (byte {exc.start})", source=source) from None
+            try:
+                plans[key] = read_plan(text, path=path, source=source, counts=counts, warnings=warnings)
+            except ImportFailure as failure:
+                if "kep-number" != failure.field:
+                    counts.skipped_unreadable += 1
+                raise
+            report.warnings.extend(warnings)
+        except ImportFailure as failure:
+            plans[key] = failure
+            report.skip(failure.located(source))
+    return plans
+
+
+def _replay(
+    commits: list[GitCommit],
+    plans: dict[tuple[str, str], Plan | ImportFailure],
+    *,
+    state: ReplayState,
+    counts: ReplayCounts,
+) -> list[PlanRevision]:
+    revisions: list[PlanRevision] = []
+    for commit in commits:
+        lookup = {
+            change.blob: plans[(change.blob, change.path.rsplit("/", 2)[-2] if "/" in change.path else "")]
+            for change in commit.changes
+            if change.blob
+        }
+        revisions.extend(replay([commit], lookup, state=state, counts=counts))
+    return revisions
+
+
+def _row(revision: PlanRevision) -> KepPlanChange:
+    plan = revision.plan
+    return KepPlanChange(
+        kep_number=plan.number,
+        commit_sha=revision.sha,
+        committed_at=revision.committed_at,
+        path=revision.path[-300:],
+        stage=plan.stage,
+        status=plan.status,
+        latest_milestone=plan.latest_milestone,
+        milestones=plan.milestone_map,
+        target_milestone=plan.target,
+        slipped_from=revision.slipped_from,
+    )
+
+
+def kep_history_import(*, root: Path, dry_run: bool = False, progress: Progress = no_progress) -> ImportReport:
+    """Record each KEP's plan changes from the master history of the kubernetes/enhancements clone at `root`.
+
+    Reads only the commits after the cursor; replays from the start when there is no cursor or its commit is
+    not on the branch any more (then rows the new replay does not produce are removed). Idempotent: a row per
+    KEP and commit, so a replay over rows already stored creates none.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise ImportUsageError(f"{root}: not a folder")
+    _git(root, "rev-parse", "--git-dir")
+    branch, head = _head(root)
+    report = ImportReport()
+    cursor = KepHistoryCursor.objects.filter(branch=branch).first()
+    if cursor is not None and cursor.last_commit == head:
+        report.note(f"{branch} at {head[:12]}: no new commits since the last run", verbosity=1)
+        return report
+    since = ""
+    if cursor is not None:
+        try:
+            _git(root, "merge-base", "--is-ancestor", cursor.last_commit, head)
+            since = cursor.last_commit
+        except ImportUsageError:
+            report.note(
+                f"the last commit read ({cursor.last_commit[:12]}) is not on {branch}; replaying all", verbosity=1
+            )
+    state = ReplayState.from_json(cursor.state) if since else ReplayState()
+    commits = git_log(root, head=head, since=since)
+    counts = ReplayCounts()
+    plans = _plans(root, commits, report, counts, progress)
+    revisions = _replay(commits, plans, state=state, counts=counts)
+    report.files_read = counts.blobs_parsed
+    if not since:
+        report.note(
+            "history starts with the first kep.yaml (2020): KEPs of the markdown era have no earlier plan", verbosity=1
+        )
+    for line in counts.lines():
+        report.note(line, verbosity=1)
+
+    def write() -> None:
+        rows = [_row(revision) for revision in revisions]
+        numbers = {row.kep_number for row in rows}
+        existing = set(
+            KepPlanChange.objects.filter(kep_number__in=numbers).values_list("kep_number", "commit_sha")
+            if since
+            else KepPlanChange.objects.values_list("kep_number", "commit_sha")
+        )
+        new = [row for row in rows if (row.kep_number, row.commit_sha) not in existing]
+        KepPlanChange.objects.bulk_create(new, batch_size=1000, ignore_conflicts=True)
+        report.count("created", len(new))
+        report.count("unchanged", len(rows) - len(new))
+        if not since:
+            stale = existing - {(row.kep_number, row.commit_sha) for row in rows}
+            if stale:
+                query = Q()
+                for number, sha in stale:
+                    query |= Q(kep_number=number, commit_sha=sha)
+                KepPlanChange.objects.filter(query).delete()
+                report.note(f"{len(stale)} plan changes no longer on {branch} removed", verbosity=1)
+        last_at = commits[-1].committed_at if commits else None
+        if last_at is None:
+            last_at = cursor.last_committed_at if cursor is not None else None
+        if last_at is None:
+            from django.utils import timezone
+
+            last_at = timezone.now()
+        KepHistoryCursor.objects.update_or_create(
+            branch=branch, defaults={"last_commit": head, "last_committed_at": last_at, "state": state.to_json()}
+        )
+
+    return import_in_one_transaction(lock_name=LOCK_NAME, dry_run=dry_run, report=report, write=write)
