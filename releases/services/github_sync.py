@@ -37,6 +37,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from keps.models import Kep, Person, Sig
+from releases import metrics
 from releases.choices import HistorySource, MilestoneKind
 from releases.github import (
     CachedPage,
@@ -271,14 +272,18 @@ def github_release_sync(
     report = SyncReport(version=release.version, repo=repo, dry_run=dry_run)
     own_client = client is None
     client = client or github_client()
+    outcome = "failed"
     try:
         with _release_lock(release.pk):
             _sync(release, repo, client, report, dry_run=dry_run, now=now or timezone.now(), echo=echo)
+        outcome = "stopped" if report.stopped else "ok"
     finally:
         report.requests, report.not_modified, report.retries = client.requests, client.not_modified, client.retries
         report.seconds = time.perf_counter() - started
         if own_client:
             client.close()
+        if not dry_run:
+            metrics.github_sync_done(version=release.version, seconds=report.seconds, outcome=outcome)
     return report
 
 

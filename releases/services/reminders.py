@@ -68,6 +68,7 @@ from people.refusals import reminder_refusal
 from people.services import slack_webhook_disable
 from people.slack import webhook_post
 from people.unsubscribe import unsubscribe_headers
+from releases import metrics
 from releases.choices import (
     ActionStatus,
     DeliveryState,
@@ -562,6 +563,7 @@ def reminder_deliveries_claim(*, now: datetime.datetime, planned: list[PlannedDe
         )
         for item in planned
     ]
+    metrics.reminders_planned(rows)
     with transaction.atomic():
         # The unique constraint decides: a row another beat or worker created first is left alone.
         ReminderDelivery.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
@@ -1354,6 +1356,7 @@ def reminder_deliver_batch(*, delivery_ids: list[int], as_of: datetime.datetime,
     finally:
         if own_connection:
             mail_connection.close()
+    metrics.reminder_batch_done(deliveries, result)
     return result
 
 
@@ -1406,9 +1409,10 @@ def _deliver_slack(*, delivery, mine, dues, as_of, boards, result: BatchResult) 
 
 def reminder_delivery_give_up(*, delivery_id: int, error: str) -> None:
     """Mark a delivery failed after its last retry (kept for the admin to see and resend)."""
-    ReminderDelivery.objects.filter(pk=delivery_id, state=DeliveryState.CLAIMED).update(
+    if ReminderDelivery.objects.filter(pk=delivery_id, state=DeliveryState.CLAIMED).update(
         state=DeliveryState.FAILED, claimed_at=None, error=error[:2000]
-    )
+    ):
+        metrics.reminder_given_up(delivery_id)
 
 
 @dataclass

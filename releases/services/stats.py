@@ -22,6 +22,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from redis.exceptions import RedisError
 
+from releases import metrics
 from releases.choices import EnhancementStatus, Freeze, StatsSource
 from releases.models import EnhancementStatusChange, Milestone, Release, ReleaseStats, Retrospective, TrackedEnhancement
 from releases.rules import FREEZE_MILESTONE, OUT_OF_PLAY, RELEASE_KIND, counts_as_tracked_at_freeze
@@ -90,6 +91,7 @@ def _rate(done: int, tracked: int) -> float | None:
     return done / tracked if tracked else None
 
 
+@metrics.stats_timed
 @transaction.atomic
 def release_stats_compute(*, release_ids: Iterable[int] | None = None) -> list[ReleaseStats]:
     """Recompute `ReleaseStats` for the given releases (every release when None) and return the new rows.
