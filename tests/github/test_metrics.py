@@ -1,0 +1,63 @@
+"""The GitHub sync's metrics, scraped from /metrics after a sync against the stand-in: requests by status, the rate
+limit left, the sync's duration and outcome, and each release's last success."""
+
+import pytest
+from django.utils import timezone
+
+from releases.github import GitHubError
+from releases.services.github_sync import github_release_sync
+from tests.github.test_sync import make_release, scenario
+from tests.releases.test_metrics import Delta
+from tests.scrape import scrape
+
+
+@pytest.mark.django_db
+def test_a_sync_counts_github_requests_rate_limit_duration_and_last_success(client, github):
+    make_release()
+    scenario(github)
+    github.fail_next("/issues/101/timeline", 502)
+    delta = Delta(client)
+    started = timezone.now()
+    report = github_release_sync(version="1.35", repo="kubernetes/enhancements")
+    assert not report.stopped and report.requests > 0
+
+    assert delta("sigtracker_github_requests_total", status="200") >= 1
+    assert delta("sigtracker_github_requests_total", status="502") == 1
+    assert delta("sigtracker_github_requests_total") == report.requests
+    remaining = scrape(client).value("sigtracker_github_rate_limit_remaining")
+    assert 0 < remaining < 5000
+    assert delta("sigtracker_github_sync_duration_seconds_count", release="1.35") == 1
+    assert delta("sigtracker_github_syncs_total", release="1.35", outcome="ok") == 1
+    last = scrape(client).value("sigtracker_github_sync_last_success_timestamp_seconds", release="1.35")
+    assert started.timestamp() - 1 <= last <= timezone.now().timestamp()
+
+    # An unchanged re-sync is all 304s, and a new success.
+    github_release_sync(version="1.35", repo="kubernetes/enhancements")
+    assert delta("sigtracker_github_requests_total", status="304") >= 1
+    assert delta("sigtracker_github_syncs_total", release="1.35", outcome="ok") == 2
+
+
+@pytest.mark.django_db
+def test_a_sync_stopped_by_the_rate_limit_is_not_a_success(client, github):
+    make_release()
+    scenario(github)
+    # A timeline read hits a primary limit that resets in an hour: the sync keeps what it has and stops.
+    github.rate_limit_next("/issues/102/timeline", reset_in=3600)
+    delta = Delta(client)
+    report = github_release_sync(version="1.35", repo="kubernetes/enhancements")
+    assert report.stopped
+    assert delta("sigtracker_github_requests_total", status="403") == 1
+    assert delta("sigtracker_github_syncs_total", release="1.35", outcome="stopped") == 1
+    assert not scrape(client).has("sigtracker_github_sync_last_success_timestamp_seconds", release="1.35")
+
+
+@pytest.mark.django_db
+def test_a_sync_that_cannot_start_is_a_failure(client, github):
+    make_release()
+    scenario(github)
+    github.rate_limit_next("/milestones", reset_in=3600)
+    delta = Delta(client)
+    with pytest.raises(GitHubError):
+        github_release_sync(version="1.35", repo="kubernetes/enhancements")
+    assert scrape(client).value("sigtracker_github_rate_limit_remaining") == 0
+    assert delta("sigtracker_github_syncs_total", release="1.35", outcome="failed") == 1
