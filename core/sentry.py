@@ -1,9 +1,10 @@
 """Optional error tracking with Sentry: on only when SENTRY_DSN is set (production settings call `sentry_init`).
 
-Nothing personal leaves the site: `send_default_pii` is off (no user, IP address, cookies or request bodies are
-attached by the SDK), and `scrub_event` removes what could still carry them: the request's cookies, query string,
-body and every header but a few harmless ones, the user's email, IP address and name (the user id is kept, to count
-affected users), and email addresses in messages and exception values (reminder code handles recipients' addresses).
+Each event is tagged with the request or task id of the JSON log lines (core/logs.py). Nothing personal leaves the
+site: `send_default_pii` is off (no user, IP address, cookies or request bodies are attached by the SDK), and
+`scrub_event` removes what could still carry them: the request's cookies, query string, body and every header but
+a few harmless ones, the user's email, IP address and name (the user id is kept, to count affected users), local
+variables, and email addresses in messages and exception values (reminder code handles recipients' addresses).
 """
 
 import re
@@ -12,6 +13,8 @@ import sentry_sdk
 from sentry_sdk.integrations.celery import CeleryIntegration
 from sentry_sdk.integrations.django import DjangoIntegration
 from sentry_sdk.integrations.logging import LoggingIntegration
+
+from .logs import log_context
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
 #: Request headers kept: they say what was asked for and by which kind of client, nothing about who.
@@ -24,6 +27,11 @@ def _scrub_text(value):
 
 def scrub_event(event: dict, hint: dict | None = None) -> dict:
     """Sentry's `before_send`: the event without personal data (see the module docstring)."""
+    # Sent while the failing request or task is still running: its id ties the event to its log lines.
+    context = log_context()
+    for key in ("request_id", "task_id"):
+        if context.get(key):
+            event.setdefault("tags", {})[key] = context[key]
     request = event.get("request") or {}
     for key in ("cookies", "data", "query_string", "env"):
         request.pop(key, None)
