@@ -30,6 +30,11 @@ metrics_dir_reset() {
   fi
 }
 
+# Only web and workers serve metrics; the others must not need (or write to) the metrics directory.
+no_metrics() {
+  unset PROMETHEUS_MULTIPROC_DIR
+}
+
 command="${1:-}"
 [ $# -gt 0 ] && shift
 case "$command" in
@@ -52,14 +57,17 @@ case "$command" in
       --concurrency "${WORKER_CONCURRENCY:-2}" --loglevel "${LOG_LEVEL:-INFO}" --without-mingle --without-gossip
     ;;
   beat)
+    no_metrics
     exec celery -A sigtracker beat --schedule "${BEAT_SCHEDULE_FILE:-/tmp/celerybeat-schedule}" \
       --loglevel "${LOG_LEVEL:-INFO}"
     ;;
   migrate)
+    no_metrics
     exec python manage.py migrate --noinput
     ;;
   manage)
     [ $# -gt 0 ] || usage
+    no_metrics
     exec python manage.py "$@"
     ;;
   *)

@@ -1,5 +1,6 @@
 """Production: DEBUG off, refuses to start without a real SECRET_KEY, ALLOWED_HOSTS and SIGTRACKER_BASE_URL."""
 
+import logging
 import os
 from urllib.parse import urlsplit
 
@@ -60,6 +61,8 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # noqa: F405
 if os.environ.get("SIGTRACKER_LOG_FORMAT", "json") == "json":
     SIGTRACKER_LOG_FORMAT = "json"
     LOGGING["handlers"]["console"]["formatter"] = "json"  # noqa: F405
+    # Python's warnings too, as log records (logger "py.warnings"), not bare lines on stderr.
+    logging.captureWarnings(True)
 
 # Error tracking, only when SENTRY_DSN is set; personal data scrubbed before anything leaves (core/sentry.py).
 if os.environ.get("SENTRY_DSN"):
