@@ -10,6 +10,8 @@
 #
 # Production settings unless DJANGO_SETTINGS_MODULE says otherwise: the image sets DEBUG=false.
 set -eu
+# From the application folder (/app in the image), wherever the script is called from.
+cd "$(dirname "$0")/.."
 
 export DJANGO_SETTINGS_MODULE="${DJANGO_SETTINGS_MODULE:-sigtracker.settings.prod}"
 # The queues the Celery routes name; a worker asked for another would wait forever on a queue nobody fills.
@@ -40,7 +42,7 @@ command="${1:-}"
 case "$command" in
   web)
     metrics_dir_reset
-    exec gunicorn sigtracker.wsgi --config python:sigtracker.gunicorn "$@"
+    exec gunicorn sigtracker.wsgi --config deploy/gunicorn.conf.py "$@"
     ;;
   worker)
     [ $# -gt 0 ] || usage

@@ -21,3 +21,14 @@ def scrape(client, **extra) -> Scrape:
     assert response.status_code == 200, response.content
     assert response["Content-Type"].startswith("text/plain; version=")
     return Scrape(response.content.decode())
+
+
+class Delta:
+    """What changed in /metrics between two scrapes (the registry lives as long as the test process)."""
+
+    def __init__(self, client):
+        self.client = client
+        self.before = scrape(client)
+
+    def __call__(self, name, **labels):
+        return scrape(self.client).value(name, **labels) - self.before.value(name, **labels)

@@ -1,14 +1,45 @@
 """The GitHub sync's metrics, scraped from /metrics after a sync against the stand-in: requests by status, the rate
 limit left, the sync's duration and outcome, and each release's last success."""
 
+import datetime
+
 import pytest
 from django.utils import timezone
 
+from releases.choices import MilestoneKind
 from releases.github import GitHubError
+from releases.models import Milestone, Release
 from releases.services.github_sync import github_release_sync
-from tests.github.test_sync import make_release, scenario
-from tests.releases.test_metrics import Delta
-from tests.scrape import scrape
+from tests.github.standin import labeled, milestoned
+from tests.scrape import Delta, scrape
+
+D = datetime.timedelta
+CYCLE = datetime.datetime(2025, 9, 15, 16, tzinfo=datetime.UTC)
+R = datetime.datetime(2025, 12, 17, 17, tzinfo=datetime.UTC)
+
+
+def make_release():
+    release = Release.objects.create(version="1.35", cycle_start=CYCLE.date())
+    for kind, at in ((MilestoneKind.CYCLE_START, CYCLE), (MilestoneKind.RELEASE, R)):
+        Milestone.objects.create(release=release, kind=kind, at=at)
+    return release
+
+
+def scenario(github):
+    """Two KEP issues opted into v1.35, one of them tracked."""
+    github.add_milestone("v1.35", number=41, due_on=R)
+    opt = CYCLE + D(days=2)
+    for number in (101, 102):
+        github.add_issue(
+            number,
+            title=f"KEP-{number}: something",
+            events=[
+                labeled("sig/node", CYCLE - D(days=90)),
+                milestoned("v1.35", opt, "sig-node-lead"),
+                labeled("lead-opted-in", opt, "sig-node-lead"),
+                *([labeled("tracked/yes", opt + D(days=3), "enh-shadow")] if number == 101 else []),
+            ],
+        )
 
 
 @pytest.mark.django_db

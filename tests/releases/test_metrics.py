@@ -13,20 +13,9 @@ from releases.models import ReminderDelivery
 from releases.services import reminders
 from releases.services.stats import release_stats_compute
 from tests.reminder_board import FREEZE, HOUR, NODE_LIST
-from tests.scrape import scrape
+from tests.scrape import Delta, scrape
 
 EF = MilestoneKind.ENHANCEMENTS_FREEZE.value
-
-
-class Delta:
-    """What changed in /metrics between two scrapes (the registry lives as long as the test process)."""
-
-    def __init__(self, client):
-        self.client = client
-        self.before = scrape(client)
-
-    def __call__(self, name, **labels):
-        return scrape(self.client).value(name, **labels) - self.before.value(name, **labels)
 
 
 @pytest.mark.django_db(transaction=True)

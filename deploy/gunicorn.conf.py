@@ -1,4 +1,4 @@
-"""gunicorn's configuration for the container (`entrypoint.sh web`): `gunicorn -c python:sigtracker.gunicorn`.
+"""gunicorn's configuration for the container (`entrypoint.sh web`): `gunicorn -c deploy/gunicorn.conf.py`.
 
 Every value comes from the environment the Deployment sets. The access log is off: the request middleware writes one
 line per request with its id, user, view and duration (core/logs.py). gunicorn's own lines (boot, worker restarts)
