@@ -7,7 +7,8 @@ outcome; each stats computation's duration.
 
 Read from the database at scrape time (`database_families`, listed in SIGTRACKER_METRICS_COLLECTORS, so exposed by
 the web pods): reminders overdue (due, past the grace period, never sent: a dead reminders worker or a stuck
-queue) and each release's last successful sync, recorded as a heartbeat row so that it outlives worker restarts.
+queue) and each release's last successful sync by beat's task, recorded as a heartbeat row so that it outlives
+worker restarts.
 """
 
 import datetime
@@ -136,10 +137,14 @@ def github_sync_done(*, version: str, seconds: float, outcome: str) -> None:
     """A sync of release `version` ended: "ok", "stopped" (a rate limit far ahead) or "failed" (it raised)."""
     SYNC_SECONDS.labels(version).observe(seconds)
     SYNCS.labels(version, outcome).inc()
-    if outcome == "ok":
-        from core.models import Heartbeat
 
-        Heartbeat.objects.update_or_create(name=f"{SYNC_HEARTBEAT_PREFIX}{version}", defaults={"at": timezone.now()})
+
+def github_sync_succeeded(*, version: str) -> None:
+    """Beat's sync of release `version` succeeded: recorded as a heartbeat row, read at scrape time. Called by the
+    task, not the sync service, which must write nothing when GitHub says nothing changed."""
+    from core.models import Heartbeat
+
+    Heartbeat.objects.update_or_create(name=f"{SYNC_HEARTBEAT_PREFIX}{version}", defaults={"at": timezone.now()})
 
 
 def stats_timed(func):

@@ -10,6 +10,7 @@ from releases.choices import MilestoneKind
 from releases.github import GitHubError
 from releases.models import Milestone, Release
 from releases.services.github_sync import github_release_sync
+from releases.tasks import sync_github_current_release
 from tests.github.standin import labeled, milestoned
 from tests.scrape import Delta, scrape
 
@@ -48,7 +49,6 @@ def test_a_sync_counts_github_requests_rate_limit_duration_and_last_success(clie
     scenario(github)
     github.fail_next("/issues/101/timeline", 502)
     delta = Delta(client)
-    started = timezone.now()
     report = github_release_sync(version="1.35", repo="kubernetes/enhancements")
     assert not report.stopped and report.requests > 0
 
@@ -59,8 +59,6 @@ def test_a_sync_counts_github_requests_rate_limit_duration_and_last_success(clie
     assert 0 < remaining < 5000
     assert delta("sigtracker_github_sync_duration_seconds_count", release="1.35") == 1
     assert delta("sigtracker_github_syncs_total", release="1.35", outcome="ok") == 1
-    last = scrape(client).value("sigtracker_github_sync_last_success_timestamp_seconds", release="1.35")
-    assert started.timestamp() - 1 <= last <= timezone.now().timestamp()
 
     # An unchanged re-sync is all 304s, and a new success.
     github_release_sync(version="1.35", repo="kubernetes/enhancements")
@@ -92,3 +90,19 @@ def test_a_sync_that_cannot_start_is_a_failure(client, github):
         github_release_sync(version="1.35", repo="kubernetes/enhancements")
     assert scrape(client).value("sigtracker_github_rate_limit_remaining") == 0
     assert delta("sigtracker_github_syncs_total", release="1.35", outcome="failed") == 1
+
+
+@pytest.mark.django_db
+def test_beats_sync_records_each_releases_last_success(client, github):
+    make_release()
+    scenario(github)
+    assert not scrape(client).has("sigtracker_github_sync_last_success_timestamp_seconds")
+    started = timezone.now()
+    assert sync_github_current_release.apply().get().startswith("v1.35 from kubernetes/enhancements")
+    last = scrape(client).value("sigtracker_github_sync_last_success_timestamp_seconds", release="1.35")
+    assert started.timestamp() - 1 <= last <= timezone.now().timestamp()
+
+    # A failing sync leaves it where it was, for the alert to see it age.
+    github.rate_limit_next("/milestones", reset_in=3600)
+    assert sync_github_current_release.apply().get().startswith("failed: ")
+    assert scrape(client).value("sigtracker_github_sync_last_success_timestamp_seconds", release="1.35") == last
