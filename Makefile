@@ -28,6 +28,7 @@ test: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/hadolint Containerfile
 
 format: install
 	$(VENV)/bin/ruff check --fix .

@@ -81,3 +81,17 @@ def site_health() -> tuple[int, dict]:
     degraded = [name for name, ok in (("broker", broker_ok), ("beat", beat_ok)) if not ok]
     body["status"] = "ok" if not degraded else f"degraded: {', '.join(degraded)}"
     return 200, body
+
+
+def readiness() -> tuple[int, dict]:
+    """(HTTP status, body) for /readyz, Kubernetes' readiness probe: may this process be sent requests? Only the
+    database decides, as for /healthz; Redis and beat are not asked, so a Redis outage never empties the Service."""
+    db_ok, db_state = database_health()
+    return (200 if db_ok else 503), {"status": "ready" if db_ok else "unavailable: database", "database": db_state}
+
+
+def liveness() -> tuple[int, dict]:
+    """(HTTP status, body) for /livez, Kubernetes' liveness probe: should this container be restarted? Answering at
+    all proves the process is not wedged; nothing outside it is asked, because a restart cures no outage of the
+    database or Redis and restarting every pod at once during one only adds to it."""
+    return 200, {"status": "alive"}

@@ -2,7 +2,10 @@
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpResponseBadRequest
+from django.http import HttpResponseBadRequest, JsonResponse
+from django.utils.cache import add_never_cache_headers
+
+from . import health, metrics
 
 #: Sign-in with GitHub (allauth), one-click unsubscribe (a mail provider POSTs it with no session, RFC 8058) and a
 #: person's calendar (a calendar app fetches it with no session; a secret in the URL guards it).
@@ -54,3 +57,31 @@ class RejectNulMiddleware:
         if "\x00" in request.path_info:
             return HttpResponseBadRequest("A URL cannot contain a NUL character.", content_type="text/plain")
         return self.get_response(request)
+
+
+class OpsEndpointsMiddleware:
+    """Answers the probes (/livez, /readyz) and /metrics before anything else looks at the request.
+
+    The kubelet and Prometheus reach a pod by its IP address, over plain HTTP: the host check (ALLOWED_HOSTS) would
+    answer 400 and the HTTPS redirect 301, so these three are served ahead of SecurityMiddleware and CommonMiddleware.
+    They read nothing from the request but the path and, for /metrics, the peer address (core/metrics.py).
+    """
+
+    PROBES = {"/livez": health.liveness, "/readyz": health.readiness}
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        path = request.path_info
+        if path in self.PROBES:
+            request.sigtracker_view, request.sigtracker_quiet = path.lstrip("/"), True
+            status, body = self.PROBES[path]()
+            response = JsonResponse(body, status=status)
+        elif path == "/metrics":
+            request.sigtracker_view, request.sigtracker_quiet = "metrics", True
+            response = metrics.metrics_response(request)
+        else:
+            return self.get_response(request)
+        add_never_cache_headers(response)
+        return response

@@ -1,12 +1,14 @@
 """Site-level views."""
 
-from django.http import JsonResponse
+from django.http import HttpResponseServerError, JsonResponse
+from django.template import loader
 from django.views.decorators.cache import never_cache
 from django_filters.views import FilterView
 from django_tables2 import SingleTableMixin
 from django_tables2.export.views import ExportMixin
 
 from .health import site_health
+from .logs import current_request_id
 
 
 @never_cache
@@ -14,6 +16,13 @@ def healthz(request):
     """The state of the database, the broker and beat; 503 only when the database is down (sigtracker/health.py)."""
     status, body = site_health()
     return JsonResponse(body, status=status)
+
+
+def server_error(request):
+    """The 500 page, with the request's id (also in the X-Request-ID header and on the request's log lines) for the
+    user to quote. Rendered without context processors: they may need what just failed."""
+    body = loader.get_template("500.html").render({"request_id": current_request_id()})
+    return HttpResponseServerError(body)
 
 
 class SafeSingleTableMixin(SingleTableMixin):

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from releases import metrics
 from releases.services import reminders, stats
 
 logger = logging.getLogger(__name__)
@@ -134,6 +135,8 @@ def sync_github_current_release() -> str:
         logger.warning("GitHub sync skipped %s", line)
     if report.stopped:
         logger.warning("GitHub sync stopped: %s", report.stopped)
+    else:
+        metrics.github_sync_succeeded(version=report.version)
     return report.summary()
 
 

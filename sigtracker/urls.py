@@ -5,6 +5,9 @@ from django.urls import include, path
 
 from core import views as core_views
 
+# The 500 page shows the request id (core/logs.py).
+handler500 = "core.views.server_error"
+
 admin.site.site_header = "sigtracker administration"
 admin.site.site_title = "sigtracker"
 admin.site.index_title = "Curate releases, KEPs and meetings"

@@ -40,6 +40,8 @@ from typing import Any
 import certifi
 import httpx
 
+from releases import metrics
+
 API_VERSION = "2022-11-28"
 
 
@@ -279,11 +281,13 @@ class GitHubClient:
                     self._count("requests")
                     response = self._get(url, headers)
             except (httpx.TimeoutException, httpx.TransportError) as exc:
+                metrics.github_answer(None)
                 attempt += 1
                 if attempt > self.max_retries:
                     raise GitHubUnavailable(f"GitHub did not answer {url} after {attempt} tries: {exc}") from exc
                 self._retry_wait(attempt)
                 continue
+            metrics.github_answer(response.status_code, response.headers)
             status = response.status_code
             if status in (200, 304):
                 return response

@@ -37,6 +37,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from keps.models import Kep, Person, Sig
+from releases import metrics
 from releases.choices import HistorySource, MilestoneKind, TrackedSource
 from releases.github import (
     CachedPage,
@@ -297,14 +298,18 @@ def github_release_sync(
     own_client = client is None
     client = client or github_client()
     client.start_deadline(seconds)
+    outcome = "failed"
     try:
         with _release_lock(release.pk, timeout=min(LOCK_WAIT_SECONDS, seconds)):
             _sync(release, repo, client, report, dry_run=dry_run, now=now or timezone.now(), echo=echo)
+        outcome = "stopped" if report.stopped else "ok"
     finally:
         report.requests, report.not_modified, report.retries = client.requests, client.not_modified, client.retries
         report.seconds = time.perf_counter() - started
         if own_client:
             client.close()
+        if not dry_run:
+            metrics.github_sync_done(version=release.version, seconds=report.seconds, outcome=outcome)
     return report
 
 

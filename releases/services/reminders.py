@@ -73,6 +73,7 @@ from people.refusals import reminder_refusal
 from people.services import slack_webhook_disable
 from people.slack import webhook_post
 from people.unsubscribe import unsubscribe_headers, unsubscribe_url
+from releases import metrics
 from releases.choices import (
     ActionStatus,
     DeliveryState,
@@ -588,6 +589,7 @@ def reminder_deliveries_claim(*, now: datetime.datetime, planned: list[PlannedDe
         )
         for item in planned
     ]
+    metrics.reminders_planned(rows)
     with transaction.atomic():
         # The unique constraint decides: a row another beat or worker created first is left alone.
         ReminderDelivery.objects.bulk_create(rows, ignore_conflicts=True, batch_size=500)
@@ -1406,6 +1408,7 @@ def reminder_deliver_batch(*, delivery_ids: list[int], as_of: datetime.datetime,
     finally:
         if own_connection:
             mail_connection.close()
+    metrics.reminder_batch_done(deliveries, result)
     return result
 
 
@@ -1459,7 +1462,8 @@ def _deliver_slack(*, delivery, mine, dues, as_of, boards, result: BatchResult) 
 def reminder_delivery_give_up(*, delivery_id: int, error: str) -> None:
     """Mark a delivery failed after its last retry: kept for the admin to see and resend, and tried again by a
     later run after the refusals' back-off."""
-    refused_update(ReminderDelivery.objects.filter(pk=delivery_id, state=DeliveryState.CLAIMED), error=error)
+    if refused_update(ReminderDelivery.objects.filter(pk=delivery_id, state=DeliveryState.CLAIMED), error=error):
+        metrics.reminder_given_up(delivery_id)
 
 
 @dataclass

@@ -22,6 +22,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from redis.exceptions import RedisError
 
+from releases import metrics
 from releases.choices import EnhancementStatus, Freeze, StatsSource
 from releases.models import EnhancementStatusChange, Milestone, Release, ReleaseStats, Retrospective, TrackedEnhancement
 from releases.rules import (
@@ -101,6 +102,7 @@ def _rate(done: int, tracked: int) -> float | None:
     return done / tracked if tracked else None
 
 
+@metrics.stats_timed
 @transaction.atomic
 def release_stats_compute(
     *, release_ids: Iterable[int] | None = None, now: datetime.datetime | None = None

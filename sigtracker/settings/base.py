@@ -52,6 +52,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: the request id, the request's log line and metrics (core/logs.py), then the probes and /metrics, which
+    # the kubelet and Prometheus ask by pod IP over HTTP, answered before the host check and the HTTPS redirect.
+    "core.logs.RequestContextMiddleware",
+    "core.middleware.OpsEndpointsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "core.middleware.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -394,12 +398,35 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# Metrics (core/metrics.py): /metrics answers loopback and these networks (comma-separated CIDRs: the cluster's pod
+# network, where Prometheus scrapes from), 403 to anyone else. A Celery worker serves its pool's metrics on
+# SIGTRACKER_METRICS_PORT (0: none). The collectors list the apps' metrics read from the database at scrape time.
+SIGTRACKER_METRICS_ALLOWED_NETWORKS = env_list("SIGTRACKER_METRICS_ALLOWED_NETWORKS")
+SIGTRACKER_METRICS_PORT = int(os.environ.get("SIGTRACKER_METRICS_PORT", "0"))
+SIGTRACKER_METRICS_COLLECTORS = ["releases.metrics.database_families"]
+
+# Logs to stderr: SIGTRACKER_LOG_FORMAT "human" (the default; production's is "json", one object per line with the
+# request or task id, core/logs.py).
+SIGTRACKER_LOG_FORMAT = os.environ.get("SIGTRACKER_LOG_FORMAT", "human")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"context": {"()": "core.logs.ContextFilter"}},
+    "formatters": {
+        "json": {"()": "core.logs.JsonFormatter"},
+        "human": {"()": "core.logs.HumanFormatter", "format": "%(levelname)s %(name)s: %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if SIGTRACKER_LOG_FORMAT == "json" else "human",
+            "filters": ["context"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     # django-axes logs every login at INFO; only lockouts (WARNING) are worth a line. httpx logs every request at
     # INFO: a GitHub sync makes hundreds every 15 minutes; its own summary says how many, retries and errors.
     "loggers": {"axes": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
 }
+# Celery workers and beat log through LOGGING above (JSON in production) instead of installing their own handler.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False

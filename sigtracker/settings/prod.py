@@ -1,5 +1,6 @@
 """Production: DEBUG off, refuses to start without a real SECRET_KEY, ALLOWED_HOSTS and SIGTRACKER_BASE_URL."""
 
+import logging
 import os
 from urllib.parse import urlsplit
 
@@ -55,3 +56,21 @@ if env_bool("SECURE_PROXY_SSL_HEADER", False):
 # Persistent connections, checked before reuse (so a restarted PostgreSQL costs no manual step).
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("CONN_MAX_AGE", "60"))  # noqa: F405
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # noqa: F405
+
+# One JSON object per log line (core/logs.py) unless SIGTRACKER_LOG_FORMAT says "human".
+if os.environ.get("SIGTRACKER_LOG_FORMAT", "json") == "json":
+    SIGTRACKER_LOG_FORMAT = "json"
+    LOGGING["handlers"]["console"]["formatter"] = "json"  # noqa: F405
+    # Python's warnings too, as log records (logger "py.warnings"), not bare lines on stderr.
+    logging.captureWarnings(True)
+
+# Error tracking, only when SENTRY_DSN is set; personal data scrubbed before anything leaves (core/sentry.py).
+if os.environ.get("SENTRY_DSN"):
+    from core.sentry import sentry_init
+
+    sentry_init(
+        dsn=os.environ["SENTRY_DSN"],
+        environment=os.environ.get("SENTRY_ENVIRONMENT", "production"),
+        release=os.environ.get("SENTRY_RELEASE", ""),
+        traces_sample_rate=float(os.environ.get("SENTRY_TRACES_SAMPLE_RATE", "0")),
+    )
