@@ -149,6 +149,7 @@ def test_a_reminder_missed_in_an_outage_that_ends_before_the_freeze_goes_out_onc
     assert len(mail.outbox) == first_batch
 
 
+@pytest.mark.serial  # every other test on this PostgreSQL would lose its connection
 @pytest.mark.django_db(transaction=True)
 def test_postgresql_restart_under_load_recovers_without_a_manual_step(postgres_only, tmp_path):
     pg_ctl = shutil.which("pg_ctlcluster")
