@@ -7,23 +7,47 @@ PORT ?= 8000
 PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
 
-.PHONY: install demo test lint format bench clean
+.PHONY: install lock demo test test-fast lint format bench clean
 
 install: $(VENV)/.installed
 
-# Re-installs only when pyproject.toml changes.
-$(VENV)/.installed: pyproject.toml
+# Installs exactly what requirements-dev.lock pins (hash-checked), then the project itself without resolving
+# anything; re-installs only when the lock or pyproject.toml changes.
+$(VENV)/.installed: requirements-dev.lock pyproject.toml
 	@test -n "$(PYTHON)" || { echo "error: Python >= 3.11 not found on PATH" >&2; exit 2; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --require-hashes -r requirements-dev.lock
+	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
+
+# Re-resolves both locks from pyproject.toml: run after adding or changing a dependency there. Pins that still
+# satisfy pyproject.toml are kept; `make lock UPGRADE=1` takes the newest versions allowed, and
+# `make lock UPGRADE=django` only that package's. The dev lock is constrained by the runtime lock, so both agree.
+LOCK_OPTS = --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
+	$(if $(filter 1,$(UPGRADE)),--upgrade,$(if $(UPGRADE),--upgrade-package $(UPGRADE)))
+lock:
+	@test -n "$(PYTHON)" || { echo "error: Python >= 3.11 not found on PATH" >&2; exit 2; }
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -c 'import piptools' 2>/dev/null || $(PY) -m pip install --quiet 'pip-tools>=7.4,<8'
+	$(PY) -m piptools compile $(LOCK_OPTS) --output-file requirements.lock pyproject.toml
+	$(PY) -m piptools compile $(LOCK_OPTS) --extra dev --constraint requirements.lock \
+		--output-file requirements-dev.lock pyproject.toml
 
 demo: install
 	$(PY) manage.py demo --port $(PORT)
 
+# Two passes: the tests that restart a machine-wide service run alone first (nothing else may be using it), then
+# the rest on $(TEST_WORKERS) pytest-xdist workers, so the big summary closes the output. pytest exits 5 when a
+# pass selects nothing (e.g. PYTEST_ARGS=tests/keps has no serial test): that is not a failure.
+TEST_WORKERS ?= 2
 test: install
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -m serial $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(PY) -m pytest -n $(TEST_WORKERS) -m "not serial" --durations=15 $(PYTEST_ARGS)
+
+# The edit loop: no browser, no PostgreSQL or Redis (SQLite in memory, eager Celery), in parallel.
+test-fast: install
+	env -u DATABASE_URL -u SIGTRACKER_REQUIRE_SERVICES $(PY) -m pytest -n $(TEST_WORKERS) \
+		-m "not services and not browser and not serial" $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .

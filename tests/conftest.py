@@ -7,6 +7,7 @@ skip with the reason instead.
 
 import os
 import socket
+import time
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -16,7 +17,27 @@ from django.conf import settings
 REQUIRE_SERVICES = os.environ.get("SIGTRACKER_REQUIRE_SERVICES") == "1"
 SHARED_DIR = Path(__file__).resolve().parent.parent.parent / "shared"
 UPSTREAM_DIR = SHARED_DIR / "data" / "upstream"
-TEST_REDIS_URL = os.environ.get("SIGTRACKER_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def _per_worker(url: str) -> str:
+    """The Redis database of this pytest-xdist worker: the one named for gw0, the next ones for gw1, gw2, ...
+    (wrapping at Redis's 16), so parallel workers never flush or consume each other's queues and keys.
+    A run without xdist keeps the database as given."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        return url
+    parsed = urlparse(url)
+    db = (int(parsed.path.strip("/") or 0) + int(worker[2:])) % 16
+    return parsed._replace(path=f"/{db}").geturl()
+
+
+_STARTED = pytest.StashKey[float]()
+TEST_REDIS_URL = _per_worker(os.environ.get("SIGTRACKER_TEST_REDIS_URL", "redis://127.0.0.1:6379/15"))
+# Fixtures that need a real service (PostgreSQL, Redis, a redis-server or Celery worker of a test's own) or a
+# browser: a test using one is marked `services` or `browser` here, so `-m "not services and not browser"`
+# (make test-fast) leaves out exactly those.
+SERVICE_FIXTURES = {"redis_url", "postgres_only", "celery_worker", "broker", "web_process"}
+BROWSER_FIXTURES = {"browser", "page"}
 
 
 def _reachable(url: str) -> bool:
@@ -26,6 +47,23 @@ def _reachable(url: str) -> bool:
             return True
     except OSError:
         return False
+
+
+def pytest_configure(config):
+    config.stash[_STARTED] = time.monotonic()
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """The suite's wall time (collection and test-database set-up included) and how busy the machine was, so that
+    timings from different runs can be compared."""
+    if hasattr(config, "workerinput"):
+        return
+    elapsed = time.monotonic() - config.stash[_STARTED]
+    workers = getattr(config.option, "numprocesses", None) or 1
+    terminalreporter.write_line(
+        f"suite wall time: {elapsed:.0f} s on {workers} worker(s), {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
 
 
 def pytest_sessionstart(session):
@@ -39,6 +77,15 @@ def pytest_sessionstart(session):
         pytest.exit("SIGTRACKER_REQUIRE_SERVICES=1 but PostgreSQL is unreachable.", 3)
     if not _reachable(TEST_REDIS_URL):
         pytest.exit(f"SIGTRACKER_REQUIRE_SERVICES=1 but Redis at {TEST_REDIS_URL} is unreachable.", 3)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if names & SERVICE_FIXTURES:
+            item.add_marker(pytest.mark.services)
+        if names & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
 
 
 def require_service(available: bool, reason: str):
@@ -65,17 +112,16 @@ def postgres_only(db):
 
 @pytest.fixture
 def upstream_dir():
-    """The real upstream samples in ../shared; tests that read them skip when they are absent."""
-    if not UPSTREAM_DIR.is_dir():
-        pytest.skip(f"upstream samples not found at {UPSTREAM_DIR}")
+    """The real upstream samples in ../shared; tests that read them skip on a laptop without them, fail in CI."""
+    require_service(UPSTREAM_DIR.is_dir(), f"upstream samples not found at {UPSTREAM_DIR}")
     return UPSTREAM_DIR
 
 
 @pytest.fixture
 def seeds_dir():
+    """The seed documents in ../shared; as `upstream_dir`, a skip on a laptop and a failure in CI."""
     path = SHARED_DIR / "seeds"
-    if not path.is_dir():
-        pytest.skip(f"seed documents not found at {path}")
+    require_service(path.is_dir(), f"seed documents not found at {path}")
     return path
 
 

@@ -1,43 +1,75 @@
 """Production settings, /healthz, private mode and the admin login lockout."""
 
+import importlib
 import os
 import secrets
 import subprocess
 import sys
+from io import StringIO
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
 from django.test import override_settings
 from django.urls import reverse
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _manage(*args, **env):
-    # Not the test process's settings module, nor the async-safety escape hatch the browser tests set.
-    environ = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
-    environ.update(env)
-    return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120
-    )
+def _production_settings(monkeypatch, **env):
+    """`sigtracker.settings.prod` as production would import it under `env`, in this process: a fresh import of it
+    and of `base` (both read the environment at import time), put back as they were after the test."""
+    import sigtracker.settings
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    for name in ("prod", "base"):
+        monkeypatch.delitem(sys.modules, f"sigtracker.settings.{name}", raising=False)
+        monkeypatch.delattr(sigtracker.settings, name, raising=False)
+    return importlib.import_module("sigtracker.settings.prod")
 
 
-@pytest.mark.parametrize("secret_key", [secrets.token_urlsafe(50), secrets.token_urlsafe(38)[:50]])
-def test_check_deploy_is_clean_with_real_secret_and_hosts(secret_key):
+# What stays the test run's own while the deploy check reads production's settings: swapping these would rebuild
+# the app registry, the database connections or the caches under the running suite, and none is a deploy check's.
+KEPT_FOR_THE_CHECK = {"INSTALLED_APPS", "DATABASES", "CACHES", "LOGGING", "STORAGES", "TEMPLATES"}
+
+
+# Named ids: a random key in a test id differs between pytest-xdist workers, which then refuse to run.
+@pytest.mark.parametrize(
+    "secret_key", [secrets.token_urlsafe(50), secrets.token_urlsafe(38)[:50]], ids=["67 characters", "50 characters"]
+)
+def test_check_deploy_is_clean_with_real_secret_and_hosts(secret_key, monkeypatch):
     # The shortest key production accepts passes `check --deploy` too: the guard and the check agree.
-    result = _manage(
-        "check",
-        "--deploy",
-        "--fail-level",
-        "WARNING",
+    prod = _production_settings(
+        monkeypatch,
         DEBUG="false",
         SECRET_KEY=secret_key,
         ALLOWED_HOSTS="sigtracker.example.org",
         SIGTRACKER_BASE_URL="https://sigtracker.example.org",
     )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "no issues" in result.stdout
+    production = {name: getattr(prod, name) for name in dir(prod) if name.isupper() and name not in KEPT_FOR_THE_CHECK}
+    out = StringIO()
+    with override_settings(**production):
+        call_command("check", "--deploy", "--fail-level", "WARNING", stdout=out)
+    assert "no issues" in out.getvalue()
+
+
+def test_check_deploy_fails_on_what_production_would_not_want(monkeypatch):
+    """The in-process check above reads the settings it is given: HTTPS off is what `check --deploy` warns of."""
+    prod = _production_settings(
+        monkeypatch,
+        DEBUG="false",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="sigtracker.example.org",
+        SIGTRACKER_BASE_URL="https://sigtracker.example.org",
+        SIGTRACKER_HTTPS="false",
+    )
+    production = {name: getattr(prod, name) for name in dir(prod) if name.isupper() and name not in KEPT_FOR_THE_CHECK}
+    with override_settings(**production), pytest.raises(SystemCheckError, match="SECURE_SSL_REDIRECT"):
+        call_command("check", "--deploy", "--fail-level", "WARNING", stdout=StringIO(), stderr=StringIO())
 
 
 @pytest.mark.parametrize(
@@ -61,45 +93,57 @@ def test_check_deploy_is_clean_with_real_secret_and_hosts(secret_key):
         ),
     ],
 )
-def test_production_refuses_to_start_without_secret_or_hosts(env, message):
+def test_production_refuses_to_start_without_secret_or_hosts(env, message, monkeypatch):
     base = {
         "DEBUG": "false",
         "SECRET_KEY": secrets.token_urlsafe(50),
         "ALLOWED_HOSTS": "sigtracker.example.org",
         "SIGTRACKER_BASE_URL": "https://sigtracker.example.org",
     }
-    result = _manage("check", **{**base, **env})
-    assert result.returncode != 0
-    assert message in result.stderr
+    with pytest.raises(ImproperlyConfigured, match=message):
+        _production_settings(monkeypatch, **{**base, **env})
 
 
-def test_production_links_may_point_at_loopback_only_for_a_site_served_on_loopback_alone():
+def test_production_settings_start_as_a_process():
+    """One real `manage.py check` under production settings, as the release step runs it: the in-process tests
+    above import the same module, this one proves nothing else (wsgi's default, the settings switch) is needed."""
+    environ = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
+    environ.update(
+        DEBUG="false",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="sigtracker.example.org",
+        SIGTRACKER_BASE_URL="https://sigtracker.example.org",
+    )
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_links_may_point_at_loopback_only_for_a_site_served_on_loopback_alone(monkeypatch):
     # The CI smoke test: gunicorn on 127.0.0.1 answering only there; its links rightly point there too.
-    result = _manage(
-        "shell",
-        "-c",
-        "from django.conf import settings; print(settings.SIGTRACKER_BASE_URL)",
+    prod = _production_settings(
+        monkeypatch,
         DEBUG="false",
         SECRET_KEY=secrets.token_urlsafe(50),
         ALLOWED_HOSTS="127.0.0.1",
         SIGTRACKER_BASE_URL="http://127.0.0.1:8123",
     )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "http://127.0.0.1:8123"
+    assert prod.SIGTRACKER_BASE_URL == "http://127.0.0.1:8123"
 
 
-def test_https_can_be_switched_off_behind_a_documented_variable():
-    result = _manage(
-        "shell",
-        "-c",
-        "from django.conf import settings; print(settings.SESSION_COOKIE_SECURE, settings.SECURE_SSL_REDIRECT)",
+def test_https_can_be_switched_off_behind_a_documented_variable(monkeypatch):
+    prod = _production_settings(
+        monkeypatch,
         DEBUG="false",
         SECRET_KEY=secrets.token_urlsafe(50),
         ALLOWED_HOSTS="x.org",
         SIGTRACKER_BASE_URL="http://x.org",
         SIGTRACKER_HTTPS="false",
     )
-    assert result.stdout.strip().splitlines()[-1].split() == ["False", "False"], result.stderr
+    assert (prod.SESSION_COOKIE_SECURE, prod.SECURE_SSL_REDIRECT) == (False, False)
 
 
 @pytest.mark.django_db

@@ -7,7 +7,9 @@ must be a 200 (empty or clamped result), a redirect, a 400 or a 404.
 import datetime
 import re
 import string
+from urllib.parse import quote
 
+import django_filters
 import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
@@ -175,13 +177,84 @@ HOSTILE_TEXT = {
 HOSTILE_URL_ARGS = {"NUL": "%00", "NUL after a version": "1.24%00", "superscript digit": "%C2%B2", "two NULs": "%00%00"}
 
 
-@pytest.mark.parametrize("text", HOSTILE_TEXT.values(), ids=HOSTILE_TEXT.keys())
-@pytest.mark.parametrize("route,entry", PATTERNS, ids=[route or "/" for route, _ in PATTERNS])
-def test_hostile_search_text_never_causes_a_server_error(data, route, entry, text):
+# Each filter a page reads gets every hostile string on its own: one invalid filter makes the whole FilterSet
+# invalid, so sent together the others would never be applied. Fixed-choice filters (a status, a stage, yes/no;
+# not a SIG or a release, which are looked up) refuse any value not on their list before anything reads it, so
+# they are left to the sweep below, with the
+# arguments views read beside their FilterSet, which do not mask each other: a list page's paging, sort and export
+# (core.views.PublicListView), the API's cursor paging (api.pagination) and `format`, the dashboard's SIG
+# (releases.views), where sign-in sends you next (allauth).
+FIXED_CHOICE_FILTERS = (django_filters.ChoiceFilter, django_filters.BooleanFilter)
+OTHER_ARGUMENTS = ("page", "per_page", "sort", "_export", "cursor", "page_size", "format", "sig", "next")
+# What the sweep sends: the four keys the search-text incidents came through, every key the hypothesis test above
+# tries, and the other arguments.
+SWEEP_KEYS = tuple(dict.fromkeys(("q", "kep", "sig", "presenter", *KNOWN_KEYS, *OTHER_ARGUMENTS)))
+
+
+def filters_read(entry) -> tuple[str, ...]:
+    """The filters of a route's FilterSet (views and API alike) that parse more than a fixed list of choices."""
+    view = getattr(entry.callback, "view_class", None) or getattr(entry.callback, "cls", None)
+    filterset = getattr(view, "filterset_class", None)
+    if filterset is None:
+        return ()
+    return tuple(
+        name
+        for name, f in filterset.base_filters.items()
+        if isinstance(f, django_filters.ModelChoiceFilter) or not isinstance(f, FIXED_CHOICE_FILTERS)
+    )
+
+
+def url_argument_names(route: str) -> list[str]:
+    return re.findall(r"\(\?P<(\w+)>", route) + re.findall(r"<(?:[^>:]+:)?([^>]+)>", route)
+
+
+TARGETED = [(route, entry, key) for route, entry in PATTERNS for key in filters_read(entry)]
+CONVERTED = [(route, entry, name) for route, entry in PATTERNS for name in url_argument_names(route)]
+
+
+def _assert_never_a_server_error(requests):
+    """Sends every (url, params, label) and lists each answer outside ALLOWED, so one failure hides no other."""
+    client = Client(raise_request_exception=False)
+    failures = []
+    for url, params, label in requests:
+        status = client.get(url, params).status_code
+        if status not in ALLOWED:
+            failures.append((label, url[:80], sorted(params), status))
+    assert not failures, failures
+
+
+@pytest.mark.parametrize("route,entry,key", TARGETED, ids=[f"{route or '/'}?{key}" for route, _, key in TARGETED])
+def test_hostile_text_in_each_parameter_a_page_reads_never_causes_a_server_error(data, route, entry, key):
     url = _fill_route(route, data)
-    for key in ("q", "kep", "sig", "presenter"):
-        response = Client(raise_request_exception=False).get(url, {key: text})
-        assert response.status_code in ALLOWED, (url, key, text[:40], response.status_code)
+    _assert_never_a_server_error((url, {key: text}, label) for label, text in HOSTILE_TEXT.items())
+
+
+@pytest.mark.parametrize("route,entry,name", CONVERTED, ids=[f"{route}<{name}>" for route, _, name in CONVERTED])
+def test_hostile_text_in_each_url_argument_never_causes_a_server_error(data, route, entry, name):
+    requests = (
+        (_fill_route(route, {**data, name: quote(text, safe="")}), {}, label) for label, text in HOSTILE_TEXT.items()
+    )
+    _assert_never_a_server_error(requests)
+
+
+@pytest.mark.parametrize("route,entry", PATTERNS, ids=[route or "/" for route, _ in PATTERNS])
+def test_hostile_text_in_every_other_parameter_never_causes_a_server_error(data, route, entry):
+    """The sweep: each string once, in every other key at the same time: the arguments views read beside their
+    FilterSet, fixed-choice filters, what reads the whole query string (middleware, templates that carry the
+    filters into links), and keys a page does not read at all."""
+    url = _fill_route(route, data)
+    read = filters_read(entry)
+    rest = [key for key in SWEEP_KEYS if key not in read]
+    _assert_never_a_server_error((url, dict.fromkeys(rest, text), label) for label, text in HOSTILE_TEXT.items())
+
+
+def test_the_filters_each_page_reads_are_found():
+    """The targeted tests above only mean something if discovery finds what pages read."""
+    reads = {route: set(filters_read(entry)) for route, entry in PATTERNS}
+    assert {"q", "author", "approver", "prr_approver", "owning_sig", "release"} <= reads["keps/"]
+    assert {"q", "presenter", "kep", "sig"} <= reads["meetings/"] and "cancelled" not in reads["meetings/"]
+    assert {"q", "release", "sig"} <= reads["api/v1/^tracked-enhancements/$"] and reads["healthz"] == set()
+    assert {"version", "number", "slug", "token", "date"} <= {name for _, _, name in CONVERTED}
 
 
 @pytest.mark.parametrize("value", HOSTILE_URL_ARGS.values(), ids=HOSTILE_URL_ARGS.keys())

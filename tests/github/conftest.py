@@ -1,12 +1,21 @@
+import functools
+
 import pytest
 
+from releases.services import github_sync
 from tests.github.standin import TOKEN, StandInGitHub
 
 
 @pytest.fixture
-def github(settings):
-    """A stand-in GitHub on a local port; sigtracker reaches it through GITHUB_API_URL."""
+def github(settings, monkeypatch):
+    """A stand-in GitHub on a local port; sigtracker reaches it through GITHUB_API_URL.
+
+    The sync's client waits out a 5xx backoff or a rate limit through its `sleep` hook: here the waits are recorded
+    in `server.slept` instead of slept, so a test of a retry costs no wall time."""
     with StandInGitHub() as server:
         settings.GITHUB_TOKEN = TOKEN
         settings.GITHUB_API_URL = server.url
+        server.slept = []
+        client = functools.partial(github_sync.GitHubClient, sleep=server.slept.append)
+        monkeypatch.setattr(github_sync, "GitHubClient", client)
         yield server

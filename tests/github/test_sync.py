@@ -113,6 +113,9 @@ def history(number):
 
 def test_tracked_set_statuses_and_instants(synced, github):
     release, report = synced
+    # The 502 was retried after its backoff, the rate limit waited out until its reset and a second more.
+    waits = sorted(github.slept)
+    assert len(waits) == 2 and waits[0] == 0.5 and 1 <= waits[1] <= 2, github.slept
     rows = {te.kep.number: te for te in TrackedEnhancement.objects.filter(release=release).select_related("kep", "sig")}
     assert set(rows) == {101, 102}  # 103 never opted in, 104 is a PR, 105 elsewhere, 106 malformed
     opt = CYCLE + D(days=2)

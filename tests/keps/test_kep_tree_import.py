@@ -148,6 +148,22 @@ def test_progress_sees_every_file(tree):
 # -- concurrency, on PostgreSQL (SQLite serialises writers by itself) ----------------------------------------
 
 
+def _waits_for_an_advisory_lock(timeout: float) -> bool:
+    """Whether, within `timeout` seconds, PostgreSQL shows a session of this database queued behind an advisory
+    lock (not granted): proof that the import is waiting for the lock, with no fixed sleep."""
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            )
+            if cursor.fetchone()[0]:
+                return True
+            time.sleep(0.02)
+    return False
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_lock_makes_an_import_wait_for_the_one_holding_it(postgres_only, tree):
     """While another transaction holds the import lock, an import waits for it and writes nothing; once the lock
@@ -176,8 +192,8 @@ def test_the_lock_makes_an_import_wait_for_the_one_holding_it(postgres_only, tre
     assert holding.wait(timeout=30)
     importer = threading.Thread(target=import_tree)
     importer.start()
-    time.sleep(1.5)
     try:
+        assert _waits_for_an_advisory_lock(timeout=30), "the import never queued behind the lock"
         assert importer.is_alive() and reports == []
         assert not Kep.objects.exists()
     finally:
