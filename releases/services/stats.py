@@ -320,6 +320,8 @@ def _stats_from_rows(release_id, sig_id, fig, milestone_at, slips, now, tally=(N
             "status": dict(sorted(fig["status"].items())),
             "type": dict(sorted(fig["type"].items())),
             "stage": dict(sorted(fig["stage"].items())),
+            # The board history's own figures, shown beside a tally that is the headline (not a second headline).
+            "history": {"tracked": fig["tracked"], "done": fig["done"], "not_recorded": fig["not_recorded"]},
         },
         funnel=funnel if fig["rows"] else [],
         slips=[_public(slip) for slip in slips.get(release_id, []) if sig_id is None or slip["_sig"] == sig_id],
