@@ -283,8 +283,9 @@ def _stats_from_rows(release_id, sig_id, fig, milestone_at, slips, now, tally=(N
         step = {"step": key, "label": label, "at": _iso(at)}
         if key == "opted_in":
             step["count"] = fig["rows"]
-        elif key != "shipped" and at is not None and not milestone_passed(at, now=now):
-            step["count"], step["ahead"] = None, True  # a freeze still ahead has no count yet
+        elif key != "shipped" and not milestone_passed(at, now=now) and (at is not None or not shipped):
+            # A freeze still ahead (or, before the release day, one with no date yet) has no count yet.
+            step["count"], step["ahead"] = None, True
         elif key == "shipped" and not shipped:
             step["count"], step["ahead"] = None, True
         elif key == "shipped":
