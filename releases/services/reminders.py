@@ -666,6 +666,10 @@ def _freeze_name(milestone: Milestone) -> str:
     return one_line(milestone.label or milestone.get_kind_display())
 
 
+def _role_order(role: str) -> int:
+    return list(ROLE_LABELS).index(role) if role in ROLE_LABELS else len(ROLE_LABELS)
+
+
 def _and_or(names: list[str]) -> str:
     """ "an author", "an author or tech lead", "an author, assignee or SIG chair": the roles a note is sent for."""
     if not names:
@@ -1124,7 +1128,7 @@ def render_personal(
     context = _common_context(dues)
     n = len(entries)
     # Why this person gets the note, from the roles that put each KEP in it (the body says the same per KEP).
-    roles = sorted(set().union(*(entry["roles"] for entry in entries.values())), key=list(ROLE_LABELS).index)
+    roles = sorted(set().union(*(entry["roles"] for entry in entries.values())), key=_role_order)
     context.update(
         person=person,
         recipient=recipient,
@@ -1151,13 +1155,14 @@ def render_exception_deadline(
     approved requests for that freeze whose deadline is still ahead, each with its KEP, freeze, deadline (UTC and
     US Pacific, as `_when` quotes it) and thread. None when none is left (done, out of play, or past)."""
     dues = _as_list(dues)
-    requests, seen = [], set()
+    requests, seen, all_roles = [], set(), set()
     for due in dues:
         for request, row in exception_requests_due(due=due, as_of=as_of):
             roles = {role for who, role in _people_of(row) if who.email and who.email.lower() == recipient.lower()}
             if not roles or request.pk in seen or request.deadline < as_of:
                 continue
             seen.add(request.pk)
+            all_roles |= roles
             entry = _kep_entry(row)
             entry["roles"] = ", ".join(sorted(ROLE_LABELS.get(role, role) for role in roles))
             requests.append(
@@ -1185,6 +1190,10 @@ def render_exception_deadline(
         "headline": one_line(headline),
         "requests": requests,
         "n": len(requests),
+        # The true reason, from the roles that put these KEPs in the note, and where the person changes it.
+        "reason": _and_or([ROLE_LABELS.get(role, role) for role in sorted(all_roles, key=_role_order)]),
+        "preferences_url": _base_url() + reverse("people:preferences"),
+        "unsubscribe_url": unsubscribe_url(address=recipient, kind=ReminderKind.PERSONAL),
         "release_urls": [
             (f"v{r.version}", _base_url() + r.get_absolute_url())
             for r in {due.milestone.release_id: due.milestone.release for due in dues}.values()

@@ -285,8 +285,9 @@ def _stats_from_rows(release_id, sig_id, fig, milestone_at, slips, now, tally=(N
         step = {"step": key, "label": label, "at": _iso(at)}
         if key == "opted_in":
             step["count"] = fig["rows"]
-        elif key != "shipped" and at is not None and not milestone_passed(at, now=now):
-            step["count"], step["ahead"] = None, True  # a freeze still ahead has no count yet
+        elif key != "shipped" and not milestone_passed(at, now=now) and (at is not None or not shipped):
+            # A freeze still ahead (or, before the release day, one with no date yet) has no count yet.
+            step["count"], step["ahead"] = None, True
         elif key == "shipped" and not shipped:
             step["count"], step["ahead"] = None, True
         elif key == "shipped":
@@ -322,6 +323,8 @@ def _stats_from_rows(release_id, sig_id, fig, milestone_at, slips, now, tally=(N
             "status": dict(sorted(fig["status"].items())),
             "type": dict(sorted(fig["type"].items())),
             "stage": dict(sorted(fig["stage"].items())),
+            # The board history's own figures, shown beside a tally that is the headline (not a second headline).
+            "history": {"tracked": fig["tracked"], "done": fig["done"], "not_recorded": fig["not_recorded"]},
         },
         funnel=funnel if fig["rows"] else [],
         slips=[_public(slip) for slip in slips.get(release_id, []) if sig_id is None or slip["_sig"] == sig_id],

@@ -395,6 +395,8 @@ SPECTACULAR_SETTINGS = {
         "EnhancementStatusEnum": "releases.choices.EnhancementStatus",
         "ActionStatusEnum": "releases.choices.ActionStatus",
         "KepStatusEnum": "keps.choices.KepStatus",
+        # Release stats' `source` and `tracked_source` share one choice set.
+        "StatsSourceEnum": "releases.choices.StatsSource",
     },
 }
 

@@ -66,6 +66,9 @@ def test_an_approved_request_gets_its_note_a_day_before_its_deadline(board):
         html = note.alternatives[0][0]
         assert THREAD in html and "Fri 2022-11-11 02:00 UTC" in html
     assert "enhancements contact" in notes[1].body
+    # The footer gives each person's own reason and their preferences, not a generic list and a curator.
+    assert "because you are an enhancements contact of the KEP above" in notes[1].body
+    assert "/me/preferences/" in notes[1].body and "curator" not in notes[1].body
     rows = list(deadline_rows().order_by("recipient"))
     assert [(r.recipient, r.kind, r.offset_hours, r.milestone_id, r.due_at, r.state) for r in rows] == [
         (address, ReminderKind.PERSONAL, 24, board.freeze.pk, DUE, DeliveryState.SENT)

@@ -551,3 +551,32 @@ def test_kep_page_shows_the_board_columns_and_the_checklist_comment(client, rele
     section = html.split('<section id="board"')[1].split("</section>")[0]
     assert f"On the v{release.version} board" in section and "Not started" in section
     assert 'id="checklist-comment"' in section and f"v{release.version} Enhancements team here." in section
+
+
+def test_a_release_in_its_cycle_shows_progress_not_a_merge_rate(client):
+    from releases.services.stats import release_stats_compute
+
+    now = timezone.now()
+    release = ReleaseFactory(
+        version="1.60", cycle_start=None, planned_release_date=(now + datetime.timedelta(days=60)).date()
+    )
+    MilestoneFactory(release=release, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=now + datetime.timedelta(days=9))
+    MilestoneFactory(release=release, kind=MilestoneKind.RELEASE, at=now + datetime.timedelta(days=60))
+    for _ in range(6):
+        TrackedEnhancementFactory(release=release, status=EnhancementStatus.TRACKED_ENHANCEMENTS)
+    release_stats_compute(release_ids=[release.pk])
+    section = client.get("/releases/1.60/").content.decode().split('id="stats"')[1].split("</section>")[0]
+    assert "6 tracked, 0 done so far" in section
+    assert "Merge rate" not in section
+    # Enhancements freeze and release day are ahead; PRR and code freeze have no date yet: no count either.
+    assert section.count(">ahead<") == 4
+    row = next(r for r in csv.DictReader(io.StringIO(client.get("/releases/?_export=csv").content.decode())))
+    assert row["Merge rate"] == "" and row["Figures from"] == "board history, so far (in cycle)"
+
+
+def test_no_retro_for_the_previous_release_is_said_as_such(client):
+    ReleaseFactory(version="1.33")
+    ReleaseFactory(version="1.34")
+    html = client.get("/releases/1.34/").content.decode()
+    assert "No retro recorded for v1.33." in html
+    assert "recorded no action items" not in html
