@@ -11,7 +11,9 @@ today's, so:
 Only anonymous GET/HEAD requests with a 200 answer are cached; the admin, /healthz and logged-in users are not.
 
 Stale while revalidate: when a page's copy is stale (a write, the minute turned), one request re-renders it while
-the others get the stale copy at once, instead of all queueing behind renders of the same page (with 50 readers,
+the others get the stale copy at once (when only the minute turned, that request too gets the copy, and renders the
+page after its answer is sent: the data is the same; after a write it waits for its render, so the next request
+after an edit shows it), instead of all queueing behind renders of the same page (with 50 readers,
 every import or stats run used to turn every page into a queue of identical renders). One re-render per page at a
 time: a lock in the cache (`cache.add`, atomic), held at most SIGTRACKER_PAGE_CACHE_LOCK_SECONDS should its
 holder die. A stale copy is at most SIGTRACKER_PAGE_CACHE_STALE_SECONDS old when served (else the request renders
@@ -30,7 +32,8 @@ The generation, and why writers never wait for each other (issue 14):
   cached only if, after the generation was read, no writer holds the advisory lock (one try-lock, released at
   once). That is enough: a writer whose bump we read had taken the lock before it; if the lock is free now, the
   writer has ended, and PostgreSQL makes a commit visible before it releases the transaction's locks, so the page
-  rendered afterwards shows its data. While a long transaction writes (an import), misses are served uncached.
+  rendered afterwards shows its data. While a long transaction writes (an import), renders are kept only as stale
+  copies (above).
 - SQLite (the demo): a counter row updated in the writer's transaction; SQLite has one writer at a time anyway.
 """
 
@@ -201,6 +204,16 @@ class PageCacheMiddleware:
             return response
         stale = entry is not None and time.time() - entry["stored_at"] <= settings.SIGTRACKER_PAGE_CACHE_STALE_SECONDS
         lock = f"{key}:rendering"
+        if stale and entry["generation"] == generation:
+            # Only the minute turned: the data is the same, so even the request that re-renders the page gets the
+            # copy at once, and renders it after its answer has gone (when the server closes the response).
+            response = entry["response"]
+            response["X-Page-Cache"] = "stale"
+            if cache.add(lock, 1, settings.SIGTRACKER_PAGE_CACHE_LOCK_SECONDS):
+                response._resource_closers.append(
+                    lambda: self._revalidate(request, cache, key, generation, minute, lock)
+                )
+            return response
         if stale and (
             # A writer is in flight (an import): what readers may see is what was committed, and this minute's
             # copy shows that as of its render; re-rendering on every request would only queue them up.
@@ -216,6 +229,13 @@ class PageCacheMiddleware:
         finally:
             if stale:
                 cache.delete(lock)
+
+    def _revalidate(self, request, cache, key: str, generation: int, minute: int, lock: str) -> None:
+        """Re-render a page whose copy is a minute old, after the answer that served that copy was sent."""
+        try:
+            self._render(request, cache, key, generation, minute).close()
+        finally:
+            cache.delete(lock)
 
     def _render(self, request, cache, key: str, generation: int, minute: int):
         # Checked after the generation was read and before the page reads anything (see the module docstring).
