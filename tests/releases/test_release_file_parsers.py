@@ -207,6 +207,35 @@ def test_header_row_below_summary_rows():
     )
 
 
+def test_sheet_of_2016_names_its_features_item_and_its_sigs_without_prefix():
+    text = (
+        "Item,Stage,Status,SIG,Proposal link,Dev Lead,Assignee\n"
+        "Init Containers,Alpha,Merged,Node,https://github.com/kubernetes/kubernetes/pull/23666,clayton,dchen1107\n"
+        "Reapers (Cascading Deletion),Alpha,Merged,API ,,caesarxuchao,lavalamp\n"
+    )
+    sheet = parse_features(text)
+    assert [(f.name, f.sig_slug, f.assignees, f.status_text, f.number) for f in sheet.features] == [
+        ("Init Containers", "sig-node", ("dchen1107",), "Merged", None),
+        ("Reapers (Cascading Deletion)", "sig-api", ("lavalamp",), "Merged", None),
+    ]
+
+
+def test_a_cell_of_several_lines_and_handles_joined_by_ampersand():
+    text = (
+        "Feature Name,Stage,SIG,Assignee,k8s.io Docs PR\n"
+        'Storage,Alpha,SIG-Storage,feiskyer&JiangtianLi,"https://github.com/kubernetes/website/pull/1\n'
+        'https://github.com/kubernetes/website/pull/2"\n'
+        "Next,Beta,SIG-API-machinery,@msau42 @vishh,\n"
+    )
+    first, second = parse_features(text).features
+    assert first.line == 2
+    assert (first.assignees, first.docs_url) == (
+        ("feiskyer", "JiangtianLi"),
+        "https://github.com/kubernetes/website/pull/1",
+    )
+    assert (second.line, second.sig_slug, second.assignees) == (4, "sig-api-machinery", ("msau42", "vishh"))
+
+
 def test_a_sheet_without_header_is_refused():
     with pytest.raises(ImportFailure, match="no header row"):
         parse_features("Alpha,10\nBeta,3\n")
