@@ -13,7 +13,7 @@ from core.importing import ImportFailure
 from releases.choices import EnhancementType, ExceptionDecision, Freeze, ReleaseRoleKind, TargetStage
 from releases.importers.exceptions_yaml import decision_from_status, parse_exceptions, parse_issue
 from releases.importers.features_csv import assignees, parse_features, sig_slug
-from releases.importers.roster import parse_roster, role_kind
+from releases.importers.roster import Member, parse_roster, role_kind
 
 DATA = Path(__file__).parent / "data" / "release_files"
 
@@ -304,6 +304,21 @@ def test_rosters_of_1_24_and_1_35(releases_dir):
         "jmickey",
     ]
     assert sum(len(r.members) for r in roster.roles) == 34  # 5 + 6 + 5 + 7 + 6 + 5
+
+
+def test_roster_of_2016_with_names_and_bare_ids():
+    text = (
+        "|  **Role** | **Name** | **GitHub/Slack ID** |\n|  ------ | ------ | ------ |\n"
+        "|  Lead | Dan Gillespie | ethernetdan |\n|  Secondary |Caleb Miles\t  | calebamiles |\n"
+        "|  Features | Ihor Dvoretskyi | idvoretskyi |\n|  Automatic upgrade | Steve Kriss | steve_k |\n"
+    )
+    roster = parse_roster(text)
+    assert [(r.role, r.label, r.members) for r in roster.roles] == [
+        (ReleaseRoleKind.LEAD, "Lead", (Member("ethernetdan", "Dan Gillespie", False),)),
+        (ReleaseRoleKind.OTHER, "Secondary", (Member("calebamiles", "Caleb Miles", False),)),
+        (ReleaseRoleKind.ENHANCEMENTS, "Features", (Member("idvoretskyi", "Ihor Dvoretskyi", False),)),
+        (ReleaseRoleKind.OTHER, "Automatic upgrade", (Member("steve_k", "Steve Kriss", False),)),
+    ]
 
 
 def test_roster_in_list_layout():
