@@ -6,13 +6,14 @@ exports, and the only record of what those releases shipped per SIG. Quirks, wit
 * The header row is not always the first (2018, 1.12): summary rows ("Alpha,10") and a key-dates block
   (",Key Dates:", "Lead - Stephen Augustus (justaugustus),Features Freeze: 7/31") come first. The header is the
   first row naming a feature-name column and a stage or SIG column.
-* Columns are named differently each year: "Feature name" / "Feature Name" / "Features" / "Feature";
+* Columns are named differently each year: "Item" (2016, 1.3) / "Feature name" / "Feature Name" / "Features";
   "Stage" / "Stage Status" (in 1.12 "Stage Status" holds Net New / Graduating and "Stage" holds Alpha / Beta);
   "SIG"; "Assignee" / "Owner"; "Link To Docs" / "k8s.io Docs PR"; "Features link"; "Feature Status" (Tracked).
 * SIGs as "SIG-Node", "SIG-ClusterLifecycle", "SIG-API-Machinery" (2016) or "node", "cluster-lifecycle" (2018):
   normalised to the community slug ("sig-node", "sig-cluster-lifecycle").
-* Assignees with several handles ("davidopp / piosz", "jingxu97, xing-yang"), with or without "@", with
-  trailing spaces.
+* Assignees with several handles ("davidopp / piosz", "jingxu97, xing-yang", "@msau42 @vishh",
+  "feiskyer&JiangtianLi"), with or without "@", with trailing spaces.
+* Cells spanning lines (several docs PRs in one cell, 2017): the first link is kept.
 * The feature's issue number as a leading "NNN: " in its name (2018: "115: Easier installation …"), or only in
   the "Features link" column (2016: https://github.com/kubernetes/features/issues/62; the features repository
   is today's kubernetes/enhancements, same numbers); many rows have neither ("N/A", empty): a KEP-less feature.
@@ -32,7 +33,7 @@ from releases.choices import EnhancementType, TargetStage
 
 #: Header words of each column, lower-cased; the first column matching wins.
 COLUMNS = {
-    "name": ("feature name", "features", "feature", "feature title", "name"),
+    "name": ("feature name", "features", "feature", "feature title", "name", "item"),
     "stage": ("stage",),
     "stage_status": ("stage status",),
     "sig": ("sig", "sigs", "owning sig", "sig(s)"),
@@ -133,9 +134,10 @@ def parse_features(text: str) -> FeatureSheet:
     sheet = FeatureSheet()
     reader = csv.reader(io.StringIO(text))
     columns: dict[str, int] | None = None
+    ended = 0  # the line the previous row ended on: a quoted cell may span lines, and a row is named by its first
     try:
         for row in reader:
-            line = reader.line_num
+            line, ended = ended + 1, reader.line_num
             if columns is None:
                 candidate = _column_map(row)
                 if _is_header(candidate):

@@ -3,6 +3,8 @@
 
 Quirks, with the year they appeared:
 
+* A Markdown table of role, name and bare ID (2016-2017, 1.5-1.8): "| Role | Name | GitHub/Slack ID |", one
+  person a row, no shadows, the ID without "@" or link ("ethernetdan"; a Slack ID such as "steve_k" is kept).
 * A Markdown table of role, lead and shadows (2017-): "| Role | Name (GitHub/Slack ID) | Shadow Name(s) … |".
   Before 1.20 the leading pipe is followed by two spaces and the header says "Role"; from 2023 "Team/Role"
   and "Lead Name". A row may lack its closing pipe (2025).
@@ -31,6 +33,8 @@ _LINKED = re.compile(
     r"(?P<handle>[A-Za-z0-9][A-Za-z0-9-]{0,38})/?\s*\)",
 )
 _AT_HANDLE = re.compile(r"(?P<name>[^()\[\],|@`]*?)\s*\(?@(?P<handle>[A-Za-z0-9][A-Za-z0-9-]{0,38})\b\)?")
+#: A bare ID of the 2016 layout; Slack IDs there may hold an underscore ("steve_k"), kept as written.
+_PLAIN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,38}$")
 _SLACK = re.compile(r"slack\s*:?\s*`[^`]*`", re.IGNORECASE)
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}")
 _LIST_ROW = re.compile(r"^\s*[-*+]\s+\**(?P<role>[^:*|]{2,60}?)\**\s*:\s*(?P<people>.+)$")
@@ -104,10 +108,26 @@ def _cells(line: str) -> list[str]:
     return [cell.strip() for cell in body.split("|")]
 
 
+def _id_column(header: list[str]) -> int | None:
+    """The column of bare GitHub/Slack IDs in the 2016-2017 layout ("| Role | Name | GitHub/Slack ID |"), if any."""
+    for index, cell in enumerate(header):
+        words = cell.replace("*", "").lower()
+        if index and "github" in words and "name" not in words and "shadow" not in words:
+            return index
+    return None
+
+
+def _plain_member(name: str, ids: str) -> list[Member]:
+    # The ID cell gives the handle bare ("ethernetdan"), sometimes "@handle" or "handle / slack".
+    handle = next((t.lstrip("@") for t in re.split(r"[\s,/]+", ids) if _PLAIN_ID.match(t.lstrip("@"))), "")
+    return [Member(handle=handle, name=" ".join(name.split())[:200], is_shadow=False)] if handle else []
+
+
 def parse_roster(text: str) -> Roster:
     """Every role of a release-team.md / release_team.md, with lead(s) and shadows by GitHub handle."""
     roster = Roster()
     in_table = False
+    id_column = None
     list_roles: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
@@ -119,8 +139,14 @@ def parse_roster(text: str) -> Roster:
             if not in_table:
                 # The header row: "Role" / "Team/Role".
                 in_table = bool(re.search(r"\brole\b", label, re.IGNORECASE))
+                id_column = _id_column(cells) if in_table else None
                 continue
             if not label:
+                continue
+            if id_column is not None:
+                name = cells[1] if len(cells) > 1 and id_column != 1 else ""
+                members = _plain_member(name, cells[id_column] if len(cells) > id_column else "")
+                _add(roster, number, label, members, has_text=any(c.strip() for c in cells[1:]))
                 continue
             leads = people(cells[1], is_shadow=False) if len(cells) > 1 else []
             shadows = people(" ".join(cells[2:]), is_shadow=True) if len(cells) > 2 else []

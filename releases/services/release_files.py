@@ -185,8 +185,11 @@ def release_exceptions_import(*, release: Release, parsed: ExceptionsFile) -> Fi
         }
     # The board rows of KEPs the release tracked only through this file: created once, their history mirrored.
     for number, records in by_kep.items():
-        row = rows.get(number) or _exception_row(release, keps[number], records, dated)
-        rows[number] = row
+        row = rows.get(number)
+        if row is None:
+            row = rows[number] = _exception_row(release, keps[number], records, dated)
+            outcome.created += 1
+            outcome.changes.append(f"{release.version} KEP-{number} tracked from its exception request")
         entries = []
         for record in sorted(records, key=lambda r: (dated[r.key], r.line)):
             asked = _midnight(dated[record.key])
@@ -317,6 +320,7 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
                         is_stub=True,
                     )
                     keps[record.number] = kep
+                    outcome.created += 1
                     outcome.changes.append(f"stub KEP-{record.number} created from the feature sheet")
                 assignee = record.assignees[0].lower() if record.assignees else ""
                 if assignee and assignee not in people:
@@ -336,6 +340,7 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
                     docs_pr_urls=record.docs_url,
                 )
                 rows[record.number] = row
+                outcome.created += 1
                 outcome.changes.append(f"{release.version} KEP-{record.number} tracked from the feature sheet")
         wanted[position] = {
             "release": release,

@@ -13,7 +13,7 @@ from core.importing import ImportFailure
 from releases.choices import EnhancementType, ExceptionDecision, Freeze, ReleaseRoleKind, TargetStage
 from releases.importers.exceptions_yaml import decision_from_status, parse_exceptions, parse_issue
 from releases.importers.features_csv import assignees, parse_features, sig_slug
-from releases.importers.roster import parse_roster, role_kind
+from releases.importers.roster import Member, parse_roster, role_kind
 
 DATA = Path(__file__).parent / "data" / "release_files"
 
@@ -207,6 +207,35 @@ def test_header_row_below_summary_rows():
     )
 
 
+def test_sheet_of_2016_names_its_features_item_and_its_sigs_without_prefix():
+    text = (
+        "Item,Stage,Status,SIG,Proposal link,Dev Lead,Assignee\n"
+        "Init Containers,Alpha,Merged,Node,https://github.com/kubernetes/kubernetes/pull/23666,clayton,dchen1107\n"
+        "Reapers (Cascading Deletion),Alpha,Merged,API ,,caesarxuchao,lavalamp\n"
+    )
+    sheet = parse_features(text)
+    assert [(f.name, f.sig_slug, f.assignees, f.status_text, f.number) for f in sheet.features] == [
+        ("Init Containers", "sig-node", ("dchen1107",), "Merged", None),
+        ("Reapers (Cascading Deletion)", "sig-api", ("lavalamp",), "Merged", None),
+    ]
+
+
+def test_a_cell_of_several_lines_and_handles_joined_by_ampersand():
+    text = (
+        "Feature Name,Stage,SIG,Assignee,k8s.io Docs PR\n"
+        'Storage,Alpha,SIG-Storage,feiskyer&JiangtianLi,"https://github.com/kubernetes/website/pull/1\n'
+        'https://github.com/kubernetes/website/pull/2"\n'
+        "Next,Beta,SIG-API-machinery,@msau42 @vishh,\n"
+    )
+    first, second = parse_features(text).features
+    assert first.line == 2
+    assert (first.assignees, first.docs_url) == (
+        ("feiskyer", "JiangtianLi"),
+        "https://github.com/kubernetes/website/pull/1",
+    )
+    assert (second.line, second.sig_slug, second.assignees) == (4, "sig-api-machinery", ("msau42", "vishh"))
+
+
 def test_a_sheet_without_header_is_refused():
     with pytest.raises(ImportFailure, match="no header row"):
         parse_features("Alpha,10\nBeta,3\n")
@@ -275,6 +304,21 @@ def test_rosters_of_1_24_and_1_35(releases_dir):
         "jmickey",
     ]
     assert sum(len(r.members) for r in roster.roles) == 34  # 5 + 6 + 5 + 7 + 6 + 5
+
+
+def test_roster_of_2016_with_names_and_bare_ids():
+    text = (
+        "|  **Role** | **Name** | **GitHub/Slack ID** |\n|  ------ | ------ | ------ |\n"
+        "|  Lead | Dan Gillespie | ethernetdan |\n|  Secondary |Caleb Miles\t  | calebamiles |\n"
+        "|  Features | Ihor Dvoretskyi | idvoretskyi |\n|  Automatic upgrade | Steve Kriss | steve_k |\n"
+    )
+    roster = parse_roster(text)
+    assert [(r.role, r.label, r.members) for r in roster.roles] == [
+        (ReleaseRoleKind.LEAD, "Lead", (Member("ethernetdan", "Dan Gillespie", False),)),
+        (ReleaseRoleKind.OTHER, "Secondary", (Member("calebamiles", "Caleb Miles", False),)),
+        (ReleaseRoleKind.ENHANCEMENTS, "Features", (Member("idvoretskyi", "Ihor Dvoretskyi", False),)),
+        (ReleaseRoleKind.OTHER, "Automatic upgrade", (Member("steve_k", "Steve Kriss", False),)),
+    ]
 
 
 def test_roster_in_list_layout():
