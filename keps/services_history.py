@@ -127,6 +127,8 @@ def _plans(
                 first_seen.setdefault(key, (change.path, commit.sha))
     contents = git_blobs(root, sorted({blob for blob, _ in first_seen}))
     plans: dict[tuple[str, str], Plan | ImportFailure] = {}
+    # A file keeps its quirk through many commits: each warning is reported once per file, at its first commit.
+    warned: set[str] = set()
     for key, (path, sha) in progress(list(first_seen.items())):
         source = f"{path}@{sha[:12]}"
         counts.blobs_parsed += 1
@@ -144,7 +146,11 @@ def _plans(
                 if "kep-number" != failure.field:
                     counts.skipped_unreadable += 1
                 raise
-            report.warnings.extend(warnings)
+            for warning in warnings:
+                general = warning.replace(source, path, 1)
+                if general not in warned:
+                    warned.add(general)
+                    report.warn(warning)
         except ImportFailure as failure:
             plans[key] = failure
             report.skip(failure.located(source))

@@ -97,3 +97,12 @@ def test_exit_codes(repo, tmp_path):
 def test_path_may_be_the_keps_folder_of_a_checkout(repo):
     run(repo.root / "keps")
     assert KepPlanChange.objects.count() == 2
+
+
+def test_a_quirk_kept_through_several_commits_is_reported_once(repo):
+    for minor in (24, 25):
+        text = kep_yaml(1287, latest=f"1.{minor}", status="implementeable")
+        repo.commit({PATH: text}, date=f"2022-0{minor - 20}-01T00:00:00Z")
+    out, _ = run(repo.root)
+    assert out.count("'implementeable' read as 'implementable' (typo)") == 1
+    assert "stage/status typos or synonyms corrected: 2" in out
