@@ -70,6 +70,16 @@ def test_replay_after_a_rewritten_branch_is_idempotent(repo):
     assert "replaying all" in out and "0 created" in out and "2 unchanged" in out
 
 
+def test_a_rewritten_branch_drops_the_changes_no_longer_on_it(repo):
+    run(repo.root)
+    repo.git("reset", "-q", "--hard", "HEAD~1")
+    repo.commit({PATH: kep_yaml(1287, latest="1.30", milestones={"alpha": "1.30"})}, date="2022-01-01T10:00:00Z")
+    out, _ = run(repo.root)
+    assert "replaying all" in out and "1 plan changes no longer on master removed" in out
+    rows = KepPlanChange.objects.values_list("target_milestone", "slipped_from")
+    assert list(rows) == [("1.22", ""), ("1.30", "1.22")]
+
+
 def test_a_bare_clone_reads_the_same(repo, tmp_path):
     bare = tmp_path / "bare.git"
     repo.git("clone", "-q", "--bare", str(repo.root), str(bare))
