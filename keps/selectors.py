@@ -23,7 +23,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, StrIndex, Substr
 
 from meetings.models import AgendaItem, Meeting
-from releases.choices import EnhancementStatus, TargetStage
+from releases.choices import EnhancementStatus, Freeze, TargetStage
 from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement, parse_version
 from releases.rules import FREEZE_MILESTONE, SLIP_STATUSES, STATUS_FREEZE, freeze_missed
 
@@ -107,6 +107,8 @@ class TimelineRow:
     reason: str = ""  # the note on the change to its final status (e.g. "missed code freeze: PR #123 not merged")
     link: str = ""  # where that change was made (e.g. the KEP's GitHub tracking issue)
     slips_so_far: int = 0  # slips of this KEP up to and including this release
+    enhancements_freeze: Milestone | None = None  # the release-wide one, for what kep.yaml planned by then
+    planned: object = None  # the plan (git) at the end of that freeze day, set by selectors_history
 
     @property
     def release(self) -> Release:
@@ -162,7 +164,9 @@ def kep_timeline(*, kep: Kep) -> KepTimeline:
         .prefetch_related(Prefetch("history", queryset=EnhancementStatusChange.objects.order_by("changed_at", "pk")))
         .order_by("release__major", "release__minor")
     )
-    release_ids = [t.release_id for t in tracked if t.status in SLIP_STATUSES]
+    # Every tracked release's freezes (one query): the freeze a slip missed, and the enhancements freeze at which
+    # the plan history is read beside the board.
+    release_ids = [t.release_id for t in tracked]
     freezes_by_release: dict[int, list[Milestone]] = defaultdict(list)
     if release_ids:
         for milestone in Milestone.objects.filter(
@@ -182,6 +186,9 @@ def kep_timeline(*, kep: Kep) -> KepTimeline:
             # Why it ended this way, as whoever changed it said (the admin's reason) and where to read more.
             entry.reason, entry.link = final.note, final.link
         entry.slips_so_far = timeline.slips
+        entry.enhancements_freeze = next(
+            (m for m in freezes_by_release[row.release_id] if m.kind == FREEZE_MILESTONE[Freeze.ENHANCEMENTS]), None
+        )
         timeline.rows.append(entry)
     for stage, milestone in (
         (KepStage.ALPHA, kep.alpha_milestone),
