@@ -9,6 +9,7 @@ from .models import (
     DesignGroup,
     FeatureGate,
     Kep,
+    KepPlanChange,
     Person,
     PrrApproval,
     Sig,
@@ -198,3 +199,23 @@ class SigAliasAdmin(admin.ModelAdmin):
 
     list_display = ["spelling", "sig_slug", "note"]
     search_fields = ["spelling", "sig_slug", "note"]
+
+
+@admin.register(KepPlanChange)
+class KepPlanChangeAdmin(admin.ModelAdmin):
+    """Plan history replayed from kubernetes/enhancements' git log (`import_keps --history`): derived from git,
+    so nobody adds, edits or deletes it here; a re-import from a fresh cursor rebuilds it."""
+
+    list_display = ["kep_number", "committed_at", "stage", "target_milestone", "slipped_from", "commit_sha"]
+    list_filter = ["stage", "status"]
+    search_fields = ["=kep_number", "commit_sha", "path"]
+    date_hierarchy = "committed_at"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -25,7 +25,7 @@ from django.db.models.functions import Cast, StrIndex, Substr
 from django.utils import timezone
 
 from meetings.models import AgendaItem, Meeting
-from releases.choices import EnhancementStatus, TargetStage
+from releases.choices import EnhancementStatus, Freeze, TargetStage
 from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement, parse_version
 from releases.rules import FREEZE_MILESTONE, SLIP_STATUSES, STATUS_FREEZE, freeze_missed, release_day_passed
 
@@ -112,6 +112,8 @@ class TimelineRow:
     # Corrections of its history, oldest first: (the superseded row, the row that superseded it); history is
     # append-only, so a renamed actor or a rewritten event shows here rather than vanishing.
     corrections: list = field(default_factory=list)
+    enhancements_freeze: Milestone | None = None  # the release-wide one, for what kep.yaml planned by then
+    planned: object = None  # the plan (git) at the end of that freeze day, set by selectors_history
 
     @property
     def release(self) -> Release:
@@ -178,7 +180,9 @@ def kep_timeline(*, kep: Kep, now: datetime.datetime | None = None) -> KepTimeli
         )
         .order_by("release__major", "release__minor")
     )
-    release_ids = [t.release_id for t in tracked if t.status in SLIP_STATUSES]
+    # Every tracked release's freezes (one query): the freeze a slip missed, and the enhancements freeze at which
+    # the plan history is read beside the board.
+    release_ids = [t.release_id for t in tracked]
     freezes_by_release: dict[int, list[Milestone]] = defaultdict(list)
     if release_ids:
         for milestone in Milestone.objects.filter(
@@ -201,6 +205,9 @@ def kep_timeline(*, kep: Kep, now: datetime.datetime | None = None) -> KepTimeli
             # Why it ended this way, as whoever changed it said (the admin's reason) and where to read more.
             entry.reason, entry.link = final.note, final.link
         entry.slips_so_far = timeline.slips
+        entry.enhancements_freeze = next(
+            (m for m in freezes_by_release[row.release_id] if m.kind == FREEZE_MILESTONE[Freeze.ENHANCEMENTS]), None
+        )
         timeline.rows.append(entry)
     for stage, milestone in (
         (KepStage.ALPHA, kep.alpha_milestone),

@@ -29,6 +29,7 @@ __all__ = [
     "planned_at_freeze",
     "slip_list",
     "slip_ranking",
+    "timeline_with_plans",
     "tracked_slip_count",
     "with_history_flag",
     "with_slip_counts",
@@ -222,3 +223,16 @@ def slip_list(*, since: str = "", until: str = "") -> QuerySet[Kep]:
     rest)."""
     keps = with_slip_counts(Kep.objects.select_related("owning_sig"), since=since, until=until)
     return keps.filter(Q(plan_slips__gt=0) | Q(tracked_slips__gt=0))
+
+
+def timeline_with_plans(*, timeline, history: PlanHistory) -> None:
+    """Set each tracked release's `planned` (`keps.selectors.TimelineRow`): the plan change in force at the end of
+    its enhancements-freeze day (Pacific), so the page shows planned (git) beside tracked (board). No query."""
+    changes = [row.change for row in history.rows]
+    for row in timeline.rows:
+        freeze = row.enhancements_freeze
+        if freeze is None:
+            continue
+        cutoff = end_of_day_pacific(freeze.at, all_day=freeze.all_day)
+        in_force = [change for change in changes if change.committed_at < cutoff]
+        row.planned = in_force[-1] if in_force else None

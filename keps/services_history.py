@@ -12,8 +12,6 @@ import os
 import subprocess
 from pathlib import Path
 
-from django.db.models import Q
-
 from core.importing import (
     ImportFailure,
     ImportReport,
@@ -127,6 +125,8 @@ def _plans(
                 first_seen.setdefault(key, (change.path, commit.sha))
     contents = git_blobs(root, sorted({blob for blob, _ in first_seen}))
     plans: dict[tuple[str, str], Plan | ImportFailure] = {}
+    # A file keeps its quirk through many commits: each warning is reported once per file, at its first commit.
+    warned: set[str] = set()
     for key, (path, sha) in progress(list(first_seen.items())):
         source = f"{path}@{sha[:12]}"
         counts.blobs_parsed += 1
@@ -144,7 +144,11 @@ def _plans(
                 if "kep-number" != failure.field:
                     counts.skipped_unreadable += 1
                 raise
-            report.warnings.extend(warnings)
+            for warning in warnings:
+                general = warning.replace(source, path, 1)
+                if general not in warned:
+                    warned.add(general)
+                    report.warn(warning)
         except ImportFailure as failure:
             plans[key] = failure
             report.skip(failure.located(source))
@@ -227,22 +231,16 @@ def kep_history_import(*, root: Path, dry_run: bool = False, progress: Progress 
     def write() -> None:
         rows = [_row(revision) for revision in revisions]
         numbers = {row.kep_number for row in rows}
-        existing = set(
-            KepPlanChange.objects.filter(kep_number__in=numbers).values_list("kep_number", "commit_sha")
-            if since
-            else KepPlanChange.objects.values_list("kep_number", "commit_sha")
-        )
+        stored = KepPlanChange.objects.filter(kep_number__in=numbers) if since else KepPlanChange.objects.all()
+        existing = {(number, sha): pk for pk, number, sha in stored.values_list("pk", "kep_number", "commit_sha")}
         new = [row for row in rows if (row.kep_number, row.commit_sha) not in existing]
         KepPlanChange.objects.bulk_create(new, batch_size=1000, ignore_conflicts=True)
         report.count("created", len(new))
         report.count("unchanged", len(rows) - len(new))
         if not since:
-            stale = existing - {(row.kep_number, row.commit_sha) for row in rows}
+            stale = set(existing) - {(row.kep_number, row.commit_sha) for row in rows}
             if stale:
-                query = Q()
-                for number, sha in stale:
-                    query |= Q(kep_number=number, commit_sha=sha)
-                KepPlanChange.objects.filter(query).delete()
+                KepPlanChange.objects.filter(pk__in=[existing[key] for key in stale]).delete()
                 report.note(f"{len(stale)} plan changes no longer on {branch} removed", verbosity=1)
         last_at = commits[-1].committed_at if commits else None
         if last_at is None:

@@ -61,9 +61,12 @@ class KepDetailView(DetailView):
         context = super().get_context_data(**kwargs)
         kep = self.object
         mentions, mention_total = selectors.kep_mentions(kep=kep)
+        timeline = selectors.kep_timeline(kep=kep)
+        plan_history = selectors_history.kep_plan_history(number=kep.number, imported=kep.plan_history_imported)
+        selectors_history.timeline_with_plans(timeline=timeline, history=plan_history)
         context.update(
-            timeline=selectors.kep_timeline(kep=kep),
-            plan_history=selectors_history.kep_plan_history(number=kep.number, imported=kep.plan_history_imported),
+            timeline=timeline,
+            plan_history=plan_history,
             mentions=mentions,
             mention_total=mention_total,
             mentions_url=f"/meetings/?kep={kep.number}",

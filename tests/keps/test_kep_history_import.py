@@ -70,6 +70,16 @@ def test_replay_after_a_rewritten_branch_is_idempotent(repo):
     assert "replaying all" in out and "0 created" in out and "2 unchanged" in out
 
 
+def test_a_rewritten_branch_drops_the_changes_no_longer_on_it(repo):
+    run(repo.root)
+    repo.git("reset", "-q", "--hard", "HEAD~1")
+    repo.commit({PATH: kep_yaml(1287, latest="1.30", milestones={"alpha": "1.30"})}, date="2022-01-01T10:00:00Z")
+    out, _ = run(repo.root)
+    assert "replaying all" in out and "1 plan changes no longer on master removed" in out
+    rows = KepPlanChange.objects.values_list("target_milestone", "slipped_from")
+    assert list(rows) == [("1.22", ""), ("1.30", "1.22")]
+
+
 def test_a_bare_clone_reads_the_same(repo, tmp_path):
     bare = tmp_path / "bare.git"
     repo.git("clone", "-q", "--bare", str(repo.root), str(bare))
@@ -97,3 +107,12 @@ def test_exit_codes(repo, tmp_path):
 def test_path_may_be_the_keps_folder_of_a_checkout(repo):
     run(repo.root / "keps")
     assert KepPlanChange.objects.count() == 2
+
+
+def test_a_quirk_kept_through_several_commits_is_reported_once(repo):
+    for minor in (24, 25):
+        text = kep_yaml(1287, latest=f"1.{minor}", status="implementeable")
+        repo.commit({PATH: text}, date=f"2022-0{minor - 20}-01T00:00:00Z")
+    out, _ = run(repo.root)
+    assert out.count("'implementeable' read as 'implementable' (typo)") == 1
+    assert "stage/status typos or synonyms corrected: 2" in out

@@ -60,6 +60,16 @@ def test_kep_page_shows_plan_history_with_commits_and_both_slip_counts(client, h
     assert "starts with the first kep.yaml (2020)" in page
 
 
+def test_kep_timeline_shows_the_plan_at_each_tracked_releases_freeze_beside_the_board(client, history):
+    release = history["resize"].tracked_enhancements.get().release
+    freeze_at = datetime.datetime(2022, 6, 1, 23, tzinfo=datetime.UTC)
+    MilestoneFactory(release=release, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=freeze_at)
+    timeline = client.get("/keps/1287/").content.decode().split('id="timeline"')[1].split("</table>")[0]
+    assert "Planned at freeze (kep.yaml)" in timeline
+    planned = history["repo"].git("rev-parse", "HEAD~2")[:7]
+    assert "beta 1.25 <a href=" in timeline and planned in timeline
+
+
 def test_kep_page_without_any_history_import_shows_no_plan_section(client):
     KepFactory(number=1287)
     page = client.get("/keps/1287/").content.decode()
