@@ -24,6 +24,8 @@ def _production_settings(monkeypatch, **env):
     and of `base` (both read the environment at import time), put back as they were after the test."""
     import sigtracker.settings
 
+    # The browser tests' escape hatch from async safety is this process's, never production's (async.E001).
+    monkeypatch.delenv("DJANGO_ALLOW_ASYNC_UNSAFE", raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     for name in ("prod", "base"):
