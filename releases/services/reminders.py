@@ -96,8 +96,8 @@ from releases.rules import (
     REQUIREMENTS,
     is_ready_for,
 )
-from releases.services.reminder_refusals import refused_update, reminder_refused_release, reminder_refused_waiting
 from releases.selectors_published import release_enhancements_lead
+from releases.services.reminder_refusals import refused_update, reminder_refused_release, reminder_refused_waiting
 from releases.services.stats import status_at_expression
 
 logger = logging.getLogger(__name__)
