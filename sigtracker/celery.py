@@ -11,7 +11,9 @@ from celery import Celery
 
 from sigtracker.settings import settings_module
 
-os.environ["DJANGO_SETTINGS_MODULE"] = settings_module(default="sigtracker.settings.prod")
+# No default of its own: loaded by `manage.py` (the demo's dev default), gunicorn or `celery -A sigtracker`
+# (production), it takes the one its entry point declared.
+os.environ["DJANGO_SETTINGS_MODULE"] = settings_module()
 
 app = Celery("sigtracker")
 app.config_from_object("django.conf:settings", namespace="CELERY")

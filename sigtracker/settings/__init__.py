@@ -3,7 +3,12 @@
 import os
 
 
-def settings_module(*, default: str) -> str:
+#: Set by an entry point before it imports anything of `sigtracker`: importing the package loads the Celery app,
+#: which picks the settings module by this same rule, so the entry point's own default has to be known by then.
+ENTRY_DEFAULT_VARIABLE = "SIGTRACKER_DEFAULT_SETTINGS"
+
+
+def settings_module(*, default: str | None = None) -> str:
     """The settings module for `manage.py`, gunicorn (`wsgi.py`) and Celery's worker and beat (`celery.py`).
 
     An explicit DJANGO_SETTINGS_MODULE wins; otherwise DEBUG=false in the environment selects production and
@@ -19,4 +24,4 @@ def settings_module(*, default: str) -> str:
         return "sigtracker.settings.prod"
     if debug in {"1", "true", "yes", "on"}:
         return "sigtracker.settings.dev"
-    return default
+    return default or os.environ.get(ENTRY_DEFAULT_VARIABLE) or "sigtracker.settings.prod"
