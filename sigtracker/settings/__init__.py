@@ -2,7 +2,6 @@
 
 import os
 
-
 #: Set by an entry point before it imports anything of `sigtracker`: importing the package loads the Celery app,
 #: which picks the settings module by this same rule, so the entry point's own default has to be known by then.
 ENTRY_DEFAULT_VARIABLE = "SIGTRACKER_DEFAULT_SETTINGS"
