@@ -3,16 +3,67 @@ timeline (a user rename), the re-sync keeps every row it wrote before and adds c
 the summary counts them; the KEP page shows them as superseded. And the model refuses tracked enhancements made
 outside the tracking service."""
 
+import datetime
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from releases.models import EnhancementStatusChange, StatusWriteRefused, TrackedEnhancement
+from releases.choices import MilestoneKind
+from releases.models import EnhancementStatusChange, Milestone, Release, StatusWriteRefused, TrackedEnhancement
 from releases.services.github_sync import github_release_sync
 from tests.factories import KepFactory, ReleaseFactory, SigFactory
-from tests.github.test_sync import make_release, scenario
+from tests.github.standin import demilestoned, labeled, milestoned, unlabeled
 
 pytestmark = pytest.mark.django_db
+
+D = datetime.timedelta
+CYCLE = datetime.datetime(2025, 9, 15, 16, tzinfo=datetime.UTC)
+EF = datetime.datetime(2025, 10, 17, 1, tzinfo=datetime.UTC)
+CF = datetime.datetime(2025, 11, 7, 2, tzinfo=datetime.UTC)
+R = datetime.datetime(2025, 12, 17, 17, tzinfo=datetime.UTC)
+
+
+def make_release():
+    release = Release.objects.create(version="1.35", cycle_start=CYCLE.date())
+    for kind, at in (
+        (MilestoneKind.CYCLE_START, CYCLE),
+        (MilestoneKind.ENHANCEMENTS_FREEZE, EF),
+        (MilestoneKind.CODE_FREEZE, CF),
+        (MilestoneKind.RELEASE, R),
+    ):
+        Milestone.objects.create(release=release, kind=kind, at=at)
+    return release
+
+
+def scenario(github):
+    """KEP-101 tracked through to release day; KEP-102 tracked, then removed at code freeze."""
+    github.add_milestone("v1.35", number=41, due_on=R)
+    opt = CYCLE + D(days=2)
+    github.add_issue(
+        101,
+        title="KEP-101: In-place pod resize",
+        events=[
+            labeled("sig/node", CYCLE - D(days=90), "alice"),
+            labeled("stage/beta", opt, "alice"),
+            milestoned("v1.35", opt, "sig-node-lead"),
+            labeled("lead-opted-in", opt + D(minutes=5), "sig-node-lead"),
+            labeled("tracked/yes", EF - D(days=2), "enh-shadow"),
+        ],
+    )
+    github.add_issue(
+        102,
+        title="KEP-102: Swap",
+        events=[
+            labeled("sig/node", CYCLE - D(days=90)),
+            milestoned("v1.35", opt, "sig-node-lead"),
+            labeled("lead-opted-in", opt, "sig-node-lead"),
+            labeled("tracked/yes", EF - D(days=3), "enh-shadow"),
+            unlabeled("tracked/yes", CF + D(hours=1), "enh-lead"),
+            labeled("tracked/no", CF + D(hours=1), "enh-lead"),
+            demilestoned("v1.35", CF + D(hours=1, minutes=1), "enh-lead"),
+        ],
+    )
 
 
 def rows_of(number):

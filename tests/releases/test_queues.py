@@ -13,8 +13,8 @@ import pytest
 from django.db import connection
 
 from sigtracker.celery import app
+from tests.github.hostile import Hostile, drip
 from tests.github.standin import TOKEN, labeled, milestoned
-from tests.github.test_hostile import Hostile, drip
 from tests.reminder_board import FREEZE, HOUR
 
 ROOT = Path(__file__).resolve().parent.parent.parent
