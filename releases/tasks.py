@@ -140,7 +140,7 @@ def sync_github_current_release() -> str:
     return report.summary()
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, soft_time_limit=60, time_limit=90)
 def refresh_release_states() -> str:
     """Hourly (beat): the stored state of each release follows its dates (planning, active, released).
 

@@ -271,6 +271,7 @@ CELERY_TASK_ROUTES = {
     "releases.tasks.compute_release_stats": {"queue": "stats"},
     "releases.tasks.compute_all_release_stats": {"queue": "stats"},
     "core.tasks.beat_heartbeat": {"queue": "default"},
+    "releases.tasks.refresh_release_states": {"queue": "default"},
 }
 # Every task has time limits (tasks name tighter ones): past the soft limit the task gets SoftTimeLimitExceeded and
 # cleans up (a sync releases its lock); past the hard limit the worker kills the child and starts another.

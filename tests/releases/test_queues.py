@@ -27,6 +27,7 @@ QUEUES = {
     "releases.tasks.compute_release_stats": "stats",
     "releases.tasks.compute_all_release_stats": "stats",
     "core.tasks.beat_heartbeat": "default",
+    "releases.tasks.refresh_release_states": "default",
 }
 
 

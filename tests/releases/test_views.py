@@ -32,6 +32,7 @@ from tests.factories import (
     SigFactory,
     TrackedEnhancementFactory,
 )
+from tests.worlds import MAX_QUERIES
 
 pytestmark = pytest.mark.django_db
 
@@ -463,7 +464,7 @@ def test_query_count_is_constant(client, url):
     _fill(small, 1000)
     many = _queries(client, url)
     assert few == many, f"{url}: {few} queries with 10 rows, {many} with 1,000"
-    assert many <= 15
+    assert many <= MAX_QUERIES
 
 
 # -- the curated fixtures --------------------------------------------------------------------------------------------
