@@ -538,6 +538,8 @@ class CurrentHistoryManager(models.Manager):
     def get_queryset(self):
         later = self.model.all_objects.filter(supersedes=models.OuterRef("pk"))
         return super().get_queryset().filter(withdrawn=False).exclude(models.Exists(later))
+
+
 class FeatureSheetRow(models.Model):
     """One row of an early release's features tracking sheet (`features.csv`, 1.3-1.12), as published.
 

@@ -622,6 +622,8 @@ def current_release(releases, *, now: datetime.datetime) -> CurrentRelease | Non
         return CurrentRelease(release=release, state=state, in_cycle=False, next_release=following)
     release, state = planned[0]
     return CurrentRelease(release=release, state=state, in_cycle=False)
+
+
 # --- planned releases (kep.yaml history) -----------------------------------------------------------------
 
 #: The order a KEP's stages advance in. Staying put (or going back) is "not advancing".
