@@ -36,18 +36,16 @@ lock:
 demo: install
 	$(PY) manage.py demo --port $(PORT)
 
-# Two passes: the tests that restart a machine-wide service run alone first (nothing else may be using it), then
-# the rest on $(TEST_WORKERS) pytest-xdist workers, so the big summary closes the output. pytest exits 5 when a
-# pass selects nothing (e.g. PYTEST_ARGS=tests/keps has no serial test): that is not a failure.
+# On $(TEST_WORKERS) pytest-xdist workers; no test stops or restarts a service it did not start itself, so every
+# test may run beside any other.
 TEST_WORKERS ?= 2
 test: install
-	$(PY) -m pytest -m serial $(PYTEST_ARGS) || [ $$? -eq 5 ]
-	$(PY) -m pytest -n $(TEST_WORKERS) -m "not serial" --durations=15 $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --durations=15 $(PYTEST_ARGS)
 
 # The edit loop: no browser, no PostgreSQL or Redis (SQLite in memory, eager Celery), in parallel.
 test-fast: install
 	env -u DATABASE_URL -u SIGTRACKER_REQUIRE_SERVICES $(PY) -m pytest -n $(TEST_WORKERS) \
-		-m "not services and not browser and not serial" $(PYTEST_ARGS)
+		-m "not services and not browser" $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .
