@@ -65,7 +65,7 @@ def test_wrangler_cannot_reach_other_sigs_rows(client, sigs, rows, model):
     foreign = rows["sig-node"][model]
     own = rows["sig-scheduling"][model]
 
-    # follow: the tracked-enhancement list first redirects to the current release's rows.
+    # follow: the tracked-enhancement list first redirects to its current release (both rows are in it).
     changelist = client.get(reverse(f"admin:{foreign._meta.app_label}_{model}_changelist"), follow=True)
     assert changelist.status_code == 200
     assert changelist.context["cl"].result_count == 1
