@@ -91,6 +91,11 @@ class Release(models.Model):
     actual_release_date = models.DateField(null=True, blank=True)
     state = models.CharField(max_length=20, choices=ReleaseState.choices, default=ReleaseState.PLANNING)
     source_url = models.URLField(blank=True)
+    # The release team's tracking board (a GitHub ProjectV2 of the kubernetes org): found by title on the first
+    # board sync, or set with `sync_github --project N`, and remembered.
+    board_project_number = models.PositiveIntegerField(
+        "tracking board project number", null=True, blank=True, help_text="github.com/orgs/<org>/projects/<N>."
+    )
 
     objects = ReleaseQuerySet.as_manager()
 
@@ -300,6 +305,8 @@ class TrackedEnhancement(models.Model):
     github_synced_at = models.DateTimeField(
         null=True, blank=True, editable=False, help_text="When a sync last changed this row."
     )
+    # The board's Status as written there: kept verbatim, also when it maps to no status of ours.
+    board_status = models.CharField(max_length=100, blank=True, editable=False)
 
     objects = TrackedEnhancementQuerySet.as_manager()
 
@@ -538,6 +545,8 @@ class CurrentHistoryManager(models.Manager):
     def get_queryset(self):
         later = self.model.all_objects.filter(supersedes=models.OuterRef("pk"))
         return super().get_queryset().filter(withdrawn=False).exclude(models.Exists(later))
+
+
 class FeatureSheetRow(models.Model):
     """One row of an early release's features tracking sheet (`features.csv`, 1.3-1.12), as published.
 
@@ -651,6 +660,11 @@ class EnhancementStatusChange(models.Model):
         default=False,
         db_default=False,  # bulk COPY loaders (the synthetic demo data) name only the columns they know
         help_text="This row only withdraws the one it supersedes: its source no longer records that change.",
+    )
+    # A change nobody recorded an instant for, seen by a sync: it happened after this instant (the previous
+    # sync that saw otherwise) and by `changed_at` (the sync that saw it).
+    observed_since = models.DateTimeField(
+        null=True, blank=True, help_text="Observed by a sync: the change happened between this and changed_at."
     )
 
     objects = CurrentHistoryManager()

@@ -29,6 +29,7 @@ def tracked_enhancement_set_status(
     source: str = "",
     link: str = "",
     assumed: bool = False,
+    observed_since=None,
 ) -> TrackedEnhancement:
     """Change one row's status and record the change in its history (no-op when unchanged).
 
@@ -58,6 +59,7 @@ def tracked_enhancement_set_status(
             source=source,
             link=link,
             assumed=assumed,
+            observed_since=observed_since,
         ).save()
         release_stats_request(release_ids=[tracked_enhancement.release_id])
     return tracked_enhancement
@@ -111,6 +113,7 @@ def _history_row(
     assumed=False,
     supersedes: int | None = None,
     withdrawn: bool = False,
+    observed_since=None,
 ) -> EnhancementStatusChange:
     """One history row, unsaved: who made the change (a user here, else `author`), from where, and when; the
     primary key of the row it `supersedes` when it corrects (or, `withdrawn`, only withdraws) an earlier one."""
@@ -128,6 +131,7 @@ def _history_row(
         source=_source(source, user),
         link=link,
         assumed=assumed,
+        observed_since=observed_since,
     )
 
 
@@ -274,6 +278,7 @@ def tracked_enhancement_create(
     source: str = "",
     link: str = "",
     at=None,
+    observed_since=None,
     **fields,
 ) -> TrackedEnhancement:
     """Opt `kep` into `release` with its first status, kept as the first history row.
@@ -297,7 +302,18 @@ def tracked_enhancement_create(
         row.created_at = at
     with status_writer():
         row.save()
-    _history_row(row, "", status, at=at, user=user, author=author, note=note, source=source, link=link).save()
+    _history_row(
+        row,
+        "",
+        status,
+        at=at,
+        user=user,
+        author=author,
+        note=note,
+        source=source,
+        link=link,
+        observed_since=observed_since,
+    ).save()
     release_stats_request(release_ids=[row.release_id])
     return row
 
@@ -308,6 +324,7 @@ _ROW_SOURCE = {
     HistorySource.NOTES: TrackedSource.NOTES,
     HistorySource.FEATURE_SHEET: TrackedSource.FEATURE_SHEET,
     HistorySource.EXCEPTION_FILE: TrackedSource.EXCEPTION_FILE,
+    HistorySource.BOARD: TrackedSource.SYNC,
 }
 
 
