@@ -243,6 +243,15 @@ class StatusChangeSerializer(serializers.ModelSerializer):
     release = serializers.CharField(source="tracked_enhancement.release.version", read_only=True)
     kep = serializers.IntegerField(source="tracked_enhancement.kep.number", read_only=True)
     sig = serializers.CharField(source="tracked_enhancement.sig.slug", read_only=True)
+    instant = serializers.SerializerMethodField(
+        help_text="exact: when it happened; observed: a sync saw it, it happened between observed_since and "
+        "changed_at; assumed: a stand-in instant (e.g. first seen by the first board sync)."
+    )
+
+    def get_instant(self, obj) -> str:
+        if obj.observed_since is not None:
+            return "observed"
+        return "assumed" if obj.assumed else "exact"
 
     class Meta:
         model = EnhancementStatusChange
@@ -259,6 +268,8 @@ class StatusChangeSerializer(serializers.ModelSerializer):
             "source",
             "link",
             "assumed",
+            "instant",
+            "observed_since",
             "note",
         ]
 

@@ -765,11 +765,12 @@ def board_prr_status(value: str) -> str | None:
 
 
 def board_sig(value: str) -> str:
-    """The SIG slug of the board's SIG value ("SIG Node", "sig-node", "node" -> "node")."""
+    """The SIG slug of the board's SIG value, as `sig_from_label` gives it ("SIG Node", "sig-node", "node" ->
+    "sig-node"); "" for no value."""
     words = _board_words(value).split()
     if words[:1] == ["sig"]:
         words = words[1:]
-    return "-".join(words)
+    return f"sig-{'-'.join(words)}" if words else ""
 
 
 def board_labels_disagree(*, board: str, labels: str) -> bool:

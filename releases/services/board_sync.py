@@ -27,7 +27,7 @@ from django.utils import timezone
 from core.models import Heartbeat
 from keps.models import Kep, Person, Sig
 from releases.choices import HistorySource
-from releases.github import GitHubClient
+from releases.github import GitHubClient, GitHubError
 from releases.github.graphql import GraphQL
 from releases.models import Release, TrackedEnhancement
 from releases.rules import (
@@ -222,7 +222,15 @@ def board_read(*, gql: GraphQL, org: str, number: int) -> list[BoardItem]:
     after = None
     query = ITEMS_QUERY.replace("EVENTS", _EVENTS)
     while True:
-        data = gql.query(query, {"org": org, "number": number, "after": after})
+        try:
+            data = gql.query(query, {"org": org, "number": number, "after": after})
+        except GitHubError as exc:
+            # A GitHub (or GHES) whose schema lacks the status-change event refuses the whole query: read the
+            # board without events, and every change is then recorded as observed.
+            if "StatusChangedEvent" not in str(exc) and "STATUS_CHANGED_EVENT" not in str(exc):
+                raise
+            query = ITEMS_QUERY.replace("EVENTS", "")
+            continue
         board = (data.get("organization") or {}).get("projectV2")
         if board is None:
             raise GitHubSyncError(f"{org} has no project {number}: check --project.")
@@ -304,6 +312,8 @@ def _apply(item, row, kep, release, report, *, since, now, people) -> None:
             author=event.actor if event else "",
             note="" if event else _observed_note(since, now),
             observed_since=None if event else since,
+            # Seen by the first board sync, no event: when it happened before that is not known.
+            assumed=event is None and since is None,
             **fields,
         )
         report.created += 1
@@ -343,6 +353,7 @@ def _apply(item, row, kep, release, report, *, since, now, people) -> None:
                 source=HistorySource.BOARD,
                 link=item.url,
                 observed_since=since,
+                assumed=since is None,
             )
             report.history_added += 1
             report.observed += 1

@@ -279,6 +279,7 @@ def tracked_enhancement_create(
     link: str = "",
     at=None,
     observed_since=None,
+    assumed: bool = False,
     **fields,
 ) -> TrackedEnhancement:
     """Opt `kep` into `release` with its first status, kept as the first history row.
@@ -313,6 +314,7 @@ def tracked_enhancement_create(
         source=source,
         link=link,
         observed_since=observed_since,
+        assumed=assumed,
     ).save()
     release_stats_request(release_ids=[row.release_id])
     return row
