@@ -77,6 +77,8 @@ class GraphQL:
                     raise GitHubUnavailable(f"GitHub GraphQL answered {status} {attempt} times; try again later.")
                 client._retry_wait(attempt)
                 continue
+            if status == 404:
+                raise GitHubNotFound(f"{client.api_url} has no GraphQL endpoint (404 for POST /graphql).")
             if status != 200:
                 raise GitHubError(f"GitHub GraphQL answered {status}")
             try:

@@ -21,6 +21,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -38,7 +39,7 @@ from releases.rules import (
     board_type,
     is_release_board_title,
 )
-from releases.services.github_sync import GitHubSyncError, github_client
+from releases.services.github_sync import LOCK_WAIT_SECONDS, GitHubSyncError, _release_lock, github_client
 from releases.services.tracking import tracked_enhancement_create, tracked_enhancement_set_status
 
 logger = logging.getLogger(__name__)
@@ -390,45 +391,12 @@ def board_release_sync(
     report = BoardReport(version=release.version)
     own = client is None
     client = client or github_client()
+    client.start_deadline(float(getattr(settings, "GITHUB_SYNC_DEADLINE", 300)))
     gql = GraphQL(client)
     now = now or timezone.now()
     try:
-        if project is not None and project != release.board_project_number:
-            release.board_project_number = project
-            release.save(update_fields=["board_project_number"])
-        number = release.board_project_number or board_find(gql=gql, org=org, version=release.version)
-        if number is None:
-            raise GitHubSyncError(
-                f"{org} has no project titled 'v{release.version} Enhancements Tracking': set it with --project N."
-            )
-        if release.board_project_number != number:
-            release.board_project_number = number
-            release.save(update_fields=["board_project_number"])
-        report.project = number
-        items = board_read(gql=gql, org=org, number=number)
-        report.items = len(items)
-        numbers = {item.number for item in items if item.number}
-        rows = {
-            row.kep.number: row
-            for row in TrackedEnhancement.objects.filter(release=release, kep__number__in=numbers).select_related("kep")
-        }
-        keps = {kep.number: kep for kep in Kep.objects.filter(number__in=numbers)}
-        people: dict[str, Person] = {}
-        heartbeat = f"{BOARD_HEARTBEAT_PREFIX}{release.version}"
-        since = Heartbeat.objects.filter(name=heartbeat).values_list("at", flat=True).first()
-        for item in items:
-            if not item.number:
-                continue
-            kep = keps.get(item.number)
-            if kep is None:
-                report.skipped.append(f"#{item.number}: no KEP {item.number} in sigtracker; import_keps first")
-                continue
-            with transaction.atomic():
-                _apply(item, rows.get(item.number), kep, release, report, since=since, now=now, people=people)
-        # The window of the next sync's observations starts here, and only at a sync that read the whole board.
-        # A heartbeat row, not a column of the release: pages are cached until a watched table changes, and a
-        # board that did not change must not invalidate them every 15 minutes.
-        Heartbeat.objects.update_or_create(name=heartbeat, defaults={"at": now})
+        with _release_lock(release.pk, timeout=LOCK_WAIT_SECONDS):
+            _sync(release, report, gql, org=org, project=project, now=now)
     finally:
         report.requests, report.points = client.requests, gql.points
         if own:
@@ -438,3 +406,58 @@ def board_release_sync(
         if echo:
             echo(line)
     return report
+
+
+def board_current_release_sync() -> BoardReport | None:
+    """Beat: sync the current release's board; None when there is no current release or it has no board."""
+    release = Release.objects.current()
+    if release is None:
+        return None
+    try:
+        return board_release_sync(version=release.version)
+    except BoardNotFound:
+        return None
+
+
+class BoardNotFound(GitHubSyncError):
+    """No project number set for the release and no board with its title."""
+
+
+def _sync(release, report, gql, *, org, project, now) -> None:
+    """Find the board, read it, write each item (one transaction each), then move the heartbeat."""
+    if project is not None and project != release.board_project_number:
+        release.board_project_number = project
+        release.save(update_fields=["board_project_number"])
+    number = release.board_project_number or board_find(gql=gql, org=org, version=release.version)
+    if number is None:
+        raise BoardNotFound(
+            f"{org} has no project titled 'v{release.version} Enhancements Tracking': set it with --project N."
+        )
+    if release.board_project_number != number:
+        release.board_project_number = number
+        release.save(update_fields=["board_project_number"])
+    report.project = number
+    items = board_read(gql=gql, org=org, number=number)
+    report.items = len(items)
+    numbers = {item.number for item in items if item.number}
+    rows = {
+        row.kep.number: row
+        for row in TrackedEnhancement.objects.filter(release=release, kep__number__in=numbers).select_related("kep")
+    }
+    keps = {kep.number: kep for kep in Kep.objects.filter(number__in=numbers)}
+    people: dict[str, Person] = {}
+    heartbeat = f"{BOARD_HEARTBEAT_PREFIX}{release.version}"
+    since = Heartbeat.objects.filter(name=heartbeat).values_list("at", flat=True).first()
+    for item in items:
+        if not item.number:
+            continue
+        kep = keps.get(item.number)
+        if kep is None:
+            report.skipped.append(f"#{item.number}: no KEP {item.number} in sigtracker; import_keps first")
+            continue
+        with transaction.atomic():
+            _apply(item, rows.get(item.number), kep, release, report, since=since, now=now, people=people)
+    # The window of the next sync's observations starts here, and only at a sync that read the whole board.
+    # A heartbeat row, not a column of the release: pages are cached until a watched table changes, and a
+    # board that did not change must not invalidate them every 15 minutes.
+    Heartbeat.objects.update_or_create(name=heartbeat, defaults={"at": now})

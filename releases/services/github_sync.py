@@ -530,7 +530,12 @@ def _apply_issue(context: _Context, issue: Issue, verdict: GitHubVerdict, report
             row.save(update_fields=[*fields, "github_synced_at", "updated_at"])
     context.changed = True
     added, superseded = tracked_enhancement_mirror_history(
-        tracked_enhancement=row, entries=entries, source=HistorySource.GITHUB, link=issue.html_url, request_stats=False
+        tracked_enhancement=row,
+        entries=entries,
+        source=HistorySource.GITHUB,
+        link=issue.html_url,
+        request_stats=False,
+        keep_status=bool(row.board_status),  # the board, once read, wins for status
     )
     report.history_added += added
     report.history_superseded += superseded

@@ -182,6 +182,7 @@ def tracked_enhancement_mirror_history(
     source: str,
     link: str = "",
     request_stats: bool = True,
+    keep_status: bool = False,
 ) -> tuple[int, int]:
     """Make the row's current history from `source` equal `entries` (a mirror of an outside record, e.g. a
     GitHub timeline, at the instants it gives), leaving rows from other sources as they are; then set the row's
@@ -257,7 +258,8 @@ def tracked_enhancement_mirror_history(
     ]
     EnhancementStatusChange.objects.bulk_create(rows)
     latest = timeline[-1][1] if timeline else tracked_enhancement.status
-    if latest != tracked_enhancement.status:
+    # `keep_status`: another source owns the status (the tracking board wins over labels); history still kept.
+    if latest != tracked_enhancement.status and not keep_status:
         tracked_enhancement.status = latest
         with status_writer():
             tracked_enhancement.save(update_fields=["status", "updated_at"])

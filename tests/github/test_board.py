@@ -226,3 +226,80 @@ def test_board_wins_over_labels(world, board):
     board_release_sync(version="1.36", now=T1)
     row.refresh_from_db()
     assert row.status == S.REMOVED
+
+
+# --- with the labels: sync_github end to end, REST and GraphQL on one stand-in's port -------------------------
+
+CYCLE = datetime.datetime(2026, 1, 12, 16, tzinfo=datetime.UTC)
+EF = datetime.datetime(2026, 2, 12, 2, tzinfo=datetime.UTC)
+
+
+@pytest.fixture
+def both(db, github, monkeypatch):
+    from releases.choices import MilestoneKind
+    from releases.models import Milestone
+    from tests.github.standin import labeled, milestoned, unlabeled
+
+    graphql = StandInGraphQL()
+    github.graphql = graphql
+    monkeypatch.setattr(board_sync, "github_client", board_sync.github_client)
+    release = ReleaseFactory(version="1.36", cycle_start=CYCLE.date(), planned_release_date=datetime.date(2026, 4, 22))
+    Milestone.objects.create(release=release, kind=MilestoneKind.CYCLE_START, at=CYCLE)
+    Milestone.objects.create(release=release, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=EF)
+    node = SigFactory(slug="sig-node")
+    for number in (201, 202):
+        KepFactory(number=number, owning_sig=node)
+    github.add_milestone("v1.36", number=50)
+    opt = CYCLE + datetime.timedelta(days=2)
+    github.add_issue(
+        201,
+        events=[
+            labeled("sig/node", opt),
+            milestoned("v1.36", opt),
+            labeled("lead-opted-in", opt),
+            labeled("tracked/yes", EF - datetime.timedelta(days=1)),
+        ],
+    )
+    github.add_issue(
+        202,
+        events=[
+            labeled("sig/node", opt),
+            milestoned("v1.36", opt),
+            labeled("lead-opted-in", opt),
+            labeled("tracked/yes", EF - datetime.timedelta(days=2)),
+            unlabeled("tracked/yes", EF + datetime.timedelta(days=3)),
+            labeled("tracked/no", EF + datetime.timedelta(days=3)),
+        ],
+    )
+    graphql.add_project(241, "v1.36 Enhancements Tracking")
+    graphql.add_item(241, issue=201, status="Tracked for code freeze", stage="beta", type="Graduating")
+    graphql.add_item(241, issue=202, status="Tracked for code freeze", stage="alpha", type="Net New")
+    return release, graphql
+
+
+def test_sync_github_reads_board_after_labels_and_lists_disagreements(both, client):
+    from django.core.management import call_command
+
+    from releases.selectors_board import board_label_disagreements
+
+    release, graphql = both
+    call_command("sync_github", "--release", "1.36", verbosity=0)
+    release.refresh_from_db()
+    assert release.board_project_number == 241
+    got = rows(release)
+    # The board wins for status, also where the labels say tracked/no.
+    assert got[201].status == S.TRACKED_CODE and got[202].status == S.TRACKED_CODE
+    sources = {c.source for c in history(202)}
+    assert sources == {HistorySource.GITHUB, HistorySource.BOARD}
+    (only,) = board_label_disagreements(release=release)
+    assert (only.kep_number, only.board) == (202, "Tracked for code freeze")
+    assert only.labels == "Removed from milestone"
+    assert only.since is not None
+    page = client.get("/releases/1.36/board-vs-labels/")
+    assert page.status_code == 200
+    assert b"#202" in page.content and b"#201" not in page.content
+    # A second run: labels unchanged, board unchanged, nothing new; status still the board's.
+    before = EnhancementStatusChange.all_objects.count()
+    call_command("sync_github", "--release", "1.36", verbosity=0)
+    assert EnhancementStatusChange.all_objects.count() == before
+    assert rows(release)[202].status == S.TRACKED_CODE
