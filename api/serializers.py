@@ -228,6 +228,7 @@ class ExceptionRequestSerializer(serializers.ModelSerializer):
             "decided_at",
             "deadline",
             "additional_time",
+            "liaison",
             "notes",
             "source",
         ]

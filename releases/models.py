@@ -453,6 +453,9 @@ class EnhancementException(models.Model):
         null=True, blank=True, help_text="When the work must be in: as requested, then as granted."
     )
     notes = models.TextField(blank=True)
+    liaison = models.CharField(
+        max_length=100, blank=True, help_text="The release team member following the request (GitHub handle)."
+    )
 
     class Meta:
         ordering = ["release__major", "release__minor", "requested_at", "pk"]

@@ -14,7 +14,7 @@ import datetime
 import zoneinfo
 from dataclasses import dataclass
 
-from .choices import EnhancementStatus, Freeze, MilestoneKind, PrrStatus, StatsSource
+from .choices import EnhancementStatus, ExceptionDecision, Freeze, MilestoneKind, PrrStatus, StatsSource
 
 # --- time zones the release team quotes -----------------------------------------------------------------
 
@@ -778,3 +778,31 @@ def board_labels_disagree(*, board: str, labels: str) -> bool:
     one has the KEP in the release and the other not (tracked/no, or still in the milestone when the board
     removed it). Different freezes of a KEP in play are not a disagreement: labels cannot say which freeze."""
     return bool(board and labels) and is_in_play(board) != is_in_play(labels)
+
+
+_BOARD_DECISION = {
+    "in review": ExceptionDecision.PENDING,
+    "pending": ExceptionDecision.PENDING,
+    "approved": ExceptionDecision.APPROVED,
+    "rejected": ExceptionDecision.REJECTED,
+    "denied": ExceptionDecision.REJECTED,
+}
+
+
+def board_exception_freeze(value: str) -> str | None:
+    """The freeze of the board's "Exception Request Type" ("Enhancements Freeze", "Code Freeze Exception", ...)."""
+    words = set(_board_words(value).split())
+    for freeze, names in (
+        (Freeze.PRR, {"prr", "production"}),
+        (Freeze.ENHANCEMENTS, {"enhancements"}),
+        (Freeze.CODE, {"code"}),
+        (Freeze.DOCS, {"docs", "documentation"}),
+    ):
+        if words & names:
+            return freeze
+    return None
+
+
+def board_exception_decision(value: str) -> str | None:
+    """The decision of the board's "Exception Status" (In Review, Approved, Rejected); None when unknown."""
+    return _BOARD_DECISION.get(_board_words(value))

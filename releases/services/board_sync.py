@@ -39,6 +39,7 @@ from releases.rules import (
     board_type,
     is_release_board_title,
 )
+from releases.services.board_exceptions import board_exceptions_write
 from releases.services.github_sync import LOCK_WAIT_SECONDS, GitHubSyncError, _release_lock, github_client
 from releases.services.tracking import tracked_enhancement_create, tracked_enhancement_set_status
 
@@ -124,6 +125,7 @@ class BoardItem:
 
     kind: str  # ISSUE, DRAFT_ISSUE, PULL_REQUEST, REDACTED
     fields: dict[str, object]
+    id: str = ""  # the item's node id, stable while it stays on the board
     number: int | None = None
     title: str = ""
     url: str = ""
@@ -140,6 +142,8 @@ class BoardReport:
     unchanged: int = 0
     history_added: int = 0
     observed: int = 0
+    exceptions_created: int = 0
+    exceptions_updated: int = 0
     requests: int = 0
     points: int = 0
     unknown: list[str] = field(default_factory=list)
@@ -149,7 +153,8 @@ class BoardReport:
         return (
             f"v{self.version} board #{self.project}: {self.items} items read; tracked enhancements created "
             f"{self.created}, updated {self.updated}, unchanged {self.unchanged}; history rows added "
-            f"{self.history_added} ({self.observed} observed); {self.requests} GraphQL requests, "
+            f"{self.history_added} ({self.observed} observed); exception requests created "
+            f"{self.exceptions_created}, updated {self.exceptions_updated}; {self.requests} GraphQL requests, "
             f"{self.points} points."
         )
 
@@ -186,7 +191,9 @@ def parse_item(node: dict, *, project: int) -> BoardItem:
         elif kind == "ProjectV2ItemFieldUserValue":
             values[name] = [u.get("login") for u in ((value.get("users") or {}).get("nodes") or []) if u]
     content = node.get("content") or {}
-    item = BoardItem(kind=str(node.get("type") or content.get("__typename") or ""), fields=values)
+    item = BoardItem(
+        kind=str(node.get("type") or content.get("__typename") or ""), fields=values, id=str(node.get("id") or "")
+    )
     item.title = str(content.get("title") or "")
     if content.get("__typename") == "Issue":
         item.number = content.get("number")
@@ -457,6 +464,8 @@ def _sync(release, report, gql, *, org, project, now) -> None:
             continue
         with transaction.atomic():
             _apply(item, rows.get(item.number), kep, release, report, since=since, now=now, people=people)
+    with transaction.atomic():
+        board_exceptions_write(release=release, items=items, report=report, now=now)
     # The window of the next sync's observations starts here, and only at a sync that read the whole board.
     # A heartbeat row, not a column of the release: pages are cached until a watched table changes, and a
     # board that did not change must not invalidate them every 15 minutes.

@@ -303,3 +303,56 @@ def test_sync_github_reads_board_after_labels_and_lists_disagreements(both, clie
     call_command("sync_github", "--release", "1.36", verbosity=0)
     assert EnhancementStatusChange.all_objects.count() == before
     assert rows(release)[202].status == S.TRACKED_CODE
+
+
+def test_exception_requests_from_board_including_a_draft(world, board, client):
+    from releases.models import EnhancementException
+
+    board.set_values(
+        board.item(241, 101),
+        exception_request_type="Enhancements Freeze",
+        exception_status="Approved",
+        request_date="2026-02-12",
+        decision_date="2026-02-13",
+        slack_thread="https://kubernetes.slack.com/archives/C2C40FMNF/p1",
+        related_prs="https://github.com/kubernetes/enhancements/pull/9001",
+        additional_time=3,
+        liaison="enh-lead",
+        notes="API review done",
+    )
+    board.add_item(
+        241,
+        issue=None,
+        title="KEP-101: second request (code freeze)",
+        exception_request_type="Code Freeze",
+        exception_status="In Review",
+        request_date="2026-03-20",
+        related_prs="https://github.com/kubernetes/kubernetes/pull/1, https://github.com/kubernetes/kubernetes/pull/2",
+    )
+    report = board_release_sync(version="1.36", now=T0)
+    assert report.exceptions_created == 2
+    first, second = EnhancementException.objects.filter(release=world).order_by("requested_at")
+    row = rows(world)[101]
+    assert (first.freeze, first.decision, first.tracked_enhancement_id) == ("enhancements", "approved", row.pk)
+    assert first.decided_at == datetime.datetime(2026, 2, 13, tzinfo=datetime.UTC)
+    assert (first.additional_time, first.liaison, first.source) == ("3 days", "enh-lead", "board")
+    assert first.thread_url.endswith("/p1") and first.notes == "API review done"
+    assert (second.freeze, second.decision, second.decided_at) == ("code", "pending", None)
+    assert second.tracked_enhancement_id == row.pk and second.kep_number == 101  # joined by the title's number
+    assert second.pull_request_list == [
+        "https://github.com/kubernetes/kubernetes/pull/1",
+        "https://github.com/kubernetes/kubernetes/pull/2",
+    ]
+    body = client.get("/api/v1/exception-requests/?release=1.36&kep=101&freeze=code").json()
+    items = body["results"] if isinstance(body, dict) else body
+    assert [(i["title"], i["source"]) for i in items] == [("KEP-101: second request (code freeze)", "board")]
+    # Decided on the board since: the same row updated; an unchanged board then writes nothing.
+    board.set_values(board.projects[241]["items"][-1], exception_status="Rejected", decision_date="2026-03-21")
+    report = board_release_sync(version="1.36", now=T1)
+    assert (report.exceptions_created, report.exceptions_updated) == (0, 1)
+    second.refresh_from_db()
+    assert second.decision == "rejected"
+    writes = Writes()
+    with connection.execute_wrapper(writes):
+        report = board_release_sync(version="1.36", now=T2)
+    assert len(writes.statements) == 1, writes.statements
