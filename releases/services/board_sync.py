@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from core.models import Heartbeat
 from keps.models import Kep, Person, Sig
-from releases.choices import HistorySource
+from releases.choices import HistorySource, TargetStage, TrackedSource
 from releases.github import GitHubClient, GitHubError
 from releases.github.graphql import GraphQL
 from releases.models import Release, TrackedEnhancement
@@ -41,7 +41,8 @@ from releases.rules import (
 )
 from releases.services.board_exceptions import board_exceptions_write
 from releases.services.github_sync import LOCK_WAIT_SECONDS, GitHubSyncError, _release_lock, github_client
-from releases.services.tracking import tracked_enhancement_create, tracked_enhancement_set_status
+from releases.services.stats import release_stats_request
+from releases.services.tracking import RecordedChange, tracked_enhancements_create, tracked_enhancements_record
 
 logger = logging.getLogger(__name__)
 
@@ -259,7 +260,7 @@ def _text(value) -> str:
     return "" if value is None else str(value)
 
 
-def _wanted_fields(item: BoardItem, report: BoardReport, people: dict[str, Person]) -> dict:
+def _wanted_fields(item: BoardItem, report: BoardReport, people: dict) -> dict:
     """The row's fields the board sets (only those it has a known value for); unknown values reported."""
     wanted: dict[str, object] = {}
     for column, mapper, name in (
@@ -277,7 +278,9 @@ def _wanted_fields(item: BoardItem, report: BoardReport, people: dict[str, Perso
             wanted[name] = value
     sig = board_sig(_text(item.fields.get("sig")))
     if sig:
-        wanted["sig"] = Sig.objects.get_or_create(slug=sig)[0]
+        if f"sig:{sig}" not in people:  # looked up once per sync, not once per item
+            people[f"sig:{sig}"] = Sig.objects.get_or_create(slug=sig)[0]
+        wanted["sig"] = people[f"sig:{sig}"]
     contact = _text(item.fields.get("enhancements contact"))
     if contact:
         if contact.lower() not in people:
@@ -299,74 +302,87 @@ def _observed_note(since: datetime.datetime | None, now: datetime.datetime) -> s
     return f"observed on the board between {since:%Y-%m-%d %H:%M} and {now:%H:%M} UTC"
 
 
-def _apply(item, row, kep, release, report, *, since, now, people) -> None:
+@dataclass
+class _Writes:
+    """What the items ask to write, written together: new rows and status changes in bulk, stats queued once."""
+
+    fresh: list[TrackedEnhancement] = field(default_factory=list)
+    created: list[RecordedChange] = field(default_factory=list)
+    changes: list[RecordedChange] = field(default_factory=list)
+
+
+def _apply(item, row, kep, release, report, writes: _Writes, *, since, now, people) -> None:
     raw = _text(item.fields.get("status"))
     status = board_status(raw) if raw else None
     if raw and status is None:
         report.unknown.append(f"KEP-{item.number}: unknown status {raw!r} on the board; stored as written")
     fields = _wanted_fields(item, report, people)
+    observed = {
+        "note": _observed_note(since, now),
+        "observed_since": since,
+        # Seen by the first board sync, no event: when it happened before that is not known.
+        "assumed": since is None,
+    }
     if row is None:
         if status is None:
             report.skipped.append(f"KEP-{item.number}: no known status on the board; not opted in here")
             return
         event = next((e for e in reversed(item.events) if board_status(e.status) == status), None)
-        tracked_enhancement_create(
+        fields.setdefault("sig", kep.owning_sig)
+        if "target_stage" not in fields and kep.stage in TargetStage.values:
+            fields["target_stage"] = kep.stage
+        new = TrackedEnhancement(
             release=release,
             kep=kep,
             status=status,
-            source=HistorySource.BOARD,
-            link=item.url,
-            at=event.at if event else now,
-            author=event.actor if event else "",
-            note="" if event else _observed_note(since, now),
-            observed_since=None if event else since,
-            # Seen by the first board sync, no event: when it happened before that is not known.
-            assumed=event is None and since is None,
+            source=TrackedSource.SYNC,
+            created_at=event.at if event else now,
             **fields,
+        )
+        writes.fresh.append(new)
+        at = {"at": event.at, "author": event.actor} if event else {"at": now, **observed}
+        writes.created.append(
+            RecordedChange(tracked_enhancement=new, from_status="", to_status=status, link=item.url, **at)
         )
         report.created += 1
         report.history_added += 1
         report.observed += 0 if event else 1
         return
     changes = {name: value for name, value in fields.items() if _current(row, name) != _key(value)}
-    wrote = False
     if changes:
         for name, value in changes.items():
             setattr(row, name, value)
         row.github_synced_at = now
         row.save(update_fields=[*changes, "github_synced_at", "updated_at"])
-        wrote = True
-    if status is not None and status != row.status:
+    before = row.status
+    if status is not None and status != before:
         # Events newer than the row's last change, in order: each at its own instant.
         last = row.history.order_by("-changed_at").values_list("changed_at", flat=True).first()
         for event in item.events:
             mapped = board_status(event.status)
-            if mapped is None or mapped == row.status or (last is not None and event.at <= last):
+            if mapped is None or mapped == before or (last is not None and event.at <= last):
                 continue
-            tracked_enhancement_set_status(
-                tracked_enhancement=row,
-                status=mapped,
-                at=event.at,
-                author=event.actor,
-                source=HistorySource.BOARD,
-                link=item.url,
+            writes.changes.append(
+                RecordedChange(
+                    tracked_enhancement=row,
+                    from_status=before,
+                    to_status=mapped,
+                    at=event.at,
+                    author=event.actor,
+                    link=item.url,
+                )
             )
+            before = mapped
             report.history_added += 1
-        if row.status != status:
-            tracked_enhancement_set_status(
-                tracked_enhancement=row,
-                status=status,
-                at=now,
-                note=_observed_note(since, now),
-                source=HistorySource.BOARD,
-                link=item.url,
-                observed_since=since,
-                assumed=since is None,
+        if before != status:
+            writes.changes.append(
+                RecordedChange(
+                    tracked_enhancement=row, from_status=before, to_status=status, at=now, link=item.url, **observed
+                )
             )
             report.history_added += 1
             report.observed += 1
-        wrote = True
-    if wrote:
+    if changes or before != row.status:
         report.updated += 1
     else:
         report.unchanged += 1
@@ -431,7 +447,7 @@ class BoardNotFound(GitHubSyncError):
 
 
 def _sync(release, report, gql, *, org, project, now) -> None:
-    """Find the board, read it, write each item (one transaction each), then move the heartbeat."""
+    """Find the board, read it, write it (one transaction), then move the heartbeat."""
     if project is not None and project != release.board_project_number:
         release.board_project_number = project
         release.save(update_fields=["board_project_number"])
@@ -446,13 +462,20 @@ def _sync(release, report, gql, *, org, project, now) -> None:
     report.project = number
     items = board_read(gql=gql, org=org, number=number)
     report.items = len(items)
+    # Read first, then write in one transaction: no transaction stays open across GitHub's answers.
+    with transaction.atomic():
+        _write(release, report, items, now=now)
+
+
+def _write(release, report, items, *, now) -> None:
     numbers = {item.number for item in items if item.number}
     rows = {
         row.kep.number: row
         for row in TrackedEnhancement.objects.filter(release=release, kep__number__in=numbers).select_related("kep")
     }
     keps = {kep.number: kep for kep in Kep.objects.filter(number__in=numbers)}
-    people: dict[str, Person] = {}
+    people: dict = {}  # Person by lower-cased login, Sig by "sig:<slug>"
+    writes = _Writes()
     heartbeat = f"{BOARD_HEARTBEAT_PREFIX}{release.version}"
     since = Heartbeat.objects.filter(name=heartbeat).values_list("at", flat=True).first()
     for item in items:
@@ -462,8 +485,15 @@ def _sync(release, report, gql, *, org, project, now) -> None:
         if kep is None:
             report.skipped.append(f"#{item.number}: no KEP {item.number} in sigtracker; import_keps first")
             continue
-        with transaction.atomic():
-            _apply(item, rows.get(item.number), kep, release, report, since=since, now=now, people=people)
+        _apply(item, rows.get(item.number), kep, release, report, writes, since=since, now=now, people=people)
+    if writes.fresh:
+        tracked_enhancements_create(
+            rows=writes.fresh, changes=writes.created, source=HistorySource.BOARD, request_stats=False
+        )
+    if writes.changes:
+        tracked_enhancements_record(changes=writes.changes, source=HistorySource.BOARD, request_stats=False)
+    if writes.fresh or writes.changes:
+        release_stats_request(release_ids=[release.pk])  # once for the board, not once per row
     with transaction.atomic():
         board_exceptions_write(release=release, items=items, report=report, now=now)
     # The window of the next sync's observations starts here, and only at a sync that read the whole board.

@@ -344,6 +344,7 @@ class RecordedChange:
     note: str = ""
     assumed: bool = False
     link: str = ""
+    observed_since: datetime.datetime | None = None  # seen by a sync: it happened after this, by `at`
 
 
 @transaction.atomic
@@ -378,6 +379,7 @@ def tracked_enhancements_record(*, changes: Sequence[RecordedChange], source: st
             source=source,
             link=change.link,
             assumed=change.assumed,
+            observed_since=change.observed_since,
         )
         for change in changes
     )
