@@ -192,6 +192,7 @@ class TrackedEnhancementSerializer(serializers.ModelSerializer):
             "type",
             "target_stage",
             "status",
+            "board_status",
             "is_at_risk",
             "is_final",
             "prr_status",
