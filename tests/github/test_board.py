@@ -356,3 +356,17 @@ def test_exception_requests_from_board_including_a_draft(world, board, client):
     with connection.execute_wrapper(writes):
         report = board_release_sync(version="1.36", now=T2)
     assert len(writes.statements) == 1, writes.statements
+
+
+def test_board_vs_labels_page_queries_do_not_grow(world, board, client, django_assert_max_num_queries):
+    for number in range(3000, 3030):
+        kep = KepFactory(number=number)
+        row = TrackedEnhancementFactory(
+            release=world, kep=kep, status=S.TRACKED_CODE, board_status="Tracked for code freeze"
+        )
+        EnhancementStatusChange.objects.create(
+            tracked_enhancement=row, to_status=S.REMOVED, source=HistorySource.GITHUB, changed_at=T0
+        )
+    with django_assert_max_num_queries(12):
+        page = client.get("/releases/1.36/board-vs-labels/")
+    assert page.status_code == 200 and page.content.count(b"<tr>") == 31  # header and 30 rows
