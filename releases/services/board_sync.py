@@ -28,7 +28,7 @@ from django.utils import timezone
 from core.models import Heartbeat
 from keps.models import Kep, Person, Sig
 from releases.choices import HistorySource, TargetStage, TrackedSource
-from releases.github import GitHubClient, GitHubError
+from releases.github import GitHubClient, GitHubError, GitHubNotFound
 from releases.github.graphql import GraphQL
 from releases.models import Release, TrackedEnhancement
 from releases.rules import (
@@ -440,6 +440,10 @@ def board_current_release_sync() -> BoardReport | None:
         return board_release_sync(version=release.version)
     except BoardNotFound:
         return None
+    except GitHubNotFound:
+        if release.board_project_number:
+            raise  # a board was named: its absence is news
+        return None  # no GraphQL here (an enterprise server without it): labels only, quietly
 
 
 class BoardNotFound(GitHubSyncError):

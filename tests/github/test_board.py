@@ -370,3 +370,29 @@ def test_board_vs_labels_page_queries_do_not_grow(world, board, client, django_a
     with django_assert_max_num_queries(12):
         page = client.get("/releases/1.36/board-vs-labels/")
     assert page.status_code == 200 and page.content.count(b"<tr>") == 31  # header and 30 rows
+
+
+def test_beat_reads_the_board_after_the_labels(db, github):
+    from releases.choices import MilestoneKind
+    from releases.models import Milestone
+    from releases.tasks import sync_github_current_release
+    from tests.github.standin import labeled, milestoned
+
+    now = datetime.datetime.now(datetime.UTC)
+    release = Release.objects.create(version="1.36", cycle_start=(now - datetime.timedelta(days=20)).date())
+    Milestone.objects.create(release=release, kind=MilestoneKind.CYCLE_START, at=now - datetime.timedelta(days=20))
+    Milestone.objects.create(release=release, kind=MilestoneKind.RELEASE, at=now + datetime.timedelta(days=60))
+    KepFactory(number=301)
+    github.add_milestone("v1.36", number=60)
+    opt = now - datetime.timedelta(days=10)
+    github.add_issue(301, events=[milestoned("v1.36", opt), labeled("lead-opted-in", opt)])
+    # Without a GraphQL endpoint (the REST stand-in alone), beat reads the labels and says nothing of a board.
+    assert "board" not in sync_github_current_release.apply().get()
+    graphql = StandInGraphQL()
+    github.graphql = graphql
+    graphql.add_project(250, "v1.36 Enhancements Tracking")
+    graphql.add_item(250, issue=301, status="At risk for code freeze", prr_status="In Review")
+    result = sync_github_current_release.apply().get()
+    assert "v1.36 board #250: 1 items read" in result
+    row = rows(release)[301]
+    assert (row.status, row.prr_status) == (S.AT_RISK_CODE, "in_review")
