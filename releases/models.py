@@ -306,7 +306,8 @@ class TrackedEnhancement(models.Model):
         null=True, blank=True, editable=False, help_text="When a sync last changed this row."
     )
     # The board's Status as written there: kept verbatim, also when it maps to no status of ours.
-    board_status = models.CharField(max_length=100, blank=True, editable=False)
+    # db_default: bulk COPY loaders (the synthetic demo data) name only the columns they know.
+    board_status = models.CharField(max_length=100, blank=True, default="", db_default="", editable=False)
 
     objects = TrackedEnhancementQuerySet.as_manager()
 
@@ -454,7 +455,11 @@ class EnhancementException(models.Model):
     )
     notes = models.TextField(blank=True)
     liaison = models.CharField(
-        max_length=100, blank=True, help_text="The release team member following the request (GitHub handle)."
+        max_length=100,
+        blank=True,
+        default="",
+        db_default="",  # bulk loaders name only the columns they know
+        help_text="The release team member following the request (GitHub handle).",
     )
 
     class Meta:
