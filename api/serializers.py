@@ -192,6 +192,7 @@ class TrackedEnhancementSerializer(serializers.ModelSerializer):
             "type",
             "target_stage",
             "status",
+            "board_status",
             "is_at_risk",
             "is_final",
             "prr_status",
@@ -228,6 +229,7 @@ class ExceptionRequestSerializer(serializers.ModelSerializer):
             "decided_at",
             "deadline",
             "additional_time",
+            "liaison",
             "notes",
             "source",
         ]
@@ -243,6 +245,15 @@ class StatusChangeSerializer(serializers.ModelSerializer):
     release = serializers.CharField(source="tracked_enhancement.release.version", read_only=True)
     kep = serializers.IntegerField(source="tracked_enhancement.kep.number", read_only=True)
     sig = serializers.CharField(source="tracked_enhancement.sig.slug", read_only=True)
+    instant = serializers.SerializerMethodField(
+        help_text="exact: when it happened; observed: a sync saw it, it happened between observed_since and "
+        "changed_at; assumed: a stand-in instant (e.g. first seen by the first board sync)."
+    )
+
+    def get_instant(self, obj) -> str:
+        if obj.observed_since is not None:
+            return "observed"
+        return "assumed" if obj.assumed else "exact"
 
     class Meta:
         model = EnhancementStatusChange
@@ -259,6 +270,8 @@ class StatusChangeSerializer(serializers.ModelSerializer):
             "source",
             "link",
             "assumed",
+            "instant",
+            "observed_since",
             "note",
         ]
 

@@ -241,7 +241,7 @@ class StatusListForm(forms.ModelForm):
 
 #: Fields a GitHub sync owns on a synced row (releases.services.github_sync): read-only in the admin.
 GITHUB_OWNED_FIELDS = ("release", "kep", "sig", "target_stage", "status")
-GITHUB_FIELDS = ("github_issue_link", "github_synced_at")
+GITHUB_FIELDS = ("github_issue_link", "github_synced_at", "board_status")
 
 
 class ExceptionInline(admin.TabularInline):

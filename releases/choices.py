@@ -29,6 +29,8 @@ class EnhancementType(models.TextChoices):
     GRADUATING = "graduating", "Graduating"
     DEPRECATION = "deprecation", "Deprecation"
     REMOVAL = "removal", "Removal"
+    #: A docs-only entry; the board's Type column has offered it since v1.30 (the docs freeze).
+    DOCS = "docs", "Docs"
 
 
 class TargetStage(models.TextChoices):
@@ -107,6 +109,7 @@ class HistorySource(models.TextChoices):
     SHELL = "shell", "Shell"
     FEATURE_SHEET = "feature_sheet", "Feature sheet"
     EXCEPTION_FILE = "exception_file", "Exception file"
+    BOARD = "board", "Tracking board"
 
 
 class TrackedSource(models.TextChoices):

@@ -91,6 +91,11 @@ class Release(models.Model):
     actual_release_date = models.DateField(null=True, blank=True)
     state = models.CharField(max_length=20, choices=ReleaseState.choices, default=ReleaseState.PLANNING)
     source_url = models.URLField(blank=True)
+    # The release team's tracking board (a GitHub ProjectV2 of the kubernetes org): found by title on the first
+    # board sync, or set with `sync_github --project N`, and remembered.
+    board_project_number = models.PositiveIntegerField(
+        "tracking board project number", null=True, blank=True, help_text="github.com/orgs/<org>/projects/<N>."
+    )
 
     objects = ReleaseQuerySet.as_manager()
 
@@ -300,6 +305,9 @@ class TrackedEnhancement(models.Model):
     github_synced_at = models.DateTimeField(
         null=True, blank=True, editable=False, help_text="When a sync last changed this row."
     )
+    # The board's Status as written there: kept verbatim, also when it maps to no status of ours.
+    # db_default: bulk COPY loaders (the synthetic demo data) name only the columns they know.
+    board_status = models.CharField(max_length=100, blank=True, default="", db_default="", editable=False)
 
     objects = TrackedEnhancementQuerySet.as_manager()
 
@@ -446,6 +454,13 @@ class EnhancementException(models.Model):
         null=True, blank=True, help_text="When the work must be in: as requested, then as granted."
     )
     notes = models.TextField(blank=True)
+    liaison = models.CharField(
+        max_length=100,
+        blank=True,
+        default="",
+        db_default="",  # bulk loaders name only the columns they know
+        help_text="The release team member following the request (GitHub handle).",
+    )
 
     class Meta:
         ordering = ["release__major", "release__minor", "requested_at", "pk"]
@@ -653,6 +668,11 @@ class EnhancementStatusChange(models.Model):
         default=False,
         db_default=False,  # bulk COPY loaders (the synthetic demo data) name only the columns they know
         help_text="This row only withdraws the one it supersedes: its source no longer records that change.",
+    )
+    # A change nobody recorded an instant for, seen by a sync: it happened after this instant (the previous
+    # sync that saw otherwise) and by `changed_at` (the sync that saw it).
+    observed_since = models.DateTimeField(
+        null=True, blank=True, help_text="Observed by a sync: the change happened between this and changed_at."
     )
 
     objects = CurrentHistoryManager()

@@ -137,7 +137,22 @@ def sync_github_current_release() -> str:
         logger.warning("GitHub sync stopped: %s", report.stopped)
     else:
         metrics.github_sync_succeeded(version=report.version)
-    return report.summary()
+    return report.summary() + _board_sync()
+
+
+def _board_sync() -> str:
+    """The current release's tracking board after its labels (the board wins for status); failures logged."""
+    from releases.services import board_sync
+
+    try:
+        board = board_sync.board_current_release_sync()
+    except (board_sync.GitHubSyncError, board_sync.GitHubError) as exc:
+        logger.warning("Board sync failed: %s", exc)
+        return f" Board: failed: {exc}"
+    if board is None:
+        return ""
+    logger.info("Board sync: %s", board.summary())
+    return " " + board.summary()
 
 
 @shared_task(acks_late=True, soft_time_limit=60, time_limit=90)

@@ -257,3 +257,17 @@ def calendar_release(request, version):
         base_url=request.build_absolute_uri("/"),
     )
     return _calendar_response(body, f"kubernetes-{release.version}.ics")
+
+
+class BoardVsLabelsView(TemplateView):
+    """Where the tracking board and the issues' labels disagree, for the enhancements team to reconcile."""
+
+    template_name = "releases/board_vs_labels.html"
+
+    def get_context_data(self, **kwargs):
+        from .selectors_board import board_label_disagreements
+
+        context = super().get_context_data(**kwargs)
+        release = _release_or_404(self.kwargs["version"])
+        context.update(nav="releases", release=release, rows=board_label_disagreements(release=release))
+        return context

@@ -530,7 +530,12 @@ def _apply_issue(context: _Context, issue: Issue, verdict: GitHubVerdict, report
             row.save(update_fields=[*fields, "github_synced_at", "updated_at"])
     context.changed = True
     added, superseded = tracked_enhancement_mirror_history(
-        tracked_enhancement=row, entries=entries, source=HistorySource.GITHUB, link=issue.html_url, request_stats=False
+        tracked_enhancement=row,
+        entries=entries,
+        source=HistorySource.GITHUB,
+        link=issue.html_url,
+        request_stats=False,
+        keep_status=bool(row.board_status),  # the board, once read, wins for status
     )
     report.history_added += added
     report.history_superseded += superseded
@@ -552,9 +557,12 @@ def _sig_for(kep: Kep | None, verdict: GitHubVerdict) -> Sig | None:
 
 def _field_changes(row: TrackedEnhancement, issue: Issue, verdict: GitHubVerdict) -> dict:
     wanted = {"github_issue_number": issue.number, "github_issue_url": issue.html_url}
-    if verdict.target_stage:
+    # A row on the tracking board takes its stage and SIG from the board's columns: labels saying otherwise would
+    # flip them back and forth at every sync.
+    on_board = bool(row.board_status)
+    if verdict.target_stage and not on_board:
         wanted["target_stage"] = verdict.target_stage
-    if verdict.sigs and row.sig.slug not in verdict.sigs:
+    if verdict.sigs and row.sig.slug not in verdict.sigs and not on_board:
         wanted["sig"] = _sig_for(None, verdict)
     if issue.assignees and (row.assignee is None or row.assignee.github.lower() != issue.assignees[0].lower()):
         wanted["assignee"] = _person(issue.assignees[0])

@@ -29,6 +29,7 @@ def tracked_enhancement_set_status(
     source: str = "",
     link: str = "",
     assumed: bool = False,
+    observed_since=None,
 ) -> TrackedEnhancement:
     """Change one row's status and record the change in its history (no-op when unchanged).
 
@@ -58,6 +59,7 @@ def tracked_enhancement_set_status(
             source=source,
             link=link,
             assumed=assumed,
+            observed_since=observed_since,
         ).save()
         release_stats_request(release_ids=[tracked_enhancement.release_id])
     return tracked_enhancement
@@ -111,6 +113,7 @@ def _history_row(
     assumed=False,
     supersedes: int | None = None,
     withdrawn: bool = False,
+    observed_since=None,
 ) -> EnhancementStatusChange:
     """One history row, unsaved: who made the change (a user here, else `author`), from where, and when; the
     primary key of the row it `supersedes` when it corrects (or, `withdrawn`, only withdraws) an earlier one."""
@@ -128,6 +131,7 @@ def _history_row(
         source=_source(source, user),
         link=link,
         assumed=assumed,
+        observed_since=observed_since,
     )
 
 
@@ -178,6 +182,7 @@ def tracked_enhancement_mirror_history(
     source: str,
     link: str = "",
     request_stats: bool = True,
+    keep_status: bool = False,
 ) -> tuple[int, int]:
     """Make the row's current history from `source` equal `entries` (a mirror of an outside record, e.g. a
     GitHub timeline, at the instants it gives), leaving rows from other sources as they are; then set the row's
@@ -253,7 +258,8 @@ def tracked_enhancement_mirror_history(
     ]
     EnhancementStatusChange.objects.bulk_create(rows)
     latest = timeline[-1][1] if timeline else tracked_enhancement.status
-    if latest != tracked_enhancement.status:
+    # `keep_status`: another source owns the status (the tracking board wins over labels); history still kept.
+    if latest != tracked_enhancement.status and not keep_status:
         tracked_enhancement.status = latest
         with status_writer():
             tracked_enhancement.save(update_fields=["status", "updated_at"])
@@ -274,6 +280,8 @@ def tracked_enhancement_create(
     source: str = "",
     link: str = "",
     at=None,
+    observed_since=None,
+    assumed: bool = False,
     **fields,
 ) -> TrackedEnhancement:
     """Opt `kep` into `release` with its first status, kept as the first history row.
@@ -297,7 +305,19 @@ def tracked_enhancement_create(
         row.created_at = at
     with status_writer():
         row.save()
-    _history_row(row, "", status, at=at, user=user, author=author, note=note, source=source, link=link).save()
+    _history_row(
+        row,
+        "",
+        status,
+        at=at,
+        user=user,
+        author=author,
+        note=note,
+        source=source,
+        link=link,
+        observed_since=observed_since,
+        assumed=assumed,
+    ).save()
     release_stats_request(release_ids=[row.release_id])
     return row
 
@@ -308,6 +328,7 @@ _ROW_SOURCE = {
     HistorySource.NOTES: TrackedSource.NOTES,
     HistorySource.FEATURE_SHEET: TrackedSource.FEATURE_SHEET,
     HistorySource.EXCEPTION_FILE: TrackedSource.EXCEPTION_FILE,
+    HistorySource.BOARD: TrackedSource.SYNC,
 }
 
 
@@ -323,6 +344,7 @@ class RecordedChange:
     note: str = ""
     assumed: bool = False
     link: str = ""
+    observed_since: datetime.datetime | None = None  # seen by a sync: it happened after this, by `at`
 
 
 @transaction.atomic
@@ -357,6 +379,7 @@ def tracked_enhancements_record(*, changes: Sequence[RecordedChange], source: st
             source=source,
             link=change.link,
             assumed=change.assumed,
+            observed_since=change.observed_since,
         )
         for change in changes
     )

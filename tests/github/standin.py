@@ -123,6 +123,8 @@ class StandInGitHub:
         self.max_in_flight = 0
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
+        #: A `tests.github.graphql_standin.StandInGraphQL` answering `POST /graphql` on this server's port.
+        self.graphql = None
 
     # --- data ---------------------------------------------------------------------------------------------------
 
@@ -245,6 +247,14 @@ class StandInGitHub:
 
             def do_GET(self):  # noqa: N802 - http.server API
                 standin._handle(self)
+
+            def do_POST(self):  # noqa: N802 - GraphQL, when a GraphQL stand-in is attached (`graphql`)
+                if standin.graphql is None:
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                standin.graphql._handle(self)
 
             def log_message(self, *args):
                 pass

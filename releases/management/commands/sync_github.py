@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from releases.github import GitHubAuthError, GitHubError, GitHubNotFound
 from releases.models import parse_version
+from releases.services.board_sync import BoardNotFound, board_release_sync
 from releases.services.github_sync import GitHubSyncError, github_backfill
 
 
@@ -39,8 +40,16 @@ class Command(BaseCommand):
             help="owner/name of the tracking issues' repository (default: kubernetes/enhancements).",
         )
         parser.add_argument("--dry-run", action="store_true", help="Print what would change; write nothing.")
+        parser.add_argument(
+            "--project",
+            type=int,
+            metavar="N",
+            help="The release's tracking board, github.com/orgs/kubernetes/projects/N (remembered for later runs; "
+            "without it the board is found by its title, 'v1.36 Enhancements Tracking').",
+        )
+        parser.add_argument("--no-board", action="store_true", help="Read labels and milestones only.")
 
-    def handle(self, *args, release, backfill, repo, dry_run, verbosity, **options):
+    def handle(self, *args, release, backfill, repo, dry_run, verbosity, project=None, no_board=False, **options):
         versions = _versions(backfill) if backfill else _versions(release)
         repo = repo or settings.SIGTRACKER_GITHUB_REPO
         if "/" not in repo:
@@ -61,9 +70,29 @@ class Command(BaseCommand):
             if verbosity >= 2 and report.not_opted_in:
                 numbers = ", ".join(f"#{n}" for n in report.not_opted_in)
                 self.stdout.write(f"  in milestone, not opted in: {numbers}")
+        if release and not dry_run and not no_board and not any(report.stopped for report in reports):
+            self._board(reports[-1].version, project, verbosity)
         stopped = next((report.stopped for report in reports if report.stopped), "")
         if stopped:
             raise CommandError(stopped, returncode=1)
         skipped = sum(len(report.skipped) for report in reports)
         if skipped:
             raise CommandError(f"{skipped} issue(s) skipped (named above); the rest synced.", returncode=1)
+
+    def _board(self, version: str, project: int | None, verbosity: int) -> None:
+        """The release's tracking board after its labels, so the board's statuses are the latest word."""
+        try:
+            report = board_release_sync(version=version, project=project, echo=self.stderr.write)
+        except (BoardNotFound, GitHubNotFound) as exc:
+            if project is not None and not isinstance(exc, BoardNotFound):
+                raise CommandError(str(exc), returncode=2) from exc
+            # No board asked for and none found: the labels and milestones are all there is.
+            if verbosity >= 1:
+                self.stdout.write(f"Board not read: {exc} Labels and milestones only.")
+            return
+        except (GitHubSyncError, GitHubAuthError) as exc:
+            raise CommandError(str(exc), returncode=2) from exc
+        except GitHubError as exc:
+            raise CommandError(str(exc), returncode=1) from exc
+        if verbosity >= 1:
+            self.stdout.write(report.summary())

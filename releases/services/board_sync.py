@@ -1,0 +1,506 @@
+"""Sync a release's tracked enhancements from the Release Tracking Board (a GitHub ProjectV2), with its history.
+
+The enhancements handbook calls the board's Enhancements view the source of truth for each KEP's status; its
+other columns (Stage, Type, SIG, PRR Status, Enhancements Contact, Note) are what labels cannot say. The board
+is read through GitHub's GraphQL API (`releases.github.graphql`): 100 items a query with their field values,
+their issue's number and that issue's project status-change events, so a board of 150 items costs two queries
+(plus one to find the board by title the first time).
+
+History. The board keeps none that can be relied on: GitHub writes a `ProjectV2ItemStatusChangedEvent` to the
+issue's timeline for some status changes and, since late 2026, not for most. A status differing from the row's
+is written through the tracking service, one history row per change: at each event's instant (actor, previous
+status) when the timeline has events newer than what sigtracker holds; otherwise once, at this sync's instant,
+*observed* (`observed_since` = the previous successful board sync, a `core.Heartbeat` row): it happened in that
+window. A change is written only while the row's status differs from the board's, so an event arriving late for
+a change already observed adds nothing: never counted twice, nothing rewritten. An unchanged board writes no
+tracked enhancement or history row (only the heartbeat's instant moves).
+"""
+
+import datetime
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from core.models import Heartbeat
+from keps.models import Kep, Person, Sig
+from releases.choices import HistorySource, TargetStage, TrackedSource
+from releases.github import GitHubClient, GitHubError, GitHubNotFound
+from releases.github.graphql import GraphQL
+from releases.models import Release, TrackedEnhancement
+from releases.rules import (
+    board_prr_status,
+    board_sig,
+    board_stage,
+    board_status,
+    board_type,
+    is_release_board_title,
+)
+from releases.services.board_exceptions import board_exceptions_write
+from releases.services.github_sync import LOCK_WAIT_SECONDS, GitHubSyncError, _release_lock, github_client
+from releases.services.stats import release_stats_request
+from releases.services.tracking import RecordedChange, tracked_enhancements_create, tracked_enhancements_record
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_ORG = "kubernetes"
+#: Heartbeat row (core.Heartbeat) holding the instant of the last board sync that read a release's whole board.
+BOARD_HEARTBEAT_PREFIX = "board-sync:"
+
+_FIELD = "field { ... on ProjectV2FieldCommon { name } }"
+ITEMS_QUERY = """
+query BoardItems($org: String!, $number: Int!, $after: String) {
+  rateLimit { cost remaining resetAt }
+  organization(login: $org) {
+    projectV2(number: $number) {
+      number
+      title
+      items(first: 100, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes {
+          id
+          type
+          fieldValues(first: 40) {
+            nodes {
+              __typename
+              ... on ProjectV2ItemFieldSingleSelectValue { name FIELD }
+              ... on ProjectV2ItemFieldTextValue { text FIELD }
+              ... on ProjectV2ItemFieldDateValue { date FIELD }
+              ... on ProjectV2ItemFieldNumberValue { number FIELD }
+              ... on ProjectV2ItemFieldUserValue { users(first: 5) { nodes { login } } FIELD }
+            }
+          }
+          content {
+            __typename
+            ... on Issue {
+              number
+              title
+              url
+              EVENTS
+            }
+            ... on DraftIssue { title body }
+          }
+        }
+      }
+    }
+  }
+}
+""".replace("FIELD", _FIELD)
+_EVENTS = """timelineItems(itemTypes: [PROJECT_V2_ITEM_STATUS_CHANGED_EVENT], last: 20) {
+                nodes {
+                  __typename
+                  ... on ProjectV2ItemStatusChangedEvent {
+                    createdAt
+                    actor { login }
+                    previousStatus
+                    status
+                    project { number }
+                  }
+                }
+              }"""
+
+FIND_QUERY = """
+query FindBoard($org: String!, $search: String!) {
+  rateLimit { cost remaining resetAt }
+  organization(login: $org) {
+    projectsV2(first: 50, query: $search) { nodes { number title } }
+  }
+}
+"""
+
+
+@dataclass(frozen=True)
+class StatusEvent:
+    at: datetime.datetime
+    actor: str
+    previous: str
+    status: str
+
+
+@dataclass
+class BoardItem:
+    """One item of the board as plain data: its field values by lower-cased field name, and its content."""
+
+    kind: str  # ISSUE, DRAFT_ISSUE, PULL_REQUEST, REDACTED
+    fields: dict[str, object]
+    id: str = ""  # the item's node id, stable while it stays on the board
+    number: int | None = None
+    title: str = ""
+    url: str = ""
+    events: list[StatusEvent] = field(default_factory=list)
+
+
+@dataclass
+class BoardReport:
+    version: str
+    project: int | None = None
+    items: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    history_added: int = 0
+    observed: int = 0
+    exceptions_created: int = 0
+    exceptions_updated: int = 0
+    requests: int = 0
+    points: int = 0
+    unknown: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"v{self.version} board #{self.project}: {self.items} items read; tracked enhancements created "
+            f"{self.created}, updated {self.updated}, unchanged {self.unchanged}; history rows added "
+            f"{self.history_added} ({self.observed} observed); exception requests created "
+            f"{self.exceptions_created}, updated {self.exceptions_updated}; {self.requests} GraphQL requests, "
+            f"{self.points} points."
+        )
+
+
+# --- reading ------------------------------------------------------------------------------------------------------
+
+
+def _at(value) -> datetime.datetime | None:
+    try:
+        return datetime.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def parse_item(node: dict, *, project: int) -> BoardItem:
+    """A board item from its GraphQL node (no database). Values keyed by field name, lower case; events only
+    those of this project, oldest first."""
+    values: dict[str, object] = {}
+    for value in ((node.get("fieldValues") or {}).get("nodes")) or []:
+        if not isinstance(value, dict):
+            continue
+        name = str(((value.get("field") or {}).get("name")) or "").strip().lower()
+        kind = value.get("__typename", "")
+        if not name:
+            continue
+        if kind == "ProjectV2ItemFieldSingleSelectValue":
+            values[name] = value.get("name") or ""
+        elif kind == "ProjectV2ItemFieldTextValue":
+            values[name] = value.get("text") or ""
+        elif kind == "ProjectV2ItemFieldDateValue":
+            values[name] = value.get("date") or ""
+        elif kind == "ProjectV2ItemFieldNumberValue":
+            values[name] = value.get("number")
+        elif kind == "ProjectV2ItemFieldUserValue":
+            values[name] = [u.get("login") for u in ((value.get("users") or {}).get("nodes") or []) if u]
+    content = node.get("content") or {}
+    item = BoardItem(
+        kind=str(node.get("type") or content.get("__typename") or ""), fields=values, id=str(node.get("id") or "")
+    )
+    item.title = str(content.get("title") or "")
+    if content.get("__typename") == "Issue":
+        item.number = content.get("number")
+        item.url = content.get("url") or ""
+        for event in ((content.get("timelineItems") or {}).get("nodes")) or []:
+            if not isinstance(event, dict) or ((event.get("project") or {}).get("number")) != project:
+                continue
+            at = _at(event.get("createdAt"))
+            if at is not None:
+                item.events.append(
+                    StatusEvent(
+                        at=at,
+                        actor=((event.get("actor") or {}).get("login")) or "",
+                        previous=event.get("previousStatus") or "",
+                        status=event.get("status") or "",
+                    )
+                )
+        item.events.sort(key=lambda e: e.at)
+    return item
+
+
+def board_find(*, gql: GraphQL, org: str, version: str) -> int | None:
+    """The number of release `version`'s board among `org`'s projects, by title."""
+    data = gql.query(FIND_QUERY, {"org": org, "search": f"{version} Enhancements"})
+    for node in ((data.get("organization") or {}).get("projectsV2") or {}).get("nodes") or []:
+        if node and is_release_board_title(str(node.get("title") or ""), version):
+            return node.get("number")
+    return None
+
+
+def board_read(*, gql: GraphQL, org: str, number: int) -> list[BoardItem]:
+    """Every item of board `number`, a page of 100 a query."""
+    items: list[BoardItem] = []
+    after = None
+    query = ITEMS_QUERY.replace("EVENTS", _EVENTS)
+    while True:
+        try:
+            data = gql.query(query, {"org": org, "number": number, "after": after})
+        except GitHubError as exc:
+            # A GitHub (or GHES) whose schema lacks the status-change event refuses the whole query: read the
+            # board without events, and every change is then recorded as observed.
+            if "StatusChangedEvent" not in str(exc) and "STATUS_CHANGED_EVENT" not in str(exc):
+                raise
+            query = ITEMS_QUERY.replace("EVENTS", "")
+            continue
+        board = (data.get("organization") or {}).get("projectV2")
+        if board is None:
+            raise GitHubSyncError(f"{org} has no project {number}: check --project.")
+        connection = board.get("items") or {}
+        items.extend(parse_item(node, project=number) for node in connection.get("nodes") or [] if node)
+        info = connection.get("pageInfo") or {}
+        if not info.get("hasNextPage") or not info.get("endCursor"):
+            return items
+        after = info["endCursor"]
+
+
+# --- writing ------------------------------------------------------------------------------------------------------
+
+
+def _text(value) -> str:
+    if isinstance(value, list):
+        return value[0] if value else ""
+    return "" if value is None else str(value)
+
+
+def _wanted_fields(item: BoardItem, report: BoardReport, people: dict) -> dict:
+    """The row's fields the board sets (only those it has a known value for); unknown values reported."""
+    wanted: dict[str, object] = {}
+    for column, mapper, name in (
+        ("type", board_type, "type"),
+        ("stage", board_stage, "target_stage"),
+        ("prr status", board_prr_status, "prr_status"),
+    ):
+        raw = _text(item.fields.get(column))
+        if not raw:
+            continue
+        value = mapper(raw)
+        if value is None:
+            report.unknown.append(f"KEP-{item.number}: unknown {column} {raw!r} on the board; not mapped")
+        else:
+            wanted[name] = value
+    sig = board_sig(_text(item.fields.get("sig")))
+    if sig:
+        if f"sig:{sig}" not in people:  # looked up once per sync, not once per item
+            people[f"sig:{sig}"] = Sig.objects.get_or_create(slug=sig)[0]
+        wanted["sig"] = people[f"sig:{sig}"]
+    contact = _text(item.fields.get("enhancements contact"))
+    if contact:
+        if contact.lower() not in people:
+            people[contact.lower()] = Person.objects.filter(github__iexact=contact).first() or Person.objects.create(
+                github=contact
+            )
+        wanted["enhancements_contact"] = people[contact.lower()]
+    if "note" in item.fields:
+        wanted["notes"] = _text(item.fields.get("note"))
+    wanted["board_status"] = _text(item.fields.get("status"))[:100]
+    if item.url and item.number:
+        wanted["github_issue_number"], wanted["github_issue_url"] = item.number, item.url
+    return wanted
+
+
+def _observed_note(since: datetime.datetime | None, now: datetime.datetime) -> str:
+    if since is None:
+        return f"observed on the board at {now:%Y-%m-%d %H:%M} UTC (first board sync)"
+    return f"observed on the board between {since:%Y-%m-%d %H:%M} and {now:%H:%M} UTC"
+
+
+@dataclass
+class _Writes:
+    """What the items ask to write, written together: new rows and status changes in bulk, stats queued once."""
+
+    fresh: list[TrackedEnhancement] = field(default_factory=list)
+    created: list[RecordedChange] = field(default_factory=list)
+    changes: list[RecordedChange] = field(default_factory=list)
+
+
+def _apply(item, row, kep, release, report, writes: _Writes, *, since, now, people) -> None:
+    raw = _text(item.fields.get("status"))
+    status = board_status(raw) if raw else None
+    if raw and status is None:
+        report.unknown.append(f"KEP-{item.number}: unknown status {raw!r} on the board; stored as written")
+    fields = _wanted_fields(item, report, people)
+    observed = {
+        "note": _observed_note(since, now),
+        "observed_since": since,
+        # Seen by the first board sync, no event: when it happened before that is not known.
+        "assumed": since is None,
+    }
+    if row is None:
+        if status is None:
+            report.skipped.append(f"KEP-{item.number}: no known status on the board; not opted in here")
+            return
+        event = next((e for e in reversed(item.events) if board_status(e.status) == status), None)
+        fields.setdefault("sig", kep.owning_sig)
+        if "target_stage" not in fields and kep.stage in TargetStage.values:
+            fields["target_stage"] = kep.stage
+        new = TrackedEnhancement(
+            release=release,
+            kep=kep,
+            status=status,
+            source=TrackedSource.SYNC,
+            created_at=event.at if event else now,
+            **fields,
+        )
+        writes.fresh.append(new)
+        at = {"at": event.at, "author": event.actor} if event else {"at": now, **observed}
+        writes.created.append(
+            RecordedChange(tracked_enhancement=new, from_status="", to_status=status, link=item.url, **at)
+        )
+        report.created += 1
+        report.history_added += 1
+        report.observed += 0 if event else 1
+        return
+    changes = {name: value for name, value in fields.items() if _current(row, name) != _key(value)}
+    if changes:
+        for name, value in changes.items():
+            setattr(row, name, value)
+        row.github_synced_at = now
+        row.save(update_fields=[*changes, "github_synced_at", "updated_at"])
+    before = row.status
+    if status is not None and status != before:
+        # Events newer than the row's last change, in order: each at its own instant.
+        last = row.history.order_by("-changed_at").values_list("changed_at", flat=True).first()
+        for event in item.events:
+            mapped = board_status(event.status)
+            if mapped is None or mapped == before or (last is not None and event.at <= last):
+                continue
+            writes.changes.append(
+                RecordedChange(
+                    tracked_enhancement=row,
+                    from_status=before,
+                    to_status=mapped,
+                    at=event.at,
+                    author=event.actor,
+                    link=item.url,
+                )
+            )
+            before = mapped
+            report.history_added += 1
+        if before != status:
+            writes.changes.append(
+                RecordedChange(
+                    tracked_enhancement=row, from_status=before, to_status=status, at=now, link=item.url, **observed
+                )
+            )
+            report.history_added += 1
+            report.observed += 1
+    if changes or before != row.status:
+        report.updated += 1
+    else:
+        report.unchanged += 1
+
+
+def _current(row, name):
+    if name in ("sig", "enhancements_contact"):
+        return getattr(row, f"{name}_id")
+    return getattr(row, name)
+
+
+def _key(value):
+    return getattr(value, "pk", value)
+
+
+def board_release_sync(
+    *,
+    version: str,
+    org: str = DEFAULT_ORG,
+    project: int | None = None,
+    client: GitHubClient | None = None,
+    now: datetime.datetime | None = None,
+    echo: Callable[[str], None] | None = None,
+) -> BoardReport:
+    """Read release `version`'s board and write what it says; `project` sets (and remembers) its number."""
+    release = Release.objects.filter(version=version).first()
+    if release is None:
+        raise GitHubSyncError(f"release {version} is not in the database: run import_schedule first.")
+    report = BoardReport(version=release.version)
+    own = client is None
+    client = client or github_client()
+    client.start_deadline(float(getattr(settings, "GITHUB_SYNC_DEADLINE", 300)))
+    gql = GraphQL(client)
+    now = now or timezone.now()
+    try:
+        with _release_lock(release.pk, timeout=LOCK_WAIT_SECONDS):
+            _sync(release, report, gql, org=org, project=project, now=now)
+    finally:
+        report.requests, report.points = client.requests, gql.points
+        if own:
+            client.close()
+    for line in report.unknown + report.skipped:
+        logger.warning("board sync v%s: %s", release.version, line)
+        if echo:
+            echo(line)
+    return report
+
+
+def board_current_release_sync() -> BoardReport | None:
+    """Beat: sync the current release's board; None when there is no current release or it has no board."""
+    release = Release.objects.current()
+    if release is None:
+        return None
+    try:
+        return board_release_sync(version=release.version)
+    except BoardNotFound:
+        return None
+    except GitHubNotFound:
+        if release.board_project_number:
+            raise  # a board was named: its absence is news
+        return None  # no GraphQL here (an enterprise server without it): labels only, quietly
+
+
+class BoardNotFound(GitHubSyncError):
+    """No project number set for the release and no board with its title."""
+
+
+def _sync(release, report, gql, *, org, project, now) -> None:
+    """Find the board, read it, write it (one transaction), then move the heartbeat."""
+    if project is not None and project != release.board_project_number:
+        release.board_project_number = project
+        release.save(update_fields=["board_project_number"])
+    number = release.board_project_number or board_find(gql=gql, org=org, version=release.version)
+    if number is None:
+        raise BoardNotFound(
+            f"{org} has no project titled 'v{release.version} Enhancements Tracking': set it with --project N."
+        )
+    if release.board_project_number != number:
+        release.board_project_number = number
+        release.save(update_fields=["board_project_number"])
+    report.project = number
+    items = board_read(gql=gql, org=org, number=number)
+    report.items = len(items)
+    # Read first, then write in one transaction: no transaction stays open across GitHub's answers.
+    with transaction.atomic():
+        _write(release, report, items, now=now)
+
+
+def _write(release, report, items, *, now) -> None:
+    numbers = {item.number for item in items if item.number}
+    rows = {
+        row.kep.number: row
+        for row in TrackedEnhancement.objects.filter(release=release, kep__number__in=numbers).select_related("kep")
+    }
+    keps = {kep.number: kep for kep in Kep.objects.filter(number__in=numbers)}
+    people: dict = {}  # Person by lower-cased login, Sig by "sig:<slug>"
+    writes = _Writes()
+    heartbeat = f"{BOARD_HEARTBEAT_PREFIX}{release.version}"
+    since = Heartbeat.objects.filter(name=heartbeat).values_list("at", flat=True).first()
+    for item in items:
+        if not item.number:
+            continue
+        kep = keps.get(item.number)
+        if kep is None:
+            report.skipped.append(f"#{item.number}: no KEP {item.number} in sigtracker; import_keps first")
+            continue
+        _apply(item, rows.get(item.number), kep, release, report, writes, since=since, now=now, people=people)
+    if writes.fresh:
+        tracked_enhancements_create(
+            rows=writes.fresh, changes=writes.created, source=HistorySource.BOARD, request_stats=False
+        )
+    if writes.changes:
+        tracked_enhancements_record(changes=writes.changes, source=HistorySource.BOARD, request_stats=False)
+    if writes.fresh or writes.changes:
+        release_stats_request(release_ids=[release.pk])  # once for the board, not once per row
+    with transaction.atomic():
+        board_exceptions_write(release=release, items=items, report=report, now=now)
+    # The window of the next sync's observations starts here, and only at a sync that read the whole board.
+    # A heartbeat row, not a column of the release: pages are cached until a watched table changes, and a
+    # board that did not change must not invalidate them every 15 minutes.
+    Heartbeat.objects.update_or_create(name=heartbeat, defaults={"at": now})
