@@ -3,7 +3,7 @@ from django.db import models
 
 class DataGeneration(models.Model):
     """The data generation on SQLite: a single counter that every write to the watched tables increments (database
-    triggers, see sigtracker/page_cache.py). Public pages are cached under it, so any change — admin, import,
+    triggers, see core/page_cache.py). Public pages are cached under it, so any change — admin, import,
     stats, bulk COPY — makes the next request render afresh. PostgreSQL uses a sequence instead (migration 0004),
     so that writers do not queue on this row."""
 

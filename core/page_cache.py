@@ -1,7 +1,7 @@
 """A page cache for the public, read-only pages, invalidated by the data itself.
 
-Every write to a table the pages read bumps a data generation (database triggers: sigtracker/migrations/0002 and
-0003, and the post_migrate handler in sigtracker/apps.py for tables added later). A cached page is stored under
+Every write to a table the pages read bumps a data generation (database triggers: core/migrations/0003 and
+0004, and the post_migrate handler in core/apps.py for tables added later). A cached page is stored under
 (scheme, host, path and query) with the generation and minute it was rendered at, and is fresh while both are
 today's, so:
 - any change — admin edit, import, stats recompute, bulk COPY — makes the next request render afresh;
@@ -85,7 +85,7 @@ def _trigger_name(table: str) -> str:
 
 def generation_triggers_sync(conn, *, registry=None) -> tuple[list[str], list[str]]:
     """Give every watched table that exists its trigger, and take it from tables no longer watched; returns
-    (tables given a trigger, tables that lost theirs). Idempotent: run after every migrate (sigtracker/apps.py), so a
+    (tables given a trigger, tables that lost theirs). Idempotent: run after every migrate (core/apps.py), so a
     model added after 0002 is watched too. Does nothing before the migrations that make the generation ran."""
     existing_tables = set(conn.introspection.table_names())
     if GENERATION_TABLE not in existing_tables:

@@ -1,7 +1,6 @@
 import contextlib
 import contextvars
 import datetime
-import re
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -33,17 +32,7 @@ from .choices import (
     TargetStage,
     TrackedSource,
 )
-from .rules import AT_RISK_STATUSES, FINAL_STATUSES, STATUS_FREEZE, current_release
-
-_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
-
-
-def parse_version(value: str) -> tuple[int, int]:
-    """`"v1.24"`, `"1.24"` or `"1.24.0"` -> `(1, 24)`; raises ValueError for anything else."""
-    match = _VERSION.match(str(value).strip())
-    if not match:
-        raise ValueError(f"not a release version: {value!r}")
-    return int(match.group(1)), int(match.group(2))
+from .rules import AT_RISK_STATUSES, FINAL_STATUSES, STATUS_FREEZE, current_release, parse_version
 
 
 class ReleaseQuerySet(models.QuerySet):
@@ -525,10 +514,6 @@ class EnhancementException(models.Model):
             raise ValidationError({"deadline": "The deadline comes after the request."})
         if self.tracked_enhancement_id and self.release_id and self.tracked_enhancement.release_id != self.release_id:
             raise ValidationError({"tracked_enhancement": "The tracked enhancement is of another release."})
-
-    @property
-    def is_pending(self) -> bool:
-        return self.decision == ExceptionDecision.PENDING
 
 
 class CurrentHistoryManager(models.Manager):

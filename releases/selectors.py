@@ -158,10 +158,6 @@ class ScheduleEntry:
         self.pacific = self.milestone.at.astimezone(PACIFIC)
 
     @property
-    def is_freeze(self) -> bool:
-        return self.milestone.kind in FREEZE_KINDS
-
-    @property
     def title(self) -> str:
         return self.milestone.label or self.milestone.get_kind_display()
 

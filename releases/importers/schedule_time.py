@@ -218,10 +218,6 @@ class When:
         """The first date the text gives."""
         return next((half.date for half in self.halves if half.date), None)
 
-    @property
-    def has_time(self) -> bool:
-        return any(half.time or half.eod or half.zone == "AOE" for half in self.halves)
-
 
 @dataclass(frozen=True)
 class Instant:

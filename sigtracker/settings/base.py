@@ -98,7 +98,7 @@ def shared_cache(redis_url: str) -> dict:
     }
 
 
-# Public pages are cached per process, keyed by the data generation (see sigtracker/page_cache.py).
+# Public pages are cached per process, keyed by the data generation (see core/page_cache.py).
 # Local memory, not Redis: pages must keep working when Redis is down.
 # "shared" holds state that must agree across processes, such as the stats debounce marks (issue 14): the
 # broker's Redis when there is one; without a broker, tasks run in-process and local memory is shared enough.

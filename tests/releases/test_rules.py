@@ -78,7 +78,7 @@ def _board(kind):
 @pytest.mark.parametrize("kind", rules.FREEZE_KINDS)
 def test_dashboard_reminders_and_rules_agree_for_every_freeze_kind_and_status(kind):
     release, milestone, rows = _board(kind)
-    freeze = rules.freeze_of_milestone(kind)
+    freeze = rules.MILESTONE_FREEZE[kind]
 
     at_risk_rows, _, _ = selectors.at_risk_for_milestone(release=release, milestone=milestone, limit=100)
     at_risk = {row.status for row in at_risk_rows}
