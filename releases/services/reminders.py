@@ -739,7 +739,7 @@ def _kep_entry(row) -> dict:
         "title": row.kep.title,
         "sig": row.sig.slug,
         "status": EnhancementStatus(status).label,
-        "at_risk": status in AT_RISK_STATUSES or status == EnhancementStatus.EXCEPTION_PENDING,
+        "at_risk": status in AT_RISK_STATUSES,
         "out": status in OUT_OF_PLAY,
         "done": status == EnhancementStatus.DONE,
         "needs": [],
