@@ -41,7 +41,7 @@ from zoneinfo import ZoneInfo
 
 from core.importing import ImportFailure
 from core.text import MONTH_NUMBERS, one_line
-from releases.rules import PACIFIC
+from releases.rules import AOE, PACIFIC
 
 UTC = datetime.UTC
 
@@ -49,8 +49,8 @@ MONTHS = MONTH_NUMBERS
 WEEKDAYS = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
 WEEKDAY_NAMES = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
-#: Zones as quoted -> (fixed UTC offset in hours, or a ZoneInfo), and how we record the quote.
-ZONES: dict[str, tuple[float | ZoneInfo, str]] = {
+#: Zones as quoted -> (fixed UTC offset in hours, or a time zone), and how we record the quote.
+ZONES: dict[str, tuple[float | datetime.tzinfo, str]] = {
     "UTC": (0, "UTC"),
     "GMT": (0, "UTC"),
     "Z": (0, "UTC"),
@@ -58,7 +58,7 @@ ZONES: dict[str, tuple[float | ZoneInfo, str]] = {
     "PDT": (-7, "PT"),
     "PT": (PACIFIC, "PT"),
     "PACIFIC": (PACIFIC, "PT"),
-    "AOE": (-12, "AoE"),
+    "AOE": (AOE, "AoE"),
     "BST": (1, "BST"),
     "CET": (1, "CET"),
     "CEST": (2, "CEST"),
@@ -399,7 +399,7 @@ def year_near(partial: PartialDate, anchor: datetime.date) -> datetime.date:
 
 def _offset(zone_key: str, local: datetime.datetime) -> datetime.timedelta:
     zone = ZONES[zone_key][0]
-    if isinstance(zone, ZoneInfo):
+    if isinstance(zone, datetime.tzinfo):
         return local.replace(tzinfo=zone).utcoffset()
     return datetime.timedelta(hours=zone)
 
@@ -408,8 +408,9 @@ def to_utc(date: datetime.date, time: ClockTime | None, zone_key: str | None, *,
     """The UTC instant of a local date and time in a quoted zone, and a warning if PST/PDT is the wrong one."""
     warning = None
     if zone_key == "AOE" and time is None:
-        # End of that day Anywhere on Earth: 24:00 UTC-12 is 12:00 UTC the next day.
-        return datetime.datetime.combine(date + datetime.timedelta(days=1), datetime.time(12), UTC), None
+        # End of that day Anywhere on Earth: 24:00 AoE (UTC-12), which is 12:00 UTC the next day.
+        end_of_day = datetime.datetime.combine(date + datetime.timedelta(days=1), datetime.time(), AOE)
+        return end_of_day.astimezone(UTC), None
     hour, minute = (time.hour, time.minute) if time else (23, 59) if eod else (0, 0)
     local = datetime.datetime(date.year, date.month, date.day, hour, minute)
     zone_key = zone_key or "UTC"
