@@ -32,7 +32,7 @@ from .choices import (
     TargetStage,
     TrackedSource,
 )
-from .rules import AT_RISK_STATUSES, FINAL_STATUSES, STATUS_FREEZE, current_release, parse_version
+from .rules import AT_RISK_STATUSES, FINAL_STATUSES, STATUS_FREEZE, current_release, is_done, parse_version
 
 
 class ReleaseQuerySet(models.QuerySet):
@@ -371,6 +371,10 @@ class TrackedEnhancement(models.Model):
     @property
     def is_at_risk(self) -> bool:
         return self.status in AT_RISK_STATUSES
+
+    @property
+    def is_done(self) -> bool:
+        return is_done(self.status)
 
     @property
     def is_final(self) -> bool:

@@ -171,6 +171,11 @@ def at_risk_statuses_for(kind: str | None) -> list[str]:
     return [AT_RISK_FOR[freeze]] if freeze else list(AT_RISK_STATUSES)
 
 
+def is_done(status: str | None) -> bool:
+    """Whether a row in `status` shipped in the release (the merge rate's numerator)."""
+    return status == EnhancementStatus.DONE
+
+
 def is_in_play(status: str | None) -> bool:
     """Whether a row in `status` still counts for the release (on the board, not deferred or removed)."""
     return bool(status) and status not in OUT_OF_PLAY
