@@ -49,12 +49,6 @@ GENERATION_SEQUENCE = "sigtracker_generation"
 #: Must match core/migrations/0004_generation_sequence.LOCK_KEY (the triggers' function).
 WRITER_LOCK_KEY = 7_316_544_023_891_537_261
 TRIGGER_PREFIX = "sigtracker_gen_"
-#: Matched against `path_info`, which is what the URL resolver routes (`path` starts with a client-settable
-#: SCRIPT_NAME, issue 17 A).
-# /api/ does its own conditional requests (ETag, api/caching.py), answers by Accept header and must count each
-# request against its rate limit: a cached copy would skip all three.
-# A person's pages, sign-in and unsubscribe pages are nobody else's to be served from a cache.
-SKIPPED_PREFIXES = ("/admin/", "/healthz", "/static/", "/api/", "/me/", "/accounts/", "/unsubscribe/")
 
 _memo = {"value": None, "read_at": 0.0}
 #: The generation of a copy rendered while a writer was in flight: never fresh, served only as a stale copy.
@@ -169,7 +163,8 @@ def _cacheable(request) -> bool:
     return (
         settings.SIGTRACKER_PAGE_CACHE_SECONDS > 0
         and request.method in ("GET", "HEAD")
-        and not request.path_info.startswith(SKIPPED_PREFIXES)
+        # `path_info`, which is what the URL resolver routes: `path` starts with SCRIPT_NAME, which a client can set.
+        and not request.path_info.startswith(tuple(settings.SIGTRACKER_PAGE_CACHE_SKIPPED_PREFIXES))
         and settings.SESSION_COOKIE_NAME not in request.COOKIES
         and not request.user.is_authenticated
     )
