@@ -7,7 +7,7 @@ today's, so:
 - any change — admin edit, import, stats recompute, bulk COPY — makes the next request render afresh;
 - time-dependent parts (countdowns, "next freeze", past milestones) are at most a minute old;
 - a page whose links were built from the request's host (calendar feeds) is never served to another host: a
-  request with `Host: 127.0.0.1:6666` caches its own copy, not everyone's (issue 17 G).
+  request with `Host: 127.0.0.1:6666` caches its own copy, not everyone's.
 Only anonymous GET/HEAD requests with a 200 answer are cached; the admin, /healthz and logged-in users are not.
 
 Stale while revalidate: when a page's copy is stale (a write, the minute turned), one request re-renders it while
@@ -24,7 +24,7 @@ as it is: readers of a page during a long import get the last committed data at 
 about once a minute per process, as when nothing changes (a short edit committed meanwhile shows within that
 minute).
 
-The generation, and why writers never wait for each other (issue 14):
+The generation, and why writers never wait for each other:
 - PostgreSQL: a sequence. The trigger takes a *shared* transaction-level advisory lock, then calls nextval(). Shared
   locks do not conflict and nextval takes no row lock, so writers of unrelated tables never queue behind one
   another (the old counter row made every writer wait for the one before it to commit). nextval is visible before

@@ -181,7 +181,7 @@ class Milestone(models.Model):
 
     def clean(self):
         # A label goes into email subjects, calendar summaries and one-line lists: a CR/LF in it broke every
-        # reminder of its freeze (issue 17 F). A check here, not a field validator, so no migration is needed.
+        # reminder of its freeze. A check here, not a field validator, so no migration is needed.
         if found := line_breaking_characters(self.label):
             shown = ", ".join(dict.fromkeys(f"U+{ord(char):04X}" for char in found))
             raise ValidationError({"label": f"The label must be one line without control characters (found {shown})."})
@@ -257,7 +257,7 @@ class TrackedEnhancement(models.Model):
     )
     assignee = models.ForeignKey(Person, on_delete=models.SET_NULL, null=True, blank=True, related_name="assigned")
     notes = models.TextField(blank=True)
-    # The board's other columns (the enhancements handbook's tracking board; issue 12, item 2). Exception
+    # The board's other columns (the enhancements handbook's tracking board). Exception
     # requests are rows of their own (`EnhancementException`): a KEP may ask for one per freeze.
     prr_status = models.CharField("PRR status", max_length=20, choices=PrrStatus.choices, default=PrrStatus.NOT_STARTED)
     prr_approver = models.ForeignKey(

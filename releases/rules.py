@@ -133,7 +133,7 @@ FINAL_STATUSES = (*OUT_OF_PLAY, EnhancementStatus.DONE)
 #: Statuses that count as "tracked" at the enhancements freeze instant: on the board and past that freeze's
 #: bar (tracked for it, or already at a later freeze, in an exception, or done). An "at risk for enhancements
 #: freeze" row at the freeze instant has missed it: the release team removes it. The merge rate's denominator
-#: (issue 11: done ÷ tracked at the enhancements freeze) and the GitHub sync's "still tracked" read this.
+#: (done ÷ tracked at the enhancements freeze) and the GitHub sync's "still tracked" read this.
 TRACKED_STATUSES = (
     EnhancementStatus.TRACKED_ENHANCEMENTS,
     EnhancementStatus.AT_RISK_CODE,

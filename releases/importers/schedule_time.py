@@ -28,8 +28,8 @@ The release team writes times many ways (kubernetes/sig-release `releases/releas
 - ``July 5 (Weds) coding start`` / ``Mon Oct 2: Start of release cycle`` (releases 1.7–1.9, 2017): a plain bullet
   that starts with a date, the weekday before it or in parentheses after it (see `leading_date`).
 - Years are checked, written or inferred: a number where the year goes (``6th February 99999``) must be a year
-  between `FIRST_YEAR` and `LAST_YEAR`, or the file is skipped naming the line (issue 17 L; before, 99999 was
-  not read as a year at all and the date landed in a year inferred from the release number).
+  between `FIRST_YEAR` and `LAST_YEAR`, or the file is skipped naming the line (otherwise 99999 is not read as a
+  year at all and the date lands in a year inferred from the release number).
 
 Nothing here touches the database. Errors are `ImportFailure` without a line; the caller adds it.
 """
@@ -89,7 +89,7 @@ _MONTH_DAY = re.compile(
 )
 _YEAR = re.compile(r"(?<![\d.])(?P<year>(?:19|20)\d\d)(?![\d.:])")
 # Whatever number is written where a date's year goes ("6th February 99999", "February 6th, 202"): it is the year,
-# and must be a plausible one, rather than a date "without a year" that the cycle then places (issue 17 L).
+# and must be a plausible one, rather than a date "without a year" that the cycle then places.
 _YEAR_AFTER_DATE = re.compile(r"\s*,?\s*(?P<year>\d{3,})(?![\d:])")
 #: Years a schedule may name: from the project's first year to the last of the century `_YEAR` reads.
 FIRST_YEAR, LAST_YEAR = 2014, 2099
@@ -136,7 +136,7 @@ def clean_markdown(text: str) -> str:
     text = _EMPHASIS.sub("", text)
     text = _DASHES.sub("-", text)
     # One line, no control or bidi characters: the text becomes milestone labels, which go into email subjects
-    # and must pass Milestone.clean (issue 17 F).
+    # and must pass Milestone.clean.
     return one_line(text)
 
 

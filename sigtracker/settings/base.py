@@ -100,7 +100,7 @@ def shared_cache(redis_url: str) -> dict:
 
 # Public pages are cached per process, keyed by the data generation (see core/page_cache.py).
 # Local memory, not Redis: pages must keep working when Redis is down.
-# "shared" holds state that must agree across processes, such as the stats debounce marks (issue 14): the
+# "shared" holds state that must agree across processes, such as the stats debounce marks: the
 # broker's Redis when there is one; without a broker, tasks run in-process and local memory is shared enough.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
