@@ -1,6 +1,6 @@
 """ETag / If-None-Match and Cache-Control for every API answer, without running the query on a hit.
 
-The ETag is a hash of the data generation (sigtracker/page_cache.py: bumped by database triggers on every write to
+The ETag is a hash of the data generation (core/page_cache.py: bumped by database triggers on every write to
 the tables the pages and the API read), the full URL, the negotiated format, the caller's identity and
 API_REVISION. So the same request answers the same ETag until any data changes, and a matching If-None-Match is
 answered 304 after authentication, permission and throttling but before the view reads anything.

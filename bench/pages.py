@@ -95,7 +95,7 @@ def _measure(url: str, *, client: Client, repeat: int, warmup: int) -> dict:
         floor_response = client.get(floor_url)
         if floor_response.status_code != 200 or len(floor_response.content) != size:
             raise RuntimeError(f"floor page for {url} is broken (HTTP {floor_response.status_code})")
-        # Then as deployed: the page cache on (sigtracker/page_cache.py), beside the static floor.
+        # Then as deployed: the page cache on (core/page_cache.py), beside the static floor.
         seconds = median_time(lambda: client.get(url), repeat=repeat, warmup=warmup)
         floor_seconds = median_time(lambda: client.get(floor_url), repeat=repeat, warmup=warmup)
     return {

@@ -1,4 +1,4 @@
-"""Admin building blocks that know no domain: bulk actions guarded row by row and logged (issue 17, item B)."""
+"""Admin building blocks that know no domain: bulk actions guarded row by row and logged."""
 
 import functools
 

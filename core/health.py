@@ -1,6 +1,6 @@
 """Health of the services the site depends on, for /healthz; and beat's heartbeat, which it reports.
 
-What /healthz answers (issue 14): the load balancer takes a web process out of rotation on a 503, so 503 means
+What /healthz answers: the load balancer takes a web process out of rotation on a 503, so 503 means
 "this process cannot serve pages", which is only true when the database is down. Without Redis, pages and edits
 keep working (stats recomputes wait for the nightly run, reminders catch up), so a broker outage or a stale beat is
 200 with `"status": "degraded: ..."` for monitoring to alert on, not a site outage.

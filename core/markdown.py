@@ -5,7 +5,7 @@ passed through nh3 (the Rust `ammonia` sanitiser) with a strict allow-list: no s
 handlers, no style, links only to http/https/mailto, images only from http/https.
 
 Python-Markdown parses nested blocks recursively and its cost grows with the input, so hostile notes could take
-a public page down (issue 17 I: a 500-level nested list raised RecursionError after 1.35 s, 1,400 levels took
+a public page down (a 500-level nested list raised RecursionError after 1.35 s, 1,400 levels took
 25-46 s, on every request). The input is therefore bounded *before* Markdown sees it: lines nested deeper than
 MAX_NESTING_DEPTH and whatever follows the first MAX_MARKDOWN_CHARS characters are shown as plain, escaped text
 instead. Nothing is dropped; only the formatting of the hostile part is.

@@ -2,7 +2,7 @@
 bare URLs, everything else escaped.
 
 Titles are copied from meeting notes as typed ("~~done~~ `kubelet` flag, see https://github.com/…"), so showing
-them raw leaves backticks and tildes on the page and URLs unlinked (issue 13, item 5). Block Markdown would turn a
+them raw leaves backticks and tildes on the page and URLs unlinked. Block Markdown would turn a
 title starting with "1." or "#" into a list or a heading, so this is a small scanner of its own: every character
 it does not recognise is escaped, and its output goes through nh3 with an allow-list narrower than the block
 renderer's (core.markdown): code, del, s, strong, em, and a[href] to http/https/mailto with

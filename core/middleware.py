@@ -13,7 +13,7 @@ PEOPLE_PUBLIC_PREFIXES = ("/accounts/", "/unsubscribe/", "/me/calendar/")
 #: Reachable without a login even in private mode: load-balancer checks, the login page itself, static files.
 #: Matched against `path_info`, the path the URL resolver routes, never `path`: `path` starts with SCRIPT_NAME,
 #: which a client can set (gunicorn maps a `SCRIPT_NAME` header from `forwarded_allow_ips`), so
-#: `SCRIPT_NAME: /healthz` on `/healthz/releases/` would pass for /healthz and still route to /releases/ (issue 17 A).
+#: `SCRIPT_NAME: /healthz` on `/healthz/releases/` would pass for /healthz and still route to /releases/.
 PUBLIC_PATHS = ("/healthz",)
 PUBLIC_PREFIXES = ("/admin/login/", "/admin/logout/", "/static/", *PEOPLE_PUBLIC_PREFIXES)
 #: Not redirected to the login form: the API answers anonymous requests itself, 401 in JSON in private mode
@@ -46,7 +46,7 @@ class RejectNulMiddleware:
     """A NUL character in a path is never a page: answer 400 before any view turns it into a database query.
 
     PostgreSQL refuses NUL in text, so `/releases/%00/`, `/feeds/releases/%00/status.atom` or `/me/calendar/%00.ics`
-    would otherwise fail with a 500 in whichever view looks the value up (issue 17 H). One check here covers every
+    would otherwise fail with a 500 in whichever view looks the value up. One check here covers every
     route, present and future.
     """
 

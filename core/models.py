@@ -3,7 +3,7 @@ from django.db import models
 
 class DataGeneration(models.Model):
     """The data generation on SQLite: a single counter that every write to the watched tables increments (database
-    triggers, see sigtracker/page_cache.py). Public pages are cached under it, so any change — admin, import,
+    triggers, see core/page_cache.py). Public pages are cached under it, so any change — admin, import,
     stats, bulk COPY — makes the next request render afresh. PostgreSQL uses a sequence instead (migration 0004),
     so that writers do not queue on this row."""
 
@@ -21,7 +21,7 @@ class DataGeneration(models.Model):
 class Heartbeat(models.Model):
     """When a periodic process last proved it is alive. Beat queues `core.tasks.beat_heartbeat` every
     SIGTRACKER_BEAT_HEARTBEAT_SECONDS and a worker writes the time here, so a fresh row means beat, the broker and
-    a worker all work; /healthz reads it (issue 14: reminders had stopped silently)."""
+    a worker all work; /healthz reads it, so reminders can no longer stop without anyone seeing."""
 
     name = models.CharField(max_length=50, primary_key=True)
     at = models.DateTimeField()

@@ -1,13 +1,13 @@
 """A page cache for the public, read-only pages, invalidated by the data itself.
 
-Every write to a table the pages read bumps a data generation (database triggers: sigtracker/migrations/0002 and
-0003, and the post_migrate handler in sigtracker/apps.py for tables added later). A cached page is stored under
+Every write to a table the pages read bumps a data generation (database triggers: core/migrations/0003 and
+0004, and the post_migrate handler in core/apps.py for tables added later). A cached page is stored under
 (scheme, host, path and query) with the generation and minute it was rendered at, and is fresh while both are
 today's, so:
 - any change — admin edit, import, stats recompute, bulk COPY — makes the next request render afresh;
 - time-dependent parts (countdowns, "next freeze", past milestones) are at most a minute old;
 - a page whose links were built from the request's host (calendar feeds) is never served to another host: a
-  request with `Host: 127.0.0.1:6666` caches its own copy, not everyone's (issue 17 G).
+  request with `Host: 127.0.0.1:6666` caches its own copy, not everyone's.
 Only anonymous GET/HEAD requests with a 200 answer are cached; the admin, /healthz and logged-in users are not.
 
 Stale while revalidate: when a page's copy is stale (a write, the minute turned), one request re-renders it while
@@ -24,7 +24,7 @@ as it is: readers of a page during a long import get the last committed data at 
 about once a minute per process, as when nothing changes (a short edit committed meanwhile shows within that
 minute).
 
-The generation, and why writers never wait for each other (issue 14):
+The generation, and why writers never wait for each other:
 - PostgreSQL: a sequence. The trigger takes a *shared* transaction-level advisory lock, then calls nextval(). Shared
   locks do not conflict and nextval takes no row lock, so writers of unrelated tables never queue behind one
   another (the old counter row made every writer wait for the one before it to commit). nextval is visible before
@@ -49,12 +49,6 @@ GENERATION_SEQUENCE = "sigtracker_generation"
 #: Must match core/migrations/0004_generation_sequence.LOCK_KEY (the triggers' function).
 WRITER_LOCK_KEY = 7_316_544_023_891_537_261
 TRIGGER_PREFIX = "sigtracker_gen_"
-#: Matched against `path_info`, which is what the URL resolver routes (`path` starts with a client-settable
-#: SCRIPT_NAME, issue 17 A).
-# /api/ does its own conditional requests (ETag, api/caching.py), answers by Accept header and must count each
-# request against its rate limit: a cached copy would skip all three.
-# A person's pages, sign-in and unsubscribe pages are nobody else's to be served from a cache.
-SKIPPED_PREFIXES = ("/admin/", "/healthz", "/static/", "/api/", "/me/", "/accounts/", "/unsubscribe/")
 
 _memo = {"value": None, "read_at": 0.0}
 #: The generation of a copy rendered while a writer was in flight: never fresh, served only as a stale copy.
@@ -85,7 +79,7 @@ def _trigger_name(table: str) -> str:
 
 def generation_triggers_sync(conn, *, registry=None) -> tuple[list[str], list[str]]:
     """Give every watched table that exists its trigger, and take it from tables no longer watched; returns
-    (tables given a trigger, tables that lost theirs). Idempotent: run after every migrate (sigtracker/apps.py), so a
+    (tables given a trigger, tables that lost theirs). Idempotent: run after every migrate (core/apps.py), so a
     model added after 0002 is watched too. Does nothing before the migrations that make the generation ran."""
     existing_tables = set(conn.introspection.table_names())
     if GENERATION_TABLE not in existing_tables:
@@ -169,7 +163,8 @@ def _cacheable(request) -> bool:
     return (
         settings.SIGTRACKER_PAGE_CACHE_SECONDS > 0
         and request.method in ("GET", "HEAD")
-        and not request.path_info.startswith(SKIPPED_PREFIXES)
+        # `path_info`, which is what the URL resolver routes: `path` starts with SCRIPT_NAME, which a client can set.
+        and not request.path_info.startswith(tuple(settings.SIGTRACKER_PAGE_CACHE_SKIPPED_PREFIXES))
         and settings.SESSION_COOKIE_NAME not in request.COOKIES
         and not request.user.is_authenticated
     )

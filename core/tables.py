@@ -9,7 +9,7 @@ from django.utils.timezone import template_localtime
 from django_tables2.utils import AttributeDict, signature
 
 #: What a spreadsheet reads as the start of a formula (OWASP "CSV Injection"): `=HYPERLINK("http://evil",…)`
-#: in a KEP title (from the admin, the ORM or a kep.yaml) would run when a curator opens the export (issue 17 E).
+#: in a KEP title (from the admin, the ORM or a kep.yaml) would run when a curator opens the export.
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 
 

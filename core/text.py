@@ -1,10 +1,10 @@
 """Rules for text that comes from outside: what is safe on one line, and what a visitor's text may ask of a query.
 
-Issue 17 F: a milestone label holding a CR/LF broke every reminder subject built from it (Django refuses a header
+A milestone label holding a CR/LF broke every reminder subject built from it (Django refuses a header
 with a newline, `BadHeaderError`). Labels are refused or cleaned when they are saved through a form or an import,
 and email subjects are built with `one_line`, so that a row written any other way still cannot break a header.
 
-Issue 17 H: `str.isdigit()` is true for "²" and "①", which `int()` refuses; `int()` also refuses a 100,000-digit
+`str.isdigit()` is true for "²" and "①", which `int()` refuses; `int()` also refuses a 100,000-digit
 number (Python's 4,300-digit limit); and PostgreSQL's `websearch_to_tsquery` fails ("tsquery stack too small") on
 a run of 33 dashes, or on a 15,000-word phrase. Each was an anonymous 500. Every page parses a KEP number with
 `parse_kep_number` and bounds full-text search with `bound_search_text`.

@@ -13,7 +13,7 @@ from .logs import current_request_id
 
 @never_cache
 def healthz(request):
-    """The state of the database, the broker and beat; 503 only when the database is down (sigtracker/health.py)."""
+    """The state of the database, the broker and beat; 503 only when the database is down (core/health.py)."""
     status, body = site_health()
     return JsonResponse(body, status=status)
 

@@ -1,4 +1,4 @@
-"""SIG scope for the admin (issue 17, items C and D): a role in one SIG reaches that SIG's rows only. Each admin
+"""SIG scope for the admin: a role in one SIG reaches that SIG's rows only. Each admin
 says where its rows' SIG is (`sig_lookup`) and which of its foreign keys to offer only within the user's SIGs
 (`sig_scoped_fields`); bulk actions are guarded row by row (`core.admin.GuardedActionsMixin`)."""
 

@@ -63,7 +63,7 @@ _MEETING_FIELDS = (
 _ITEM_FIELDS = ("title", "presenters_text", "body", "links", "related_release_id")
 
 #: Bytes of an agenda item's title, notes and presenters together that the full-text index may be asked to hold.
-#: PostgreSQL refuses a tsvector over 1 MB ("string is too long for tsvector", issue 17 J) and the GIN index of
+#: PostgreSQL refuses a tsvector over 1 MB ("string is too long for tsvector") and the GIN index of
 #: migration 0002 is built on every row; a tsvector can take up to about four times the bytes of its text (short
 #: distinct words), so a text of 200 kB always fits. The longest real item (SIG Node, 2021) has under 5 kB.
 MAX_INDEXED_ITEM_BYTES = 200_000

@@ -640,7 +640,7 @@ def _retro_inline(category: RetroCategory, fields: list[str]):
     return Inline
 
 
-#: A form per category (issue 12, item 3): went well and to improve are text; action items have an owner, a
+#: A form per category: went well and to improve are text; action items have an owner, a
 #: status (open unless said otherwise) and the release they are due in.
 WentWellInline = _retro_inline(RetroCategory.WENT_WELL, ["text", "order"])
 ToImproveInline = _retro_inline(RetroCategory.TO_IMPROVE, ["text", "order"])

@@ -144,7 +144,7 @@ class ReleaseRoleKind(models.TextChoices):
     OTHER = "other", "Other"
 
 
-# -- the board's other columns (issue 12, item 2; the enhancements handbook's tracking board) ------------------
+# -- the board's other columns (the enhancements handbook's tracking board) ----------------------------------------
 
 
 class PrrStatus(models.TextChoices):

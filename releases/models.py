@@ -1,7 +1,6 @@
 import contextlib
 import contextvars
 import datetime
-import re
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -33,17 +32,7 @@ from .choices import (
     TargetStage,
     TrackedSource,
 )
-from .rules import AT_RISK_STATUSES, FINAL_STATUSES, STATUS_FREEZE, current_release
-
-_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
-
-
-def parse_version(value: str) -> tuple[int, int]:
-    """`"v1.24"`, `"1.24"` or `"1.24.0"` -> `(1, 24)`; raises ValueError for anything else."""
-    match = _VERSION.match(str(value).strip())
-    if not match:
-        raise ValueError(f"not a release version: {value!r}")
-    return int(match.group(1)), int(match.group(2))
+from .rules import AT_RISK_STATUSES, FINAL_STATUSES, STATUS_FREEZE, current_release, is_done, parse_version
 
 
 class ReleaseQuerySet(models.QuerySet):
@@ -197,7 +186,7 @@ class Milestone(models.Model):
 
     def clean(self):
         # A label goes into email subjects, calendar summaries and one-line lists: a CR/LF in it broke every
-        # reminder of its freeze (issue 17 F). A check here, not a field validator, so no migration is needed.
+        # reminder of its freeze. A check here, not a field validator, so no migration is needed.
         if found := line_breaking_characters(self.label):
             shown = ", ".join(dict.fromkeys(f"U+{ord(char):04X}" for char in found))
             raise ValidationError({"label": f"The label must be one line without control characters (found {shown})."})
@@ -273,7 +262,7 @@ class TrackedEnhancement(models.Model):
     )
     assignee = models.ForeignKey(Person, on_delete=models.SET_NULL, null=True, blank=True, related_name="assigned")
     notes = models.TextField(blank=True)
-    # The board's other columns (the enhancements handbook's tracking board; issue 12, item 2). Exception
+    # The board's other columns (the enhancements handbook's tracking board). Exception
     # requests are rows of their own (`EnhancementException`): a KEP may ask for one per freeze.
     prr_status = models.CharField("PRR status", max_length=20, choices=PrrStatus.choices, default=PrrStatus.NOT_STARTED)
     prr_approver = models.ForeignKey(
@@ -390,6 +379,10 @@ class TrackedEnhancement(models.Model):
     @property
     def is_at_risk(self) -> bool:
         return self.status in AT_RISK_STATUSES
+
+    @property
+    def is_done(self) -> bool:
+        return is_done(self.status)
 
     @property
     def is_final(self) -> bool:
@@ -540,10 +533,6 @@ class EnhancementException(models.Model):
             raise ValidationError({"deadline": "The deadline comes after the request."})
         if self.tracked_enhancement_id and self.release_id and self.tracked_enhancement.release_id != self.release_id:
             raise ValidationError({"tracked_enhancement": "The tracked enhancement is of another release."})
-
-    @property
-    def is_pending(self) -> bool:
-        return self.decision == ExceptionDecision.PENDING
 
 
 class CurrentHistoryManager(models.Manager):

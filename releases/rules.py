@@ -11,10 +11,22 @@ and the release schedules (sig-release `releases/release-1.xx/README.md`).
 """
 
 import datetime
+import functools
+import itertools
+import re
 import zoneinfo
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .choices import EnhancementStatus, ExceptionDecision, Freeze, MilestoneKind, PrrStatus, StatsSource
+from .choices import (
+    EnhancementStatus,
+    ExceptionDecision,
+    Freeze,
+    MilestoneKind,
+    PrrStatus,
+    ReleaseState,
+    StatsSource,
+    TargetStage,
+)
 
 # --- time zones the release team quotes -----------------------------------------------------------------
 
@@ -130,7 +142,7 @@ FINAL_STATUSES = (*OUT_OF_PLAY, EnhancementStatus.DONE)
 #: Statuses that count as "tracked" at the enhancements freeze instant: on the board and past that freeze's
 #: bar (tracked for it, or already at a later freeze, in an exception, or done). An "at risk for enhancements
 #: freeze" row at the freeze instant has missed it: the release team removes it. The merge rate's denominator
-#: (issue 11: done ÷ tracked at the enhancements freeze) and the GitHub sync's "still tracked" read this.
+#: (done ÷ tracked at the enhancements freeze) and the GitHub sync's "still tracked" read this.
 TRACKED_STATUSES = (
     EnhancementStatus.TRACKED_ENHANCEMENTS,
     EnhancementStatus.AT_RISK_CODE,
@@ -161,16 +173,16 @@ def freeze_missed(*, last_status: str | None, passed: Freeze | str | None) -> Fr
     return FREEZE_ORDER[max(candidates)] if candidates else None
 
 
-def freeze_of_milestone(kind: str) -> Freeze | None:
-    """The board freeze a milestone of `kind` checks; None for milestones that freeze nothing."""
-    return MILESTONE_FREEZE.get(kind)
-
-
 def at_risk_statuses_for(kind: str | None) -> list[str]:
     """The statuses that count as "at risk" on the day of a milestone of `kind` (every at-risk status when
     the milestone checks no freeze of the board, or when there is no milestone)."""
     freeze = MILESTONE_FREEZE.get(kind) if kind else None
     return [AT_RISK_FOR[freeze]] if freeze else list(AT_RISK_STATUSES)
+
+
+def is_done(status: str | None) -> bool:
+    """Whether a row in `status` shipped in the release (the merge rate's numerator)."""
+    return status == EnhancementStatus.DONE
 
 
 def is_in_play(status: str | None) -> bool:
@@ -331,13 +343,6 @@ def merge_figures(
 # an earlier release (added while the milestone was another release's, or before X's cycle began) say nothing
 # about X.
 
-# Imported here rather than at the top so this section can be appended without touching the lead's header.
-import functools  # noqa: E402
-import itertools  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
-
-from .choices import TargetStage  # noqa: E402
-
 OPT_IN_LABEL = "lead-opted-in"
 TRACKED_YES_LABEL = "tracked/yes"
 TRACKED_NO_LABEL = "tracked/no"
@@ -387,12 +392,21 @@ def github_milestone_title(version: str) -> str:
     return f"v{version}"
 
 
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
+
+
+def parse_version(value: str) -> tuple[int, int]:
+    """`"v1.24"`, `"1.24"` or `"1.24.0"` -> `(1, 24)`; raises ValueError for anything else."""
+    match = _VERSION.match(str(value).strip())
+    if not match:
+        raise ValueError(f"not a release version: {value!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
 @functools.lru_cache(maxsize=1024)
 def is_release_milestone(title: str, version: str) -> bool:
     """Whether a milestone title (`v1.35`, `1.35`, `v1.35.0`) names the release `version` (cached: the sync asks
     once per timeline instant, some 13,000 times for a release)."""
-    from .models import parse_version
-
     try:
         return bool(title) and parse_version(title) == parse_version(version)
     except ValueError:
@@ -428,8 +442,6 @@ def github_issue_verdict(
     "/label tracked/yes /milestone v1.35" does not pass through "removed". `now` bounds "done at R": a release
     day still ahead ships nothing yet.
     """
-    from .models import parse_version
-
     opt_in_required = parse_version(version) >= OPT_IN_LABEL_SINCE
     verdict = GitHubVerdict()
     labels: dict[str, tuple[datetime.datetime, bool]] = {}  # name -> (added at, added under another release)
@@ -514,8 +526,6 @@ def github_issue_verdict(
 # --- where the release cycle stands -----------------------------------------------------------------------------
 # A release's state is read from its own dates at the moment of asking, never frozen when it was imported: the
 # stored `Release.state` is only a copy kept current by the import and by beat (`release_states_refresh`).
-
-from .choices import ReleaseState  # noqa: E402
 
 #: How long a cycle runs at most, for a release whose schedule gives no release day (a proposal, a README
 #: whose dates were never filled in): it is over once this long has passed since its last known date. Cycles ran

@@ -158,10 +158,6 @@ class ScheduleEntry:
         self.pacific = self.milestone.at.astimezone(PACIFIC)
 
     @property
-    def is_freeze(self) -> bool:
-        return self.milestone.kind in FREEZE_KINDS
-
-    @property
     def title(self) -> str:
         return self.milestone.label or self.milestone.get_kind_display()
 
@@ -239,7 +235,7 @@ def latest_exception_annotations() -> dict:
     return {f"exception_{name}": Subquery(latest.values(name)[:1]) for name in ("freeze", "decision", "deadline")}
 
 
-# -- the board's numbers and texts (issue 12, items 4 and 5) ---------------------------------------------------------
+# -- the board's numbers and texts -------------------------------------------------------------------------------------
 
 
 def release_board_counts(*, release: Release) -> list[BoardCount]:

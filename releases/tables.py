@@ -53,7 +53,7 @@ class ReleaseTable(BaseTable):
         attrs={"td": {"class": "num"}},
     )
     merge_rate = tables.Column(verbose_name="Merge rate", attrs={"td": {"class": "num"}})
-    # The retro's own tally beside the synced figures, where both exist (issue 11): "recorded 24 / 13".
+    # The retro's own tally beside the synced figures, where both exist: "recorded 24 / 13".
     recorded = tables.Column(
         verbose_name="Retro tally", accessor="recorded_tracked", orderable=False, attrs={"td": {"class": "num"}}
     )

@@ -27,7 +27,7 @@ from .tables import ReleaseTable, TrackedEnhancementTable
 
 
 def _release_or_404(version: str) -> Release:
-    # `<str:version>` lets `%00` through, and PostgreSQL refuses a NUL in a query (issue 17 H): no release has one.
+    # `<str:version>` lets `%00` through, and PostgreSQL refuses a NUL in a query: no release has one.
     if "\x00" in version:
         raise Http404("No such release.")
     try:
@@ -101,7 +101,7 @@ class ReleaseListView(PublicListView):
                 series=[
                     Series(name="Tracked", values=chart_data.tracked, kind="bar"),
                     Series(name="Done", values=chart_data.done, kind="bar"),
-                    # Where a retro recorded its own tally too, both show (issue 11), not one hiding the other.
+                    # Where a retro recorded its own tally too, both show, not one hiding the other.
                     *(
                         [
                             Series(name="Tracked (retro tally)", values=chart_data.recorded_tracked, kind="bar"),

@@ -1,4 +1,4 @@
-"""Files that are not regular files, for the importers' tests (issue 17 K)."""
+"""Files that are not regular files, for the importers' tests."""
 
 import errno
 import os

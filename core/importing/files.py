@@ -28,7 +28,7 @@ def _refuse_unless_regular(mode: int, source: str) -> None:
 def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
     """A file's text, or an ImportFailure naming it: not a regular file, too large, binary, not UTF-8, unreadable.
 
-    Only regular files are read, and never more than `max_bytes` + 1 bytes of them (issue 17 K): a `kep.yaml`
+    Only regular files are read, and never more than `max_bytes` + 1 bytes of them: a `kep.yaml`
     symlinked to /dev/zero reports a size of 0 and never ends, and opening a FIFO waits for a writer that may
     never come. So the file is opened with O_NONBLOCK (a FIFO then opens at once instead of blocking), the open
     descriptor is refused unless it is a regular file, and the read is bounded whatever `st_size` says (files in

@@ -1,4 +1,4 @@
-"""PostgreSQL: the data generation moves from a counter row to a sequence, so writers no longer queue (issue 14).
+"""PostgreSQL: the data generation moves from a counter row to a sequence, so writers no longer queue.
 
 With the counter row, every write to a watched table updated row 1 of sigtracker_datageneration inside the
 writer's transaction: two transactions writing unrelated tables (an import on keps_kep, an admin edit of

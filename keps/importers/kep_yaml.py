@@ -367,7 +367,7 @@ def parse_people(entries: Iterable, *, source: str, name: str) -> tuple[tuple[Pe
 def _parse_person(raw: str) -> tuple[list[PersonRef], str | None]:
     simple = _SIMPLE_HANDLE_RE.match(raw)
     if simple:  # the common case, "@handle", answered without the searches below
-        # "@TBD", "@TODO", "@none": placeholders written as handles are nobody (a person called TBD, issue 13).
+        # "@TBD", "@TODO", "@none": placeholders written as handles are nobody (a person called TBD).
         return ([] if simple.group(1).lower() in _PLACEHOLDERS else [PersonRef(github=simple.group(1))]), None
     text = _unquote(raw)
     if text.lower() in _PLACEHOLDERS:

@@ -1,7 +1,7 @@
 """The three role groups with the model permissions they had when this migration was written. SIG scoping is
 applied on top by the admin.
 
-The grants are literals, not `keps.roles.GROUP_GRANTS` (issue 14): a migration replays history with the
+The grants are literals, not `keps.roles.GROUP_GRANTS`: a migration replays history with the
 models of its time, and today's grants may name a model added later, which this state does not have. Grants
 added since are applied after every migrate by the post_migrate handler in keps/apps.py.
 """

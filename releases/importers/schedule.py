@@ -662,7 +662,7 @@ def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
 def check_version(version: str) -> tuple[int, int]:
     """(major, minor) of a version the Release model can hold, else an ImportFailure on the `version` field.
 
-    Issue 17 L: a folder named ``release-1.99999999999999999999`` gave a version longer than `Release.version`
+    A folder named ``release-1.99999999999999999999`` gave a version longer than `Release.version`
     and the database refused it mid-import. The rule is the format's: MAJOR.MINOR, each part a number of at most
     VERSION_PART_MAX, the whole within the field's max_length (read from the model, so the two cannot drift).
     """

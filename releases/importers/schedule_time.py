@@ -28,8 +28,8 @@ The release team writes times many ways (kubernetes/sig-release `releases/releas
 - ``July 5 (Weds) coding start`` / ``Mon Oct 2: Start of release cycle`` (releases 1.7–1.9, 2017): a plain bullet
   that starts with a date, the weekday before it or in parentheses after it (see `leading_date`).
 - Years are checked, written or inferred: a number where the year goes (``6th February 99999``) must be a year
-  between `FIRST_YEAR` and `LAST_YEAR`, or the file is skipped naming the line (issue 17 L; before, 99999 was
-  not read as a year at all and the date landed in a year inferred from the release number).
+  between `FIRST_YEAR` and `LAST_YEAR`, or the file is skipped naming the line (otherwise 99999 is not read as a
+  year at all and the date lands in a year inferred from the release number).
 
 Nothing here touches the database. Errors are `ImportFailure` without a line; the caller adds it.
 """
@@ -41,7 +41,7 @@ from zoneinfo import ZoneInfo
 
 from core.importing import ImportFailure
 from core.text import MONTH_NUMBERS, one_line
-from releases.rules import PACIFIC
+from releases.rules import AOE, PACIFIC
 
 UTC = datetime.UTC
 
@@ -49,8 +49,8 @@ MONTHS = MONTH_NUMBERS
 WEEKDAYS = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
 WEEKDAY_NAMES = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
-#: Zones as quoted -> (fixed UTC offset in hours, or a ZoneInfo), and how we record the quote.
-ZONES: dict[str, tuple[float | ZoneInfo, str]] = {
+#: Zones as quoted -> (fixed UTC offset in hours, or a time zone), and how we record the quote.
+ZONES: dict[str, tuple[float | datetime.tzinfo, str]] = {
     "UTC": (0, "UTC"),
     "GMT": (0, "UTC"),
     "Z": (0, "UTC"),
@@ -58,7 +58,7 @@ ZONES: dict[str, tuple[float | ZoneInfo, str]] = {
     "PDT": (-7, "PT"),
     "PT": (PACIFIC, "PT"),
     "PACIFIC": (PACIFIC, "PT"),
-    "AOE": (-12, "AoE"),
+    "AOE": (AOE, "AoE"),
     "BST": (1, "BST"),
     "CET": (1, "CET"),
     "CEST": (2, "CEST"),
@@ -89,7 +89,7 @@ _MONTH_DAY = re.compile(
 )
 _YEAR = re.compile(r"(?<![\d.])(?P<year>(?:19|20)\d\d)(?![\d.:])")
 # Whatever number is written where a date's year goes ("6th February 99999", "February 6th, 202"): it is the year,
-# and must be a plausible one, rather than a date "without a year" that the cycle then places (issue 17 L).
+# and must be a plausible one, rather than a date "without a year" that the cycle then places.
 _YEAR_AFTER_DATE = re.compile(r"\s*,?\s*(?P<year>\d{3,})(?![\d:])")
 #: Years a schedule may name: from the project's first year to the last of the century `_YEAR` reads.
 FIRST_YEAR, LAST_YEAR = 2014, 2099
@@ -136,7 +136,7 @@ def clean_markdown(text: str) -> str:
     text = _EMPHASIS.sub("", text)
     text = _DASHES.sub("-", text)
     # One line, no control or bidi characters: the text becomes milestone labels, which go into email subjects
-    # and must pass Milestone.clean (issue 17 F).
+    # and must pass Milestone.clean.
     return one_line(text)
 
 
@@ -217,10 +217,6 @@ class When:
     def date(self) -> PartialDate | None:
         """The first date the text gives."""
         return next((half.date for half in self.halves if half.date), None)
-
-    @property
-    def has_time(self) -> bool:
-        return any(half.time or half.eod or half.zone == "AOE" for half in self.halves)
 
 
 @dataclass(frozen=True)
@@ -403,7 +399,7 @@ def year_near(partial: PartialDate, anchor: datetime.date) -> datetime.date:
 
 def _offset(zone_key: str, local: datetime.datetime) -> datetime.timedelta:
     zone = ZONES[zone_key][0]
-    if isinstance(zone, ZoneInfo):
+    if isinstance(zone, datetime.tzinfo):
         return local.replace(tzinfo=zone).utcoffset()
     return datetime.timedelta(hours=zone)
 
@@ -412,8 +408,9 @@ def to_utc(date: datetime.date, time: ClockTime | None, zone_key: str | None, *,
     """The UTC instant of a local date and time in a quoted zone, and a warning if PST/PDT is the wrong one."""
     warning = None
     if zone_key == "AOE" and time is None:
-        # End of that day Anywhere on Earth: 24:00 UTC-12 is 12:00 UTC the next day.
-        return datetime.datetime.combine(date + datetime.timedelta(days=1), datetime.time(12), UTC), None
+        # End of that day Anywhere on Earth: 24:00 AoE (UTC-12), which is 12:00 UTC the next day.
+        end_of_day = datetime.datetime.combine(date + datetime.timedelta(days=1), datetime.time(), AOE)
+        return end_of_day.astimezone(UTC), None
     hour, minute = (time.hour, time.minute) if time else (23, 59) if eod else (0, 0)
     local = datetime.datetime(date.year, date.month, date.day, hour, minute)
     zone_key = zone_key or "UTC"

@@ -1,4 +1,4 @@
-"""ReleaseStats keeps a retro's recorded tally beside the figures computed from tracked rows (issue 11)."""
+"""ReleaseStats keeps a retro's recorded tally beside the figures computed from tracked rows."""
 
 from django.db import migrations, models
 

@@ -1,5 +1,5 @@
 """Texts the enhancements team copies out of sigtracker: the weekly numbers the lead posts and the checklist
-comment for a KEP's tracking issue (issue 12, items 4 and 5). Pure functions over plain rows: the selectors
+comment for a KEP's tracking issue. Pure functions over plain rows: the selectors
 (`releases.selectors.release_board_counts`, `releases.selectors.checklist_facts`) read the database, these
 only write text. Nothing is posted anywhere.
 

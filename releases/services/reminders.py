@@ -21,7 +21,7 @@ Once per recipient, not "exactly once": every (milestone, anchor, offset, kind, 
 `ReminderDelivery` row, created before anything is sent (the unique constraint decides between racing beats).
 A sender takes a lease on the row (`claimed_at`, a compare-and-swap UPDATE), sends outside any transaction, and
 marks it sent. A lease older than `SIGTRACKER_REMINDER_LEASE_SECONDS` belongs to a sender that died: the next
-planning run hands the row out again. Exactly-once delivery cannot be had over SMTP (issue 17 M): a sender killed
+planning run hands the row out again. Exactly-once delivery cannot be had over SMTP: a sender killed
 after the SMTP server's "250 OK" for the message but before the commit that marks the row sent (microseconds)
 leaves a row that looks unsent, and it is sent again once its lease runs out. So a recipient gets at most one
 duplicate, recognisable by its Message-ID (fixed per row), and only after a crash in that window; keep the
@@ -42,7 +42,7 @@ transient SMTP failure; a revoked webhook (404/410) turns that SIG's channel off
 The same window applies: a sender killed after Slack's "ok" but before the commit posts it again, and the copy is
 recognisable by the `reminder-<id>` reference in its last line.
 
-An approved exception request's own deadline is an anchor too (`Anchor.EXCEPTION_DEADLINE`, issue 12): at the
+An approved exception request's own deadline is an anchor too (`Anchor.EXCEPTION_DEADLINE`): at the
 exception offsets before it, the people of its KEP (`_people_of`) get a personal note naming the KEP, the freeze,
 the deadline and the thread, unless the KEP is done or out of play by then; no digest. Its delivery row hangs on
 the release-wide milestone that closes the request's freeze (`rules.FREEZE_MILESTONE`), so the unique constraint
@@ -739,7 +739,7 @@ def _kep_entry(row) -> dict:
         "title": row.kep.title,
         "sig": row.sig.slug,
         "status": EnhancementStatus(status).label,
-        "at_risk": status in AT_RISK_STATUSES or status == EnhancementStatus.EXCEPTION_PENDING,
+        "at_risk": status in AT_RISK_STATUSES,
         "out": status in OUT_OF_PLAY,
         "done": status == EnhancementStatus.DONE,
         "needs": [],
@@ -814,7 +814,7 @@ def _common_context(dues: list[DueReminder]) -> dict:
 
 @dataclass
 class Message:
-    #: Always one line (`one_line`): a label stored with a CR/LF must not make the header unsendable (issue 17 F).
+    #: Always one line (`one_line`): a label stored with a CR/LF must not make the header unsendable.
     subject: str
     text: str
     html: str
@@ -902,7 +902,7 @@ def digest_context(
         .select_related("owner", "due_release", "retrospective__release", "retrospective__sig")
         .order_by("retrospective__release__major", "retrospective__release__minor", "order", "pk")
     )
-    # Exception requests of these SIGs still waiting for the release team, earliest deadline first (issue 12).
+    # Exception requests of these SIGs still waiting for the release team, earliest deadline first.
     pending_exceptions = (
         EnhancementException.objects.filter(
             decision=ExceptionDecision.PENDING,

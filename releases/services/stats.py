@@ -162,7 +162,7 @@ def release_stats_compute(
     )
     for group in grouped:
         n = group["n"]
-        # Merge rate = done ÷ tracked at the enhancements freeze instant (issue 11), by the board as it stood
+        # Merge rate = done ÷ tracked at the enhancements freeze instant, by the board as it stood
         # then. A row done although not tracked then (an exception) counts too, so the rate stays within 0..1.
         # Where the board's past is unknown (no enhancements freeze in the schedule, a row without history)
         # the row counts as it stands today, as before history was kept.
@@ -435,7 +435,7 @@ def release_stats_request(*, release_ids: Iterable[int], using: str | None = Non
 
 
 #: The cache every process sees (settings.CACHES): the debounce marks must be set by the web process and
-#: cleared by the worker in one place, or the worker clears only its own copy (issue 14).
+#: cleared by the worker in one place, or the worker clears only its own copy.
 PENDING_CACHE = "shared"
 #: How long a mark outlives its job's countdown. A job normally starts within the countdown; if it has not
 #: started by then (a backlog, a lost message), the next edit queues another: a duplicate recompute is

@@ -98,9 +98,9 @@ def shared_cache(redis_url: str) -> dict:
     }
 
 
-# Public pages are cached per process, keyed by the data generation (see sigtracker/page_cache.py).
+# Public pages are cached per process, keyed by the data generation (see core/page_cache.py).
 # Local memory, not Redis: pages must keep working when Redis is down.
-# "shared" holds state that must agree across processes, such as the stats debounce marks (issue 14): the
+# "shared" holds state that must agree across processes, such as the stats debounce marks: the
 # broker's Redis when there is one; without a broker, tasks run in-process and local memory is shared enough.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "default"},
@@ -121,6 +121,18 @@ SIGTRACKER_PAGE_CACHE_SECONDS = int(os.environ.get("SIGTRACKER_PAGE_CACHE_SECOND
 # it; how long that request's re-render lock lasts should it die.
 SIGTRACKER_PAGE_CACHE_STALE_SECONDS = int(os.environ.get("SIGTRACKER_PAGE_CACHE_STALE_SECONDS", "120"))
 SIGTRACKER_PAGE_CACHE_LOCK_SECONDS = 30
+# Paths (prefixes of `path_info`) never served from the page cache. /api/ does its own conditional requests (ETag,
+# api/caching.py), answers by Accept header and must count each request against its rate limit: a cached copy would
+# skip all three. A person's pages, sign-in and unsubscribe pages are nobody else's to be served from a cache.
+SIGTRACKER_PAGE_CACHE_SKIPPED_PREFIXES = [
+    "/admin/",
+    "/healthz",
+    "/static/",
+    "/api/",
+    "/me/",
+    "/accounts/",
+    "/unsubscribe/",
+]
 # How stale a process's view of the data generation may be, in seconds (saves one query per request).
 SIGTRACKER_PAGE_CACHE_RECHECK = float(os.environ.get("SIGTRACKER_PAGE_CACHE_RECHECK", "1"))
 # Apps whose tables the public pages read: a write to any of their tables but the unwatched ones makes cached pages

@@ -16,7 +16,7 @@ from .base import env_bool
 
 DEBUG = env_bool("DEBUG", False)
 # The same rule as `check --deploy` (security.W009), from Django's own constants, so that a key the site starts
-# with is never one the deploy check calls weak (issue 17 N: a 32-character key passed here and failed there).
+# with is never one the deploy check calls weak (a 32-character key passed here and failed there).
 if (
     len(SECRET_KEY) < SECRET_KEY_MIN_LENGTH  # noqa: F405
     or len(set(SECRET_KEY)) < SECRET_KEY_MIN_UNIQUE_CHARACTERS  # noqa: F405
@@ -29,7 +29,7 @@ if (
 if not ALLOWED_HOSTS:  # noqa: F405
     raise ImproperlyConfigured("ALLOWED_HOSTS must list the host names this site answers to.")
 # Every link in a reminder email is built on SIGTRACKER_BASE_URL: unset, it is the demo's loopback address, which
-# no reader can open (issue 13). Loopback is accepted only when the site itself answers on loopback alone.
+# no reader can open. Loopback is accepted only when the site itself answers on loopback alone.
 _LOOPBACK = {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"}
 _base_url = urlsplit(os.environ.get("SIGTRACKER_BASE_URL", "").strip())
 _base_host = _base_url.hostname or ""

@@ -1,4 +1,4 @@
-"""The freeze-day admin in headless Chromium on a 1366×768 laptop (issue 12, item 3): the tracked-enhancement list
+"""The freeze-day admin in headless Chromium on a 1366×768 laptop: the tracked-enhancement list
 with the demo's 1.24 board (23 KEPs, exception requests, PRR approvers) does not scroll sideways, and shows release,
 KEP, title, SIG, stage, editable status, PRR, exception and contact. It opens on the current release, "Add" from it
 pre-fills the release, and an exception request takes at most four clicks (counted in the browser).

@@ -1,4 +1,4 @@
-"""Every public page on a 390-px phone in headless Chromium (issue 13, item 5): the page never scrolls sideways,
+"""Every public page on a 390-px phone in headless Chromium: the page never scrolls sideways,
 wide tables become cards with their key column first, charts fit and their labels do not overlap, agenda titles
 show their Markdown formatted. With `make demo`'s data (the curated fixtures, stats computed).
 

@@ -1,4 +1,4 @@
-"""CSV exports cannot carry a spreadsheet formula (issue 17 E, OWASP "CSV Injection")."""
+"""CSV exports cannot carry a spreadsheet formula (OWASP "CSV Injection")."""
 
 import csv
 import datetime

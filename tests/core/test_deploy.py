@@ -79,12 +79,12 @@ def test_check_deploy_fails_on_what_production_would_not_want(monkeypatch):
     [
         ({"SECRET_KEY": ""}, "SECRET_KEY"),
         ({"SECRET_KEY": "short"}, "SECRET_KEY"),
-        # 32 characters: what `check --deploy` calls weak (W009) must not start either (issue 17 N).
+        # 32 characters: what `check --deploy` calls weak (W009) must not start either.
         ({"SECRET_KEY": secrets.token_hex(16)}, "SECRET_KEY"),
         ({"SECRET_KEY": "ab" * 30}, "SECRET_KEY"),  # long, but too few distinct characters
         ({"SECRET_KEY": "django-insecure-" + secrets.token_urlsafe(50)}, "SECRET_KEY"),
         ({"ALLOWED_HOSTS": ""}, "ALLOWED_HOSTS"),
-        # Links in reminder emails: unset, or loopback for a site that answers elsewhere (issue 13).
+        # Links in reminder emails: unset, or loopback for a site that answers elsewhere.
         ({"SIGTRACKER_BASE_URL": ""}, "SIGTRACKER_BASE_URL"),
         ({"SIGTRACKER_BASE_URL": "http://127.0.0.1:8000"}, "SIGTRACKER_BASE_URL"),
         ({"SIGTRACKER_BASE_URL": "http://localhost"}, "SIGTRACKER_BASE_URL"),
@@ -172,7 +172,7 @@ def test_healthz_names_a_broker_that_is_down(client):
             response = client.get("/healthz")
         finally:
             app.conf.broker_url = old
-    # Degraded, not down: pages work without the broker, so the load balancer must keep the site (issue 14).
+    # Degraded, not down: pages work without the broker, so the load balancer must keep the site.
     assert response.status_code == 200
     assert response.json()["status"] == "degraded: broker"
     assert response.json()["broker"].startswith("down")

@@ -154,7 +154,7 @@ def test_url_arguments_never_cause_a_server_error(data, route, entry, value):
     assert response.status_code in ALLOWED, (url, response.status_code)
 
 
-# Issue 17 H: text that once gave anonymous 500s on PostgreSQL, tried on every page, always.
+# Text that once gave anonymous 500s on PostgreSQL, tried on every page, always.
 HOSTILE_TEXT = {
     "superscript digit": "²",
     "circled digit": "①",

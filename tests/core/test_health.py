@@ -1,4 +1,4 @@
-"""/healthz: 503 only when the database is down; a broker outage or a stopped beat is 200 "degraded" (issue 14)."""
+"""/healthz: 503 only when the database is down; a broker outage or a stopped beat is 200 "degraded"."""
 
 import datetime
 

@@ -1,4 +1,4 @@
-"""The importers' shared reader (`core.importing.read_text`) on files that are not what they seem (issue 17 K).
+"""The importers' shared reader (`core.importing.read_text`) on files that are not what they seem.
 
 Only regular files are read, never more than the limit plus one byte; anything else is one skip line.
 """

@@ -92,7 +92,7 @@ def test_template_filter():
     assert "onerror" not in rendered
 
 
-# Issue 17 I: hostile nesting and size must not take a page down (RecursionError, or minutes of CPU).
+# Hostile nesting and size must not take a page down (RecursionError, or minutes of CPU).
 
 
 def nested_list(levels: int, indent: str = "    ", marker: str = "- ") -> str:

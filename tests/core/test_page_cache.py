@@ -94,6 +94,16 @@ def test_logged_in_users_and_the_admin_are_never_cached(admin_client, client):
 
 
 @CACHE_ON
+def test_the_paths_never_cached_are_the_settings_not_cores(client):
+    # core knows no domain app: which of their paths stay out of the cache is configuration.
+    ReleaseFactory(version="1.24")
+    client.get("/releases/")
+    assert client.get("/releases/")["X-Page-Cache"] == "hit"
+    with override_settings(SIGTRACKER_PAGE_CACHE_SKIPPED_PREFIXES=["/admin/", "/releases/"]):
+        assert "X-Page-Cache" not in client.get("/releases/")
+
+
+@CACHE_ON
 def test_errors_are_not_cached(client):
     assert client.get("/releases/9.99/").status_code == 404
     ReleaseFactory(version="9.99")
@@ -213,9 +223,11 @@ def test_while_one_request_re_renders_a_stale_page_the_others_get_the_stale_copy
     assert not caches["pages"].get(_rendering_lock("/releases/"))
 
 
+# override_settings, not pytest-django's `settings`: that fixture undoes its change after CACHE_ON has been undone,
+# restoring the settings as they were under CACHE_ON and so leaving the page cache on for every later test.
 @CACHE_ON
-def test_a_stale_copy_too_old_is_never_served(client, settings, monkeypatch):
-    settings.SIGTRACKER_PAGE_CACHE_STALE_SECONDS = 60
+@override_settings(SIGTRACKER_PAGE_CACHE_STALE_SECONDS=60)
+def test_a_stale_copy_too_old_is_never_served(client, monkeypatch):
     ReleaseFactory(version="1.24", name="Before")
     assert client.get("/releases/")["X-Page-Cache"] == "miss"
     Release.objects.filter(version="1.24").update(name="After")

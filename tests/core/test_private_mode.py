@@ -1,6 +1,6 @@
 """Private mode (SIGTRACKER_REQUIRE_LOGIN) through a real gunicorn: no WSGI header opens a page without a login.
 
-Issue 17 A: gunicorn turns a `SCRIPT_NAME` request header from an address in `forwarded_allow_ips` into the WSGI
+Gunicorn turns a `SCRIPT_NAME` request header from an address in `forwarded_allow_ips` into the WSGI
 SCRIPT_NAME, so `request.path` gains a prefix of the client's choosing while routing still uses `path_info`.
 Checking `request.path` against the public prefixes (/healthz, /static/) let anyone read every page.
 """

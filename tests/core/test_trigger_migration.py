@@ -1,4 +1,4 @@
-"""The page cache's triggers follow the models on an existing database, not only on a fresh one (issue 14).
+"""The page cache's triggers follow the models on an existing database, not only on a fresh one.
 
 A database is migrated as it stood when the trigger migration was written; then a release adds a model (a test
 app, installed by tests/core/trigger_settings.py) and the database is migrated forward. Writes to the new

@@ -1,4 +1,4 @@
-"""A visitor's text: KEP numbers parsed from ASCII digits only, full-text search bounded for PostgreSQL (issue 17 H)."""
+"""A visitor's text: KEP numbers parsed from ASCII digits only, full-text search bounded for PostgreSQL."""
 
 import pytest
 from django.db import connection

@@ -1,5 +1,5 @@
 """Backfill across three releases from the stand-in GitHub: a KEP that slips twice shows on its KEP page and in
-the release figures; the beat task syncs the current release, or skips without a token (issue 11)."""
+the release figures; the beat task syncs the current release, or skips without a token."""
 
 import datetime
 import logging

@@ -1,4 +1,4 @@
-"""Admin bulk actions respect roles and SIG scope, and are logged (issue 17, item B).
+"""Admin bulk actions respect roles and SIG scope, and are logged.
 
 Every custom action needs the change permission on each selected row, SIG scope included: otherwise the
 whole request answers 403 and nothing changes. Each changed row gets one admin LogEntry.

@@ -344,7 +344,7 @@ def test_statement_refused_in_the_pipeline_rolls_back_the_whole_import(postgres_
 
 
 def test_files_that_are_not_regular_are_skipped_unread(tree):
-    """Issue 17 K: a kep.yaml symlinked to /dev/zero (size 0, endless) or a FIFO (an open that waits for a writer)
+    """A kep.yaml symlinked to /dev/zero (size 0, endless) or a FIFO (an open that waits for a writer)
     is skipped with one line naming it; the other files import."""
     if not Path("/dev/zero").exists() or not hasattr(os, "mkfifo"):
         pytest.skip("needs /dev/zero and FIFOs (a POSIX system)")

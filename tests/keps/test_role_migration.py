@@ -1,4 +1,4 @@
-"""The role groups survive history (issue 14): keps/migrations/0003_role_groups.py replays with the grants of its
+"""The role groups survive history: keps/migrations/0003_role_groups.py replays with the grants of its
 day whatever keps.roles.GROUP_GRANTS says today, and the post_migrate handler brings the groups up to
 today's grants, idempotently.
 """

@@ -178,7 +178,7 @@ def test_role_groups_exist_after_migrate():
     assert Sig.objects.count() == 0
 
 
-# Issue 17, item C: milestones. A SIG's own milestone (its soft freeze) belongs to that SIG's leads; release-wide
+# Milestones. A SIG's own milestone (its soft freeze) belongs to that SIG's leads; release-wide
 # milestones to every lead, as releases do.
 
 
@@ -260,7 +260,7 @@ def test_release_inline_hides_other_sigs_milestones(client, sigs, milestones):
     }
 
 
-# Issue 17, item D: people and KEPs. A KEP is changed by leads and liaisons of its owning SIG; a person only by
+# People and KEPs. A KEP is changed by leads and liaisons of its owning SIG; a person only by
 # leads of a SIG the person belongs to (KEPs they author/review/approve, enhancements they are the contact of).
 
 

@@ -124,6 +124,9 @@ def test_kep_detail_shows_metadata_gates_prr_groups_timeline_and_mentions(client
     assert "Slipped <strong>1</strong> time " in page
     assert 'href="/releases/1.26/"' in page
     assert "Reached <strong>alpha</strong> in 1.27" in page
+    # The timeline's badges read the rules: shipped is "ok", a slip is "bad".
+    assert '<span class="badge ok">Done (shipped)</span>' in page
+    assert '<span class="badge bad">Removed from milestone</span>' in page
     assert page.index("resize beta plan") < page.index("resize design")
     assert 'href="/meetings/sig-node/2023-05-02/#item-2"' in page
 

@@ -125,7 +125,7 @@ def test_hostile_notes_are_inert(client, meeting):
 
 @pytest.mark.parametrize("levels", [500, 1400])
 def test_deeply_nested_agenda_item_does_not_take_the_page_down(client, meeting, levels):
-    # Issue 17 I: a 500-level nested list raised RecursionError on every (uncached) request.
+    # A 500-level nested list raised RecursionError on every (uncached) request.
     body = "\n".join(f"{'    ' * level}- level {level}" for level in range(levels))
     AgendaItemFactory(meeting=meeting, order=3, title="Nested", body=body)
     client.get("/meetings/sig-node/2022-03-01/")  # templates and URL resolvers loaded before timing

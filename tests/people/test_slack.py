@@ -1,4 +1,4 @@
-"""A SIG's freeze digest in Slack (issue 15, item 5), against a local Slack webhook stand-in over real HTTP: the
+"""A SIG's freeze digest in Slack, against a local Slack webhook stand-in over real HTTP: the
 webhook URL kept encrypted and never shown back, the digest as blocks once per SIG beside the emails, a 429 with
 Retry-After and 5xx retried, a revoked webhook turning that channel off without failing the rest of the batch."""
 

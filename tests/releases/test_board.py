@@ -1,4 +1,4 @@
-"""The board's other columns, the weekly numbers and the checklist comment (issue 12, items 2-5).
+"""The board's other columns, the weekly numbers and the checklist comment.
 
 The expected texts under tests/releases/data/ were built from the demo fixtures (1.24's 23 tracked KEPs of SIG
 Node) and read line by line against fixtures/*.yaml; `SIGTRACKER_REWRITE_EXPECTED=1` rewrites them after a

@@ -1,6 +1,6 @@
 """End to end through real components: Celery worker subprocesses on the Redis broker, the test database
 on PostgreSQL, and an SMTP server on loopback. Includes killing a worker in the middle of a batch, and this
-process acting as the web process whose edits the worker's stats recomputes must all pick up (issue 14)."""
+process acting as the web process whose edits the worker's stats recomputes must all pick up."""
 
 import time
 
@@ -164,7 +164,7 @@ def wait_for_done(release, count, timeout=20):
 
 
 def test_two_edits_seconds_apart_are_both_computed_by_the_worker(board, celery_worker, web_process):
-    """Issue 14: the debounce mark lived in each process's memory, so the worker's clearing it did not reach
+    """The debounce mark lived in each process's memory, so the worker's clearing it did not reach
     the web process, and a second edit a few seconds after the first queued nothing for five minutes."""
     from releases.choices import EnhancementStatus
     from releases.services import tracked_enhancement_set_status
@@ -210,7 +210,7 @@ def slack(settings):
 
 
 def test_worker_killed_mid_batch_email_and_slack_each_exactly_once(board, celery_worker, smtp_server, slack, settings):
-    """Issue 15, item 5: the digest goes by email and to each SIG's Slack channel; a worker killed in the middle
+    """The digest goes by email and to each SIG's Slack channel; a worker killed in the middle
     of a Slack post loses nothing and duplicates nothing, on either channel, once the lease has run out."""
     from people.models import SlackWebhook
     from people.services import slack_webhook_set_url

@@ -1,4 +1,4 @@
-"""An approved exception request's own deadline is a reminder anchor (issue 12): the people of its KEP get a
+"""An approved exception request's own deadline is a reminder anchor: the people of its KEP get a
 personal note at the exception offsets before it, recorded once per recipient like every reminder."""
 
 import io

@@ -249,7 +249,7 @@ def test_moved_milestones_queue_a_stats_recompute(releases_dir, monkeypatch):
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs need a POSIX system")
 def test_a_readme_that_is_not_a_regular_file_is_skipped_with_one_line(releases_dir, tmp_path):
-    """Issue 17 K: a FIFO README would block the import forever, a symlink to /dev/zero would fill the memory."""
+    """A FIFO README would block the import forever, a symlink to /dev/zero would fill the memory."""
     (tmp_path / "release-1.24").mkdir()
     shutil.copy(releases_dir / "release-1.24" / "README.md", tmp_path / "release-1.24" / "README.md")
     (tmp_path / "release-1.40").mkdir()
@@ -278,7 +278,7 @@ SMALL_SCHEDULE = "# Kubernetes {version}\n\n- **Friday 6th February {year}**: We
     ],
 )
 def test_a_version_beyond_the_model_limits_is_skipped_with_one_line(tmp_path, folder, reason):
-    """Issue 17 L: the rule is the version format the model can hold, whatever the folder is called."""
+    """The rule is the version format the model can hold, whatever the folder is called."""
     (tmp_path / "release-1.40").mkdir()
     (tmp_path / "release-1.40" / "README.md").write_text(SMALL_SCHEDULE.format(version="1.40", year=2026))
     (tmp_path / folder).mkdir()
@@ -293,7 +293,7 @@ def test_a_version_beyond_the_model_limits_is_skipped_with_one_line(tmp_path, fo
 
 @pytest.mark.parametrize("year", ["99999", "1999", "202"])
 def test_a_year_out_of_range_is_skipped_naming_the_line(tmp_path, year):
-    """Issue 17 L: "February 99999" was read as a date without a year and stored in 2045."""
+    """A year of 99999 is refused, not read as "February" without a year and put in the year the cycle infers."""
     (tmp_path / "release-1.40").mkdir()
     (tmp_path / "release-1.40" / "README.md").write_text(SMALL_SCHEDULE.format(version="1.40", year=year))
     status, _, err = run(tmp_path)
@@ -303,7 +303,7 @@ def test_a_year_out_of_range_is_skipped_naming_the_line(tmp_path, year):
 
 
 def test_control_characters_in_a_label_are_cleaned_on_import(tmp_path):
-    """Issue 17 F: imported labels pass the model's own check (one line, no control characters)."""
+    """Imported labels pass the model's own check (one line, no control characters)."""
     (tmp_path / "release-1.40").mkdir()
     (tmp_path / "release-1.40" / "README.md").write_text(
         "# Kubernetes 1.40\n\n- **Friday 6th February 2026**: Week 5 - Code Freeze\x1b]0;pwned\x07 \u202eends\n"

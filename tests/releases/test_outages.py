@@ -110,7 +110,7 @@ def test_with_redis_down_pages_edits_and_health_keep_working(broker, board, admi
     assert time.monotonic() - started < 15
     assert TrackedEnhancement.objects.get(pk=row.pk).status == "tracked_enhancements"
     health = admin_client.get("/healthz")
-    # Degraded, not down: the load balancer keeps the site in rotation while pages work (issue 14).
+    # Degraded, not down: the load balancer keeps the site in rotation while pages work.
     assert health.status_code == 200 and health.json()["status"] == "degraded: broker"
     # Beat cannot queue its run while Redis is down (this is what beat would hit, and log).
     with pytest.raises(Exception):  # noqa: B017 - kombu's OperationalError subclass varies by transport

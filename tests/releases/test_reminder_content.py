@@ -1,4 +1,4 @@
-"""What the reminder emails say (issue 13, item 3): each freeze's own requirements, one email per recipient per
+"""What the reminder emails say: each freeze's own requirements, one email per recipient per
 instant however many freezes fall then, KEPs grouped by what they still need, who cannot be reached, and links
 to the configured public address."""
 

@@ -52,7 +52,7 @@ HOSTILE_LABEL = "Enhancements Freeze\r\nBcc: x@evil.example\u2028X-Injected: 1\x
 
 @pytest.mark.django_db(transaction=True)
 def test_a_label_with_line_breaks_still_gets_its_reminders_sent_on_one_line(board, smtp_mailbox):
-    """Issue 17 F: a CR/LF in a label made every subject of that freeze a BadHeaderError, so nothing was sent."""
+    """A CR/LF in a label made every subject of that freeze a BadHeaderError, so nothing was sent."""
     Milestone.objects.filter(pk=board.freeze.pk).update(label=HOSTILE_LABEL)
 
     call_command("send_freeze_reminders", "--now", (FREEZE - 168 * HOUR).isoformat(), verbosity=0)

@@ -6,6 +6,7 @@ table; the funnel counts what the rules call in play.
 """
 
 import datetime
+from pathlib import Path
 
 import pytest
 
@@ -78,7 +79,7 @@ def _board(kind):
 @pytest.mark.parametrize("kind", rules.FREEZE_KINDS)
 def test_dashboard_reminders_and_rules_agree_for_every_freeze_kind_and_status(kind):
     release, milestone, rows = _board(kind)
-    freeze = rules.freeze_of_milestone(kind)
+    freeze = rules.MILESTONE_FREEZE[kind]
 
     at_risk_rows, _, _ = selectors.at_risk_for_milestone(release=release, milestone=milestone, limit=100)
     at_risk = {row.status for row in at_risk_rows}
@@ -220,3 +221,11 @@ def test_tracked_at_enhancements_freeze_and_release_day():
     assert not rules.release_day_passed(release_day=None, now=FREEZE_AT)
     assert rules.release_day_passed(release_day=day, now=datetime.datetime(2030, 3, 4, tzinfo=UTC))
     assert not rules.release_day_passed(release_day=day, now=datetime.datetime(2030, 3, 3, 23, 59, tzinfo=UTC))
+
+
+def test_no_template_names_the_pacific_zone_of_its_own():
+    """Pages show US Pacific time with the `pacific` filter (`rules.PACIFIC`), so no template names the zone."""
+    root = Path(__file__).resolve().parents[2]
+    templates = [path for pattern in ("*/templates/**/*.html", "*/templates/**/*.txt") for path in root.glob(pattern)]
+    assert len(templates) > 20
+    assert [str(path) for path in templates if rules.PACIFIC.key in path.read_text()] == []

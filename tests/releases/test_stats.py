@@ -69,7 +69,7 @@ def test_counts_merge_rate_and_deferred_apart_from_removed(release):
     release_stats_compute(release_ids=[release.pk])
 
     everything = stats_of(release)
-    # Tracked = at the enhancements freeze (day 10), issue 11: the row removed on day 11 was only at risk then,
+    # Tracked = at the enhancements freeze (day 10): the row removed on day 11 was only at risk then,
     # so it never counted; the first row was at risk too but shipped, and done always counts.
     assert (everything.tracked, everything.done, everything.deferred, everything.removed) == (3, 2, 1, 1)
     assert everything.merge_rate == pytest.approx(2 / 3)

@@ -504,7 +504,7 @@ def test_release_detail_per_sig_stats_and_collapsed_retros_when_many(client, rel
     assert "1 went well · 1 to improve · 1 action item" in html
 
 
-# -- the board's other columns, weekly numbers, checklist (issue 12, items 2, 4, 5) ---------------------------------
+# -- the board's other columns, weekly numbers, checklist --------------------------------------------------------------
 
 
 def test_enhancement_list_filters_and_exports_the_boards_other_columns(client, release):
