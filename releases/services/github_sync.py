@@ -194,7 +194,7 @@ def _store_pages(pages: list[CachedPage]) -> None:
     now = timezone.now()
     if connection.vendor == "postgresql":
         # executemany with one JSON text parameter per page: bulk_create's UNNEST arrays would escape every body
-        # into an array literal in Python, which cost over a second for a release's pages (issue 11's bench).
+        # into an array literal in Python, which cost over a second for one release's pages in the sync bench.
         table = connection.ops.quote_name(GitHubCachedResponse._meta.db_table)
         with connection.cursor() as cursor:
             cursor.executemany(
@@ -382,7 +382,7 @@ def _sync(release, repo, client, report, *, dry_run, now, echo) -> None:
         history = _github_history(release)
         context = _Context(release=release, rows=rows, history=history, cycle=cycle, now=now, dry_run=dry_run)
         if not dry_run:
-            # Looked up once per release rather than once per issue (issue 11: ~25 ms of queries per new issue
+            # Looked up once per release rather than once per issue (~25 ms of queries per new issue
             # made the writer, not GitHub, the bottleneck).
             context.keps = {
                 kep.number: kep
@@ -498,13 +498,11 @@ def _verdict(context: _Context, issue: Issue, items) -> GitHubVerdict:
 
 def _apply_issue(context: _Context, issue: Issue, verdict: GitHubVerdict, report: SyncReport) -> None:
     """Write what one issue says about the release (inside the caller's per-issue transaction): updates of
-    rows synced before, and the dry run's plan. New rows are written by `_create_batch`."""
+    rows synced before, and the dry run's plan. New rows are written by `_create_batch` (the caller hands only
+    the dry run's new rows here)."""
     entries = [HistoryEntry(at=c.at, status=c.status, author=c.author, note=c.note) for c in verdict.changes]
     row = context.rows.get(issue.number)
     if row is None:
-        if not context.dry_run:
-            _create_batch(context, [(issue, verdict)], report, None)
-            return
         report.created += 1
         report.history_added += len(entries)
         report.planned.append(f"create KEP-{issue.number} ({verdict.status}, {len(entries)} history rows)")
@@ -547,9 +545,8 @@ def _person(login: str) -> Person:
     return person or Person.objects.create(github=login)
 
 
-def _sig_for(kep: Kep | None, verdict: GitHubVerdict) -> Sig | None:
-    if kep is not None and (not verdict.sigs or kep.owning_sig.slug in verdict.sigs):
-        return kep.owning_sig
+def _labelled_sig(verdict: GitHubVerdict) -> Sig | None:
+    """The SIG the issue's first `sig/*` label names (created when the catalogue lacks it)."""
     if not verdict.sigs:
         return None
     return Sig.objects.get_or_create(slug=verdict.sigs[0])[0]
@@ -563,7 +560,7 @@ def _field_changes(row: TrackedEnhancement, issue: Issue, verdict: GitHubVerdict
     if verdict.target_stage and not on_board:
         wanted["target_stage"] = verdict.target_stage
     if verdict.sigs and row.sig.slug not in verdict.sigs and not on_board:
-        wanted["sig"] = _sig_for(None, verdict)
+        wanted["sig"] = _labelled_sig(verdict)
     if issue.assignees and (row.assignee is None or row.assignee.github.lower() != issue.assignees[0].lower()):
         wanted["assignee"] = _person(issue.assignees[0])
     return {name: value for name, value in wanted.items() if getattr(row, name) != value}
