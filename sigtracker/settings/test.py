@@ -17,3 +17,5 @@ WHITENOISE_AUTOREFRESH = True
 # Tests see every change at once; tests of the page cache switch it on themselves.
 SIGTRACKER_PAGE_CACHE_SECONDS = 0
 SIGTRACKER_PAGE_CACHE_RECHECK = 0
+# API tests anywhere in the suite share one client IP within a worker; the rate-limit tests set their own limit.
+SIGTRACKER_API_ANON_RATE = "10000/minute"
