@@ -40,6 +40,7 @@ The generation, and why writers never wait for each other (issue 14):
 """
 
 import hashlib
+import threading
 import time
 
 from django.conf import settings
@@ -63,6 +64,7 @@ _memo = {"value": None, "edited": None, "read_at": 0.0}
 #: The row of GENERATION_TABLE that holds the generation after the latest edit through the web (row 1 is SQLite's
 #: counter).
 EDIT_ROW = 2
+_background_render = threading.BoundedSemaphore(1)
 #: The generation of a copy rendered while a writer was in flight: never fresh, served only as a stale copy.
 PROVISIONAL = -1
 
@@ -278,8 +280,16 @@ class PageCacheMiddleware:
     def _stale_then_revalidate(self, request, cache, entry: dict, key: str, generation: int, minute: int, lock: str):
         response = entry["response"]
         response["X-Page-Cache"] = "stale"
-        if cache.add(lock, 1, settings.SIGTRACKER_PAGE_CACHE_LOCK_SECONDS):
-            response._resource_closers.append(lambda: self._revalidate(request, cache, key, generation, minute, lock))
+        # One re-render after an answer at a time per process: an import makes every page stale at once, and a
+        # thread per page rendering beside the ones serving copies would hold the GIL and the server's threads
+        # from them. A page not re-rendered now is by the next request that finds this process idle.
+        if _background_render.acquire(blocking=False):
+            if cache.add(lock, 1, settings.SIGTRACKER_PAGE_CACHE_LOCK_SECONDS):
+                response._resource_closers.append(
+                    lambda: self._revalidate(request, cache, key, generation, minute, lock)
+                )
+            else:
+                _background_render.release()
         return response
 
     def _revalidate(self, request, cache, key: str, generation: int, minute: int, lock: str) -> None:
@@ -288,6 +298,7 @@ class PageCacheMiddleware:
             self._render(request, cache, key, generation, minute).close()
         finally:
             cache.delete(lock)
+            _background_render.release()
 
     def _render(self, request, cache, key: str, generation: int, minute: int):
         # Checked after the generation was read and before the page reads anything (see the module docstring).

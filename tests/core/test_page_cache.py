@@ -94,6 +94,23 @@ def test_after_an_import_or_stats_write_nobody_waits_for_the_re_render(client):
 
 
 @CACHE_ON
+def test_one_re_render_after_an_answer_at_a_time_per_process(client):
+    ReleaseFactory(version="1.24", name="Before")
+    assert client.get("/releases/")["X-Page-Cache"] == "miss"
+    Release.objects.filter(version="1.24").update(name="Imported")
+    assert page_cache._background_render.acquire(blocking=False)  # another page is being re-rendered
+    try:
+        assert client.get("/releases/")["X-Page-Cache"] == "stale"
+        assert not caches["pages"].get(_rendering_lock("/releases/"))
+        assert client.get("/releases/")["X-Page-Cache"] == "stale"  # not re-rendered meanwhile
+    finally:
+        page_cache._background_render.release()
+    assert client.get("/releases/")["X-Page-Cache"] == "stale"
+    after = client.get("/releases/")
+    assert after["X-Page-Cache"] == "hit" and b"Imported" in after.content
+
+
+@CACHE_ON
 def test_an_edit_through_the_web_is_recorded_so_its_author_never_gets_a_stale_copy(admin_client, client):
     ReleaseFactory(version="1.24", name="Before")
     assert client.get("/releases/")["X-Page-Cache"] == "miss"
