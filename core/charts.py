@@ -243,6 +243,9 @@ def chart_layout(
 
     # Lines, broken where a value is missing, with value labels above their points.
     value_labels: list[Label] = []
+    # Worked out once, not once per label and try: with ~50 points and ~100 bars, the boxes were most of a page's
+    # time (meeting search).
+    bar_boxes = [b.box for b in layout.bars]
     for index, s in enumerate(series):
         if s.kind != "line":
             continue
@@ -257,7 +260,8 @@ def chart_layout(
             label = Label(_fmt(value, s.percent), x, y - 8, "value", css=f"series-{index}")
             # A value label goes above the bars it would cover; a label pushed out of the chart is dropped.
             for _ in range(len(layout.bars) + 1):
-                covered = [b.y for b in layout.bars if label.box(PHONE_FONT).overlaps(b.box)]
+                box = label.box(PHONE_FONT)
+                covered = [b.y for b in bar_boxes if box.overlaps(b)]
                 if not covered:
                     break
                 label.y = min(covered) - PHONE_FONT * DESCENT - 2
@@ -267,7 +271,7 @@ def chart_layout(
                 label.wide = False
             value_labels.append(label)
         layout.lines.append((index, [seg for seg in segments if seg]))
-    _place(value_labels, against=[b.box for b in layout.bars], within=(left, left + plot_w))
+    _place(value_labels, against=bar_boxes, within=(left, left + plot_w))
 
     # "No data" where no series has a value (a category axis only: a time axis has no empty slots).
     no_data_labels: list[Label] = []

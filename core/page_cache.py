@@ -11,9 +11,11 @@ today's, so:
 Only anonymous GET/HEAD requests with a 200 answer are cached; the admin, /healthz and logged-in users are not.
 
 Stale while revalidate: when a page's copy is stale (a write, the minute turned), one request re-renders it while
-the others get the stale copy at once (when only the minute turned, that request too gets the copy, and renders the
-page after its answer is sent: the data is the same; after a write it waits for its render, so the next request
-after an edit shows it), instead of all queueing behind renders of the same page (with 50 readers,
+the others get the stale copy at once (when only the minute turned, or only imports, syncs and stats runs wrote,
+that request too gets the copy, and renders the page after its answer is sent; after an edit through the web — the
+admin, the API — it waits for its render, so whoever made the edit sees it on the next page they open: the
+middleware records the generation after every such request in GENERATION_TABLE's row EDIT_ROW, read with the
+generation), instead of all queueing behind renders of the same page (with 50 readers,
 every import or stats run used to turn every page into a queue of identical renders). One re-render per page at a
 time: a lock in the cache (`cache.add`, atomic), held at most SIGTRACKER_PAGE_CACHE_LOCK_SECONDS should its
 holder die. A stale copy is at most SIGTRACKER_PAGE_CACHE_STALE_SECONDS old when served (else the request renders
@@ -38,6 +40,7 @@ The generation, and why writers never wait for each other:
 """
 
 import hashlib
+import threading
 import time
 
 from django.conf import settings
@@ -49,8 +52,13 @@ GENERATION_SEQUENCE = "sigtracker_generation"
 #: Must match core/migrations/0004_generation_sequence.LOCK_KEY (the triggers' function).
 WRITER_LOCK_KEY = 7_316_544_023_891_537_261
 TRIGGER_PREFIX = "sigtracker_gen_"
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS", "TRACE")
 
-_memo = {"value": None, "read_at": 0.0}
+_memo = {"value": None, "edited": None, "read_at": 0.0}
+#: The row of GENERATION_TABLE that holds the generation after the latest edit through the web (row 1 is SQLite's
+#: counter).
+EDIT_ROW = 2
+_background_render = threading.BoundedSemaphore(1)
 #: The generation of a copy rendered while a writer was in flight: never fresh, served only as a stale copy.
 PROVISIONAL = -1
 
@@ -121,28 +129,61 @@ def generation_triggers_sync(conn, *, registry=None) -> tuple[list[str], list[st
     return sorted(wanted - have), sorted(have - wanted)
 
 
-def _read_generation() -> int:
+def _read_generation() -> tuple[int, int | None]:
+    """(the data generation, the generation recorded after the latest edit through the web, or None)."""
+    edited = f"(SELECT value FROM {GENERATION_TABLE} WHERE id = {EDIT_ROW})"
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # A new sequence reads last_value 1 both before and after its first nextval(): is_called tells them apart.
-            cursor.execute(f"SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM {GENERATION_SEQUENCE}")
-            return cursor.fetchone()[0]
-        cursor.execute(f"SELECT value FROM {GENERATION_TABLE} WHERE id = 1")
+            cursor.execute(
+                f"SELECT CASE WHEN is_called THEN last_value ELSE 0 END, {edited} FROM {GENERATION_SEQUENCE}"
+            )
+            return tuple(cursor.fetchone())
+        cursor.execute(f"SELECT value, {edited} FROM {GENERATION_TABLE} WHERE id = 1")
         row = cursor.fetchone()
         if row is None:  # a flushed database: start the counter again
             cursor.execute(f"INSERT INTO {GENERATION_TABLE} (id, value) VALUES (1, 0)")
-            return 0
-        return row[0]
+            return 0, None
+        return tuple(row)
+
+
+def _generations() -> tuple[int, int | None]:
+    now = time.monotonic()
+    if _memo["value"] is not None and now - _memo["read_at"] < settings.SIGTRACKER_PAGE_CACHE_RECHECK:
+        return _memo["value"], _memo["edited"]
+    value, edited = _read_generation()
+    _memo.update(value=value, edited=edited, read_at=now)
+    return value, edited
 
 
 def current_generation() -> int:
     """The data generation, read at most once per SIGTRACKER_PAGE_CACHE_RECHECK seconds per process."""
-    now = time.monotonic()
-    if _memo["value"] is not None and now - _memo["read_at"] < settings.SIGTRACKER_PAGE_CACHE_RECHECK:
-        return _memo["value"]
-    value = _read_generation()
-    _memo.update(value=value, read_at=now)
-    return value
+    return _generations()[0]
+
+
+def record_edit() -> None:
+    """Note that someone has just written through the web (the admin, the API): the generation now, after their
+    write, is kept in the database (every process reads it with the generation), so that a copy rendered before it is
+    never served to them as a stale copy. Writes by imports, syncs and stats runs do not call this."""
+    generation, _ = _read_generation()
+    greatest = "GREATEST" if connection.vendor == "postgresql" else "MAX"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {GENERATION_TABLE} (id, value) VALUES ({EDIT_ROW}, %s) ON CONFLICT (id) DO UPDATE "
+            f"SET value = {greatest}({GENERATION_TABLE}.value, excluded.value)",
+            [generation],
+        )
+    _memo.update(value=None, read_at=0.0)
+
+
+def _edited_since(entry: dict, edited: int | None) -> bool:
+    """Whether an edit through the web may be missing from a cached copy: it was recorded after the generation the
+    copy was rendered at (a provisional copy was rendered while some write was in flight, maybe that edit's own)."""
+    if edited is None:
+        return False
+    if entry["generation"] == PROVISIONAL:
+        return edited >= entry.get("read_generation", edited)
+    return edited > entry["generation"]
 
 
 def no_writer_in_flight() -> bool:
@@ -188,9 +229,16 @@ class PageCacheMiddleware:
 
     def __call__(self, request):
         if not _cacheable(request):
-            return self.get_response(request)
+            response = self.get_response(request)
+            if (
+                settings.SIGTRACKER_PAGE_CACHE_SECONDS > 0
+                and request.method not in SAFE_METHODS
+                and response.status_code < 400
+            ):
+                record_edit()
+            return response
         cache = caches[settings.SIGTRACKER_PAGE_CACHE_ALIAS]
-        generation, minute = current_generation(), _minute()
+        (generation, edited), minute = _generations(), _minute()
         key = _key(request)
         entry = cache.get(key)
         if entry is not None and (entry["generation"], entry["minute"]) == (generation, minute):
@@ -202,20 +250,19 @@ class PageCacheMiddleware:
         if stale and entry["generation"] == generation:
             # Only the minute turned: the data is the same, so even the request that re-renders the page gets the
             # copy at once, and renders it after its answer has gone (when the server closes the response).
-            response = entry["response"]
-            response["X-Page-Cache"] = "stale"
-            if cache.add(lock, 1, settings.SIGTRACKER_PAGE_CACHE_LOCK_SECONDS):
-                response._resource_closers.append(
-                    lambda: self._revalidate(request, cache, key, generation, minute, lock)
-                )
-            return response
-        if stale and (
+            return self._stale_then_revalidate(request, cache, entry, key, generation, minute, lock)
+        if stale and entry["minute"] == minute and not no_writer_in_flight():
             # A writer is in flight (an import): what readers may see is what was committed, and this minute's
             # copy shows that as of its render; re-rendering on every request would only queue them up.
-            (entry["minute"] == minute and not no_writer_in_flight())
-            # Someone is re-rendering this page right now: the copy they replace is good enough meanwhile.
-            or not cache.add(lock, 1, settings.SIGTRACKER_PAGE_CACHE_LOCK_SECONDS)
-        ):
+            response = entry["response"]
+            response["X-Page-Cache"] = "stale"
+            return response
+        if stale and not _edited_since(entry, edited):
+            # Only imports, syncs and stats runs wrote since the copy was made, no reader's edit: as when the minute
+            # turned, nobody waits for the re-render (a reader cannot tell the copy from one served a moment earlier).
+            return self._stale_then_revalidate(request, cache, entry, key, generation, minute, lock)
+        # Someone is re-rendering this page right now: the copy they replace is good enough meanwhile.
+        if stale and not cache.add(lock, 1, settings.SIGTRACKER_PAGE_CACHE_LOCK_SECONDS):
             response = entry["response"]
             response["X-Page-Cache"] = "stale"
             return response
@@ -225,12 +272,28 @@ class PageCacheMiddleware:
             if stale:
                 cache.delete(lock)
 
+    def _stale_then_revalidate(self, request, cache, entry: dict, key: str, generation: int, minute: int, lock: str):
+        response = entry["response"]
+        response["X-Page-Cache"] = "stale"
+        # One re-render after an answer at a time per process: an import makes every page stale at once, and a
+        # thread per page rendering beside the ones serving copies would hold the GIL and the server's threads
+        # from them. A page not re-rendered now is by the next request that finds this process idle.
+        if _background_render.acquire(blocking=False):
+            if cache.add(lock, 1, settings.SIGTRACKER_PAGE_CACHE_LOCK_SECONDS):
+                response._resource_closers.append(
+                    lambda: self._revalidate(request, cache, key, generation, minute, lock)
+                )
+            else:
+                _background_render.release()
+        return response
+
     def _revalidate(self, request, cache, key: str, generation: int, minute: int, lock: str) -> None:
-        """Re-render a page whose copy is a minute old, after the answer that served that copy was sent."""
+        """Re-render a page whose copy is stale, after the answer that served that copy was sent."""
         try:
             self._render(request, cache, key, generation, minute).close()
         finally:
             cache.delete(lock)
+            _background_render.release()
 
     def _render(self, request, cache, key: str, generation: int, minute: int):
         # Checked after the generation was read and before the page reads anything (see the module docstring).
@@ -243,6 +306,7 @@ class PageCacheMiddleware:
             response["X-Page-Cache"] = "miss" if storable else "skip"
             entry = {
                 "generation": generation if storable else PROVISIONAL,
+                "read_generation": generation,
                 "minute": minute,
                 "stored_at": time.time(),
                 "response": response,

@@ -5,6 +5,7 @@ from django.template import loader
 from django.views.decorators.cache import never_cache
 from django_filters.views import FilterView
 from django_tables2 import SingleTableMixin
+from django_tables2.data import TableQuerysetData
 from django_tables2.export.views import ExportMixin
 
 from .health import site_health
@@ -68,3 +69,22 @@ class CsvExportMixin(ExportMixin):
 class PublicListView(CsvExportMixin, SafeSingleTableMixin, FilterView):
     """Base of every public list page: a django-filter FilterSet, a django-tables2 table with safe paging,
     and CSV export of the filtered rows."""
+
+    def paginate_queryset(self, queryset, page_size):
+        paginated = super().paginate_queryset(queryset, page_size)
+        # The table pages the same rows again with a paginator of its own: it is given this count (below) instead
+        # of asking the database a second time (a COUNT(*) of the filtered rows, 5-8 ms on search and the KEP list).
+        self._counted = (queryset, paginated[0].count)
+        return paginated
+
+    def get_table_data(self):
+        data = super().get_table_data()
+        self._table_source = data
+        return data
+
+    def get_table_pagination(self, table):
+        counted = getattr(self, "_counted", None)
+        same_rows = counted is not None and counted[0] is getattr(self, "_table_source", None)
+        if same_rows and isinstance(table.data, TableQuerysetData):
+            table.data._length = counted[1]
+        return super().get_table_pagination(table)

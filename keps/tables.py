@@ -191,8 +191,15 @@ class PermaBetaTable(BaseTable):
         order_by = ("-releases",)
 
     def render_authors(self, record):
-        authors = record.kep.authors.all()
-        return _joined(_links(authors, url=lambda p: kep_list_url(author=p.github), text=lambda p: f"@{p.github}"))
+        # kep_list_url(author=…) with the list's address worked out once per table, not once per author.
+        base = self.reverse_once("keps:kep_list")
+        return _joined(
+            _links(
+                record.kep.authors.all(),
+                url=lambda p: f"{base}?{urlencode({'author': p.github})}" if p.github else base,
+                text=lambda p: f"@{p.github}",
+            )
+        )
 
     def render_stage(self, value):
         return stage_badge(value, value)

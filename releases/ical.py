@@ -89,12 +89,16 @@ def milestones_calendar(*, milestones: Iterable[Milestone], name: str, base_url:
     calendar.add("x-published-ttl", "PT12H")
     stamp = timezone.now().astimezone(datetime.UTC).replace(microsecond=0)
     seen: Counter[str] = Counter()
+    release_urls: dict[int, str] = {}
     for milestone in milestones:
         base = milestone_uid_base(milestone)
         seen[base] += 1
         # Two milestones alike in every way (e.g. two unlabelled "other" rows): number them in time order.
         uid = base if seen[base] == 1 else f"{base}-{seen[base]}"
-        page_url = base_url + milestone.get_absolute_url()
+        # Milestone.get_absolute_url(), with its release's address resolved once per release, not per milestone.
+        if milestone.release_id not in release_urls:
+            release_urls[milestone.release_id] = milestone.release.get_absolute_url()
+        page_url = f"{base_url}{release_urls[milestone.release_id]}#milestone-{milestone.pk}"
         event = Event()
         event.add("uid", f"{uid}@{domain}")
         event.add("dtstamp", stamp)

@@ -1,4 +1,5 @@
-"""The public page cache: a hit while nothing changed, a fresh page after any write, by any path."""
+"""The public page cache: a hit while nothing changed, a fresh page after any write, by any path (at once after an
+edit through the web; after a job's write, one stale copy while the page is rendered again)."""
 
 import time
 
@@ -28,7 +29,7 @@ CACHE_ON = override_settings(SIGTRACKER_PAGE_CACHE_SECONDS=300, SIGTRACKER_PAGE_
 @pytest.fixture(autouse=True)
 def empty_cache():
     caches["pages"].clear()
-    page_cache._memo.update(value=None, read_at=0.0)
+    page_cache._memo.update(value=None, edited=None, read_at=0.0)
     yield
     caches["pages"].clear()
 
@@ -73,9 +74,51 @@ def test_second_request_is_a_hit_and_a_write_makes_it_fresh(client):
     assert second.content == first.content
 
     Release.objects.filter(version="1.24").update(name="Renamed in the admin")
+    page_cache.record_edit()  # as the middleware does after the admin's POST
     third = client.get("/releases/")
     assert third["X-Page-Cache"] == "miss"
     assert b"Renamed in the admin" in third.content
+
+
+@CACHE_ON
+def test_after_an_import_or_stats_write_nobody_waits_for_the_re_render(client):
+    ReleaseFactory(version="1.24", name="Before")
+    assert client.get("/releases/")["X-Page-Cache"] == "miss"
+    # Written by a job (no edit through the web recorded): the copy goes out at once, the page is rendered after it.
+    Release.objects.filter(version="1.24").update(name="Imported")
+    during = client.get("/releases/")
+    assert during["X-Page-Cache"] == "stale" and b"Before" in during.content
+    after = client.get("/releases/")
+    assert after["X-Page-Cache"] == "hit" and b"Imported" in after.content
+    assert not caches["pages"].get(_rendering_lock("/releases/"))
+
+
+@CACHE_ON
+def test_one_re_render_after_an_answer_at_a_time_per_process(client):
+    ReleaseFactory(version="1.24", name="Before")
+    assert client.get("/releases/")["X-Page-Cache"] == "miss"
+    Release.objects.filter(version="1.24").update(name="Imported")
+    assert page_cache._background_render.acquire(blocking=False)  # another page is being re-rendered
+    try:
+        assert client.get("/releases/")["X-Page-Cache"] == "stale"
+        assert not caches["pages"].get(_rendering_lock("/releases/"))
+        assert client.get("/releases/")["X-Page-Cache"] == "stale"  # not re-rendered meanwhile
+    finally:
+        page_cache._background_render.release()
+    assert client.get("/releases/")["X-Page-Cache"] == "stale"
+    after = client.get("/releases/")
+    assert after["X-Page-Cache"] == "hit" and b"Imported" in after.content
+
+
+@CACHE_ON
+def test_an_edit_through_the_web_is_recorded_so_its_author_never_gets_a_stale_copy(admin_client, client):
+    ReleaseFactory(version="1.24", name="Before")
+    assert client.get("/releases/")["X-Page-Cache"] == "miss"
+    Release.objects.filter(version="1.24").update(name="After")
+    assert admin_client.post("/admin/logout/").status_code < 400
+    assert page_cache._read_generation()[1] == current_generation()
+    after = client.get("/releases/")
+    assert after["X-Page-Cache"] == "miss" and b"After" in after.content
 
 
 @CACHE_ON
@@ -195,9 +238,10 @@ def test_a_page_rendered_while_a_write_is_in_flight_is_not_cached(client, postgr
         writer.commit()
     finally:
         writer.close()
+    # A job's write: the copy of what was committed during the render goes out once more, and is rendered again.
+    assert client.get("/releases/")["X-Page-Cache"] == "stale"
     after = client.get("/releases/")
-    assert b"After" in after.content and b"Before" not in after.content
-    assert client.get("/releases/")["X-Page-Cache"] == "hit"
+    assert after["X-Page-Cache"] == "hit" and b"After" in after.content and b"Before" not in after.content
 
 
 def _rendering_lock(path: str) -> str:
@@ -211,6 +255,7 @@ def test_while_one_request_re_renders_a_stale_page_the_others_get_the_stale_copy
     ReleaseFactory(version="1.24", name="Before")
     assert client.get("/releases/")["X-Page-Cache"] == "miss"
     Release.objects.filter(version="1.24").update(name="After")
+    page_cache.record_edit()
     # Another request holds the page's re-render lock: this one is served the copy it replaces, at once.
     assert caches["pages"].add(_rendering_lock("/releases/"), 1, 30)
     during = client.get("/releases/")
@@ -253,7 +298,24 @@ def test_during_a_long_write_readers_get_the_committed_page_without_queueing(cli
         writer.commit()
     finally:
         writer.close()
-    # The provisional copy is never a hit: the first request after the commit renders it afresh.
+    # The provisional copy is never a hit: the first request after the commit has it re-rendered.
+    assert client.get("/releases/")["X-Page-Cache"] == "stale"
+    after = client.get("/releases/")
+    assert after["X-Page-Cache"] == "hit" and b"After" in after.content
+
+
+@CACHE_ON
+@pytest.mark.django_db(transaction=True)
+def test_an_edit_in_flight_during_a_render_is_not_served_stale_to_its_author(client, postgres_only):
+    ReleaseFactory(version="1.24", name="Before")
+    writer = _open_transaction("UPDATE releases_release SET name = 'After' WHERE version = '1.24'")
+    try:
+        assert client.get("/releases/")["X-Page-Cache"] == "skip"
+        writer.commit()
+    finally:
+        writer.close()
+    # The write was an edit through the web, recorded after its commit at the generation the render read.
+    page_cache.record_edit()
     after = client.get("/releases/")
     assert after["X-Page-Cache"] == "miss" and b"After" in after.content
 
@@ -272,5 +334,6 @@ def test_while_a_writer_is_in_flight_this_minutes_copy_is_served_without_re_rend
         writer.commit()
     finally:
         writer.close()
+    assert client.get("/releases/")["X-Page-Cache"] == "stale"
     after = client.get("/releases/")
-    assert after["X-Page-Cache"] == "miss" and b"After" in after.content
+    assert after["X-Page-Cache"] == "hit" and b"After" in after.content

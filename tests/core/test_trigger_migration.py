@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.django_db
 
-# Run in the migrated database: a page, the same page again, then the same page after a write to the new table.
+# Run in the migrated database: a page, the same page again, then the same page after a write to the new table
+# (written outside any web request, as a job writes: no longer a hit, the copy goes out once more while re-rendered).
 PROBE = """
 from django.test import Client, override_settings
 from tests.core.trigger_app.models import Widget
@@ -72,11 +73,12 @@ def test_a_model_added_after_the_trigger_migration_invalidates_the_cache(scratch
     _manage(scratch_database_url, settings_module, "migrate", "--noinput", "-v0")
     output = _manage(scratch_database_url, settings_module, "shell", "-c", PROBE)
     probe = next(line for line in output.splitlines() if line.startswith("PROBE"))
-    assert probe.split()[1:] == ["miss", "hit", "miss"], output
+    assert probe.split()[1:] == ["miss", "hit", "stale"], output
     # Migrating again changes nothing (the post_migrate handler is idempotent).
     _manage(scratch_database_url, settings_module, "migrate", "--noinput", "-v0")
     output = _manage(scratch_database_url, settings_module, "shell", "-c", PROBE)
-    assert next(line for line in output.splitlines() if line.startswith("PROBE")).split()[1:] == ["miss", "hit", "miss"]
+    probe = next(line for line in output.splitlines() if line.startswith("PROBE"))
+    assert probe.split()[1:] == ["miss", "hit", "stale"], output
 
 
 def test_a_database_from_before_the_move_to_core_migrates_and_keeps_invalidating(scratch_database_url):
@@ -88,4 +90,5 @@ def test_a_database_from_before_the_move_to_core_migrates_and_keeps_invalidating
     _manage(scratch_database_url, settings_module, "migrate", "core", "zero", "--fake", "--noinput", "-v0")
     _manage(scratch_database_url, settings_module, "migrate", "--noinput", "-v0")
     output = _manage(scratch_database_url, settings_module, "shell", "-c", PROBE)
-    assert next(line for line in output.splitlines() if line.startswith("PROBE")).split()[1:] == ["miss", "hit", "miss"]
+    probe = next(line for line in output.splitlines() if line.startswith("PROBE"))
+    assert probe.split()[1:] == ["miss", "hit", "stale"], output
