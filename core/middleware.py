@@ -43,18 +43,22 @@ class LoginRequiredMiddleware:
 
 
 class RejectNulMiddleware:
-    """A NUL character in a path is never a page: answer 400 before any view turns it into a database query.
+    """A NUL character in a path or a query parameter is never a page: answer 400 before any view turns it into a
+    database query.
 
-    PostgreSQL refuses NUL in text, so `/releases/%00/`, `/feeds/releases/%00/status.atom` or `/me/calendar/%00.ics`
-    would otherwise fail with a 500 in whichever view looks the value up. One check here covers every
-    route, present and future.
+    PostgreSQL refuses NUL in text, so `/releases/%00/`, `/feeds/releases/%00/status.atom`, `/me/calendar/%00.ics`
+    or a filter such as `/api/v1/tracked-enhancements/?release=%00` (a model-choice lookup) would otherwise fail
+    with a 500 in whichever view looks the value up. One check here covers every route and filter, present and
+    future.
     """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        if "\x00" in request.path_info:
+        if "\x00" in request.path_info or any(
+            "\x00" in key or any("\x00" in value for value in values) for key, values in request.GET.lists()
+        ):
             return HttpResponseBadRequest("A URL cannot contain a NUL character.", content_type="text/plain")
         return self.get_response(request)
 

@@ -55,3 +55,14 @@ HOSTILE_SEARCH = st.one_of(
 def test_bounded_search_text_is_always_a_valid_websearch_query(postgres_only, text):
     with connection.cursor() as cursor:
         cursor.execute("SELECT websearch_to_tsquery('english', %s)", [bound_search_text(text)])
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "url",
+    ["/releases/%00/", "/api/v1/tracked-enhancements/?release=%00", "/api/v1/tracked-enhancements/?release=1.24%00",
+     "/keps/?q=%00", "/releases/?x%00=1"],
+)  # fmt: skip
+def test_a_nul_in_a_path_or_a_query_parameter_is_a_400_not_a_database_error(client, url):
+    response = client.get(url)
+    assert response.status_code == 400 and b"NUL" in response.content
