@@ -149,3 +149,27 @@ def test_a_chairs_reminder_gives_the_true_reason_and_their_meetings_show_on_me(c
     home = [m for m in sig_next_meetings(now=timezone.now()) if m.sig.slug == "sig-node"]
     work = my_work(person=chair)
     assert home and [m.sig.slug for m in work.sig_meetings] and "sig-node" in [m.sig.slug for m in work.sig_meetings]
+
+
+@pytest.fixture
+def every_release_file(upstream):
+    """Every release folder as `import_releases` reads it: 1.4 and 1.12's feature sheets, 1.9, 1.24 and 1.35's
+    rosters, 1.16, 1.25 and 1.35's exception requests, besides the READMEs."""
+    _import("import_releases", upstream / "sig-release" / "releases")
+    return upstream
+
+
+def test_releases_known_only_from_their_files_do_not_pass_for_planned_ones(client, every_release_file):
+    # 1.35 has exception requests and a roster but no schedule: it is not the release that follows 1.27.
+    html = client.get("/").content.decode()
+    assert "v1.27 released 11 Apr 2023; the v1.28 schedule is not published yet" in html
+    assert "v1.35 is planned" not in html
+    answer = client.get("/api/v1/releases/current/").json()
+    assert (answer["release"]["version"], answer["next_release"]) == ("1.27", None)
+    # Minors ship in order: 1.4 (features sheet), 1.9 (roster) and 1.16 (exceptions) were out before 1.22 was.
+    states = dict(Release.objects.values_list("version", "state"))
+    assert {version: states[version] for version in ("1.4", "1.9", "1.16")} == dict.fromkeys(
+        ("1.4", "1.9", "1.16"), "released"
+    )
+    rows = client.get("/releases/?state=planning").content.decode().split('id="table-heading"')[1]
+    assert "v1.4<" not in rows and "v1.16<" not in rows
