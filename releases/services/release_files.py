@@ -31,7 +31,14 @@ from releases.choices import (
 from releases.importers.exceptions_yaml import ExceptionRecord, ExceptionsFile
 from releases.importers.features_csv import FeatureRecord, FeatureSheet
 from releases.importers.roster import Roster
-from releases.models import EnhancementException, FeatureSheetRow, Release, ReleaseTeamMember, TrackedEnhancement
+from releases.models import (
+    EnhancementException,
+    FeatureSheetRow,
+    Release,
+    ReleaseTeamMember,
+    TrackedEnhancement,
+    parse_version,
+)
 from releases.rules import FREEZE_MILESTONE
 from releases.services.tracking import HistoryEntry, tracked_enhancement_create, tracked_enhancement_mirror_history
 
@@ -276,6 +283,9 @@ def _sheet_status(record: FeatureRecord, release: Release, today: datetime.date)
     # marked as gone left the milestone. Only a release known to be still ahead has its features merely tracked;
     # a release with no dates is one of the early ones the sheets belong to, long out.
     if any(word in record.status_text.lower() for word in _LEFT_RELEASE):
+        return EnhancementStatus.REMOVED
+    if record.moved_to and parse_version(record.moved_to) > (release.major, release.minor):
+        # Still "Tracked" in its status column, but its note says it moved to a later milestone: not shipped here.
         return EnhancementStatus.REMOVED
     ahead = release.state != ReleaseState.RELEASED and release.release_date and release.release_date > today
     return EnhancementStatus.TRACKED_CODE if ahead else EnhancementStatus.DONE

@@ -93,6 +93,17 @@ def test_every_file_of_every_release_directory(imported):
     assert ReleaseTeamMember.objects.filter(release__version="1.9").count() == 16  # 11 roles, 5 shadows
 
 
+def test_a_sheet_row_whose_note_moves_it_to_a_later_milestone_did_not_ship(imported, client):
+    # 1.12's sheet has all 38 rows "Tracked", but #575's note says "Looks like this is now in the 1.13 milestone".
+    moved = TrackedEnhancement.objects.get(release__version="1.12", kep__number=575)
+    assert moved.status == EnhancementStatus.REMOVED
+    shipped = TrackedEnhancement.objects.filter(release__version="1.12", status=EnhancementStatus.DONE).count()
+    assert shipped == TrackedEnhancement.objects.filter(release__version="1.12").count() - 1
+    call_command("compute_stats", "1.12", verbosity=0)
+    html = client.get("/releases/1.12/").content.decode()
+    assert "100 %" not in html
+
+
 def test_an_exception_of_a_catalogued_kep_is_on_its_board_row_with_derived_history(imported):
     # KEP-1287 (sig-node, in-place pod resize) asked for a code freeze exception in 1.25 and was denied.
     request = EnhancementException.objects.get(release__version="1.25", kep_number=1287)
