@@ -173,3 +173,17 @@ def test_releases_known_only_from_their_files_do_not_pass_for_planned_ones(clien
     )
     rows = client.get("/releases/?state=planning").content.decode().split('id="table-heading"')[1]
     assert "v1.4<" not in rows and "v1.16<" not in rows
+
+
+def test_no_page_a_visitor_reads_names_a_management_command(client, every_release_file):
+    from django.core.management import get_commands
+
+    ours = sorted(name for name, app in get_commands().items() if not app.startswith(("django", "rest_framework")))
+    assert "import_releases" in ours
+    pages = ["/", "/releases/", "/keps/", "/keps/1287/", "/keps/slips/", "/keps/approvers/", "/meetings/"]
+    pages += [f"/releases/{version}/" for version in ("1.4", "1.9", "1.12", "1.16", "1.22", "1.24", "1.27", "1.35")]
+    for page in pages:
+        response = client.get(page, follow=True)
+        assert response.status_code == 200, page
+        html = response.content.decode()
+        assert [name for name in ours if re.search(rf"\b{name}\b", html)] == [], page
