@@ -143,16 +143,20 @@ TRACKED_STATUSES = (
 )
 
 
-def freeze_missed(*, last_status: str | None, passed: Freeze | str | None) -> Freeze | None:
+def freeze_missed(
+    *, last_status: str | None, passed: Freeze | str | None, denied: Freeze | str | None = None
+) -> Freeze | None:
     """The freeze a KEP that left the release slipped at.
 
     From its last board status before it left: at risk for, or tracked for, a freeze is the freeze it was
     working towards (the board flips "tracked" to "removed" when a KEP fails the freeze it was tracked for).
     From the calendar: the latest freeze that had passed when it left. The later of the two, since a KEP is
     removed at or after the freeze it missed: one tracked for enhancements freeze and removed after code freeze
-    missed code freeze.
+    missed code freeze. An exception the release team denied (or approved, then took back) for a freeze
+    (`denied`) says which freeze it failed: v1.25's KEP-1287, denied a code freeze exception, missed code freeze
+    though it left before the code freeze instant.
     """
-    candidates = []
+    candidates = [FREEZE_ORDER.index(Freeze(denied))] if denied else []
     own = STATUS_FREEZE.get(last_status) if last_status else None
     if own is not None:
         candidates.append(FREEZE_ORDER.index(own))

@@ -119,6 +119,16 @@ def test_an_exception_of_a_catalogued_kep_is_on_its_board_row_with_derived_histo
     assert other.tracked_enhancement is None and other.issue_url.endswith("/issues/3346")
 
 
+def test_a_kep_denied_a_code_freeze_exception_missed_code_freeze(imported):
+    from keps.selectors import kep_timeline
+
+    # KEP-1287 asked on 30 Jul 2022 to pass v1.25's code freeze (3 Aug) and was denied: the calendar alone (only
+    # the enhancements freeze had passed when it was asked) would say it missed the enhancements freeze.
+    timeline = kep_timeline(kep=Kep.objects.get(number=1287))
+    row = next(entry for entry in timeline.rows if entry.release.version == "1.25")
+    assert row.missed_freeze == Freeze.CODE.label
+
+
 def test_the_enhancements_lead_and_shadows_are_known_by_handle(imported):
     lead = ReleaseTeamMember.objects.get(release__version="1.35", role=ReleaseRoleKind.ENHANCEMENTS, is_shadow=False)
     assert (lead.person.github, lead.person.name) == ("rayandas", "Rayan Das")
