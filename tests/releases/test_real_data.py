@@ -187,3 +187,15 @@ def test_no_page_a_visitor_reads_names_a_management_command(client, every_releas
         assert response.status_code == 200, page
         html = response.content.decode()
         assert [name for name in ours if re.search(rf"\b{name}\b", html)] == [], page
+
+
+def test_a_release_over_with_no_date_shows_no_progress_and_no_invented_freeze_counts(client, every_release_file):
+    release_stats_compute()
+    html = client.get("/releases/1.4/").content.decode()
+    section = html.split('id="stats"')[1].split("</section>")[0]
+    # Released (1.8 is out), so not "so far"; its sheet lists 26 shipped, but no freeze of 1.4 is recorded.
+    assert "so far" not in section and "is released" not in section
+    assert "100 %" not in section and "ahead" not in section
+    assert "no freeze of v1.4 is recorded" in section and section.count("not recorded") >= 3
+    stats = ReleaseStats.objects.get(release__version="1.4", sig__isnull=True)
+    assert (stats.in_cycle, stats.merge_rate, stats.done) == (False, None, 26)
