@@ -26,6 +26,7 @@ from releases.choices import (
     ExceptionSource,
     HistorySource,
     ReleaseState,
+    TargetStage,
     TrackedSource,
 )
 from releases.importers.exceptions_yaml import ExceptionRecord, ExceptionsFile
@@ -252,6 +253,15 @@ def _exception_row(release: Release, kep: Kep, records: list[ExceptionRecord], d
         link=first.thread_url,
         at=_midnight(dated[first.key]),
         note="opted in by its exception request",
+        # The stage kep.yaml gives this release, if any; its stage today says nothing of a request years ago.
+        target_stage=next(
+            (
+                stage
+                for stage in (TargetStage.ALPHA, TargetStage.BETA, TargetStage.STABLE)
+                if getattr(kep, f"{stage}_milestone", "").removeprefix("v") == release.version
+            ),
+            "",
+        ),
     )
 
 
