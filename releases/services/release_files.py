@@ -24,6 +24,7 @@ from releases.choices import (
     EnhancementStatus,
     ExceptionDecision,
     ExceptionSource,
+    Freeze,
     HistorySource,
     ReleaseState,
     TargetStage,
@@ -41,7 +42,12 @@ from releases.models import (
     parse_version,
 )
 from releases.rules import FREEZE_MILESTONE
-from releases.services.tracking import HistoryEntry, tracked_enhancement_create, tracked_enhancement_mirror_history
+from releases.services.tracking import (
+    HistoryEntry,
+    tracked_enhancement_create,
+    tracked_enhancement_mirror_history,
+    tracked_enhancement_set_status,
+)
 
 #: The board status an exception decision leaves its KEP in (for rows this import creates).
 DECISION_STATUS = {
@@ -345,13 +351,24 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
                 assignee = record.assignees[0].lower() if record.assignees else ""
                 if assignee and assignee not in people:
                     people[assignee] = Person.objects.create(github=record.assignees[0])
+                status = _sheet_status(record, release, timezone.now().date())
+                freeze = (
+                    release.milestones.filter(kind=FREEZE_MILESTONE[Freeze.ENHANCEMENTS], sig__isnull=True)
+                    .order_by("at")
+                    .first()
+                )
+                moved = (
+                    status == EnhancementStatus.REMOVED and record.moved_to and freeze is not None and freeze.at < at
+                )
                 row = tracked_enhancement_create(
                     release=release,
                     kep=kep,
-                    status=_sheet_status(record, release, timezone.now().date()),
+                    # A row the sheet still lists as tracked but whose note moves it on was tracked at the
+                    # enhancements freeze and left later: it counts in the merge rate's denominator.
+                    status=EnhancementStatus.TRACKED_CODE if moved else status,
                     source=HistorySource.FEATURE_SHEET,
                     author=f"features.csv:{record.line}",
-                    at=at,
+                    at=freeze.at if moved else at,
                     note="listed in the release's feature sheet",
                     sig=sig or kep.owning_sig,
                     target_stage=record.stage,
@@ -359,6 +376,16 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
                     assignee=people.get(assignee),
                     docs_pr_urls=record.docs_url,
                 )
+                if moved:
+                    row = tracked_enhancement_set_status(
+                        tracked_enhancement=row,
+                        status=EnhancementStatus.REMOVED,
+                        source=HistorySource.FEATURE_SHEET,
+                        author=f"features.csv:{record.line}",
+                        at=at,
+                        note=f"the sheet's note moves it to the {record.moved_to} milestone",
+                        assumed=True,
+                    )
                 rows[record.number] = row
                 outcome.created += 1
                 outcome.changes.append(f"{release.version} KEP-{record.number} tracked from the feature sheet")

@@ -17,7 +17,7 @@ from releases.choices import (
     ReleaseRoleKind,
     TrackedSource,
 )
-from releases.models import EnhancementException, FeatureSheetRow, ReleaseTeamMember, TrackedEnhancement
+from releases.models import EnhancementException, FeatureSheetRow, ReleaseStats, ReleaseTeamMember, TrackedEnhancement
 from tests.factories import KepFactory, MilestoneFactory, ReleaseFactory, SigFactory, TrackedEnhancementFactory
 
 pytestmark = pytest.mark.django_db
@@ -102,6 +102,9 @@ def test_a_sheet_row_whose_note_moves_it_to_a_later_milestone_did_not_ship(impor
     call_command("compute_stats", "1.12", verbosity=0)
     html = client.get("/releases/1.12/").content.decode()
     assert "100 %" not in html
+    # Tracked at the enhancements freeze (the sheet says "Tracked"), gone by release day: 37 of 38 shipped.
+    stats = ReleaseStats.objects.get(release__version="1.12", sig__isnull=True)
+    assert (stats.tracked, stats.done) == (38, 37)
 
 
 def test_an_exception_of_a_catalogued_kep_is_on_its_board_row_with_derived_history(imported):

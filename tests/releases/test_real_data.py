@@ -199,3 +199,13 @@ def test_a_release_over_with_no_date_shows_no_progress_and_no_invented_freeze_co
     assert "no freeze of v1.4 is recorded" in section and section.count("not recorded") >= 3
     stats = ReleaseStats.objects.get(release__version="1.4", sig__isnull=True)
     assert (stats.in_cycle, stats.merge_rate, stats.done) == (False, None, 26)
+
+
+def test_v1_12_counts_the_sheet_row_that_moved_to_1_13_as_tracked_and_not_shipped(client, every_release_file):
+    # With 1.12's README the enhancements freeze (1 Aug 2018) is known; #575 was "Tracked" then and its note moves
+    # it to 1.13: 37 of 38 shipped, not 37 of 37.
+    release_stats_compute()
+    stats = ReleaseStats.objects.get(release__version="1.12", sig__isnull=True)
+    assert (stats.tracked, stats.done) == (38, 37)
+    assert stats.merge_rate == pytest.approx(37 / 38)
+    assert "97 %" in client.get("/releases/1.12/").content.decode()
