@@ -149,7 +149,7 @@ def release_exceptions_import(*, release: Release, parsed: ExceptionsFile) -> Fi
         te.kep.number: te for te in release.tracked_enhancements.select_related("kep").filter(kep__number__in=numbers)
     }
     by_kep: dict[int, list[ExceptionRecord]] = {}
-    wanted, dated = {}, {}
+    wanted, dated, decided_on = {}, {}, {}
     for record in parsed.requests:
         when, assumed = record.requested or record.reviewed, False
         if when is None:
@@ -173,7 +173,16 @@ def release_exceptions_import(*, release: Release, parsed: ExceptionsFile) -> Fi
             elif row is None or row.source == TrackedSource.EXCEPTION_FILE:
                 by_kep.setdefault(record.kep_number, []).append(record)
         decided = record.reviewed or (when if record.decision != ExceptionDecision.PENDING else None)
-        dated[record.key] = when
+        if decided is not None and decided < when:
+            # Reviewed before it was asked: a year typo (1.25's KEP-1287, "2021-08-03" for 2022) when the same day
+            # of the request's year follows the request; else the request's day, the earliest it can have been.
+            fixed = _same_day_in_year(decided, when.year)
+            decided = fixed if fixed is not None and fixed >= when else when
+            message = (
+                f"{record.subject}: reviewed {record.reviewed} before it was requested ({when}); read as {decided}"
+            )
+            outcome.warnings.append((record.line, message))
+        dated[record.key], decided_on[record.key] = when, decided
         wanted[record.key] = {
             "release": release,
             "source": ExceptionSource.EXCEPTION_FILE,
@@ -210,7 +219,7 @@ def release_exceptions_import(*, release: Release, parsed: ExceptionsFile) -> Fi
             author = f"exceptions.yaml:{record.line}"
             entries.append(HistoryEntry(at=asked, status=EnhancementStatus.EXCEPTION_PENDING, author=author))
             if record.decision != ExceptionDecision.PENDING:
-                decided = max(asked, _midnight(record.reviewed or dated[record.key]))
+                decided = max(asked, _midnight(decided_on[record.key] or dated[record.key]))
                 entries.append(HistoryEntry(at=decided, status=DECISION_STATUS[record.decision], author=author))
         added, removed = tracked_enhancement_mirror_history(
             tracked_enhancement=row, entries=entries, source=HistorySource.EXCEPTION_FILE
@@ -238,6 +247,13 @@ def release_exceptions_import(*, release: Release, parsed: ExceptionsFile) -> Fi
             tracked_enhancement=row
         )
     return outcome
+
+
+def _same_day_in_year(day: datetime.date, year: int) -> datetime.date | None:
+    try:
+        return day.replace(year=year)
+    except ValueError:  # 29 February
+        return None
 
 
 def _freeze_date(release: Release, freeze: str) -> datetime.date | None:

@@ -130,6 +130,13 @@ def test_a_kep_denied_a_code_freeze_exception_missed_code_freeze(imported):
     timeline = kep_timeline(kep=Kep.objects.get(number=1287))
     row = next(entry for entry in timeline.rows if entry.release.version == "1.25")
     assert row.missed_freeze == Freeze.CODE.label
+    # The file says reviewed "2021-08-03", before the request of 2022-07-30: read as 3 Aug 2022, with a warning.
+    request = EnhancementException.objects.get(release__version="1.25", kep_number=1287)
+    assert (request.requested_at.date().isoformat(), request.decided_at.date().isoformat()) == (
+        "2022-07-30",
+        "2022-08-03",
+    )
+    assert "reviewed 2021-08-03 before it was requested (2022-07-30); read as 2022-08-03" in imported
     # kep.yaml plans alpha for 1.27 and stable for 1.35: what it targeted in 1.25 is not recorded, not "stable".
     assert row.tracked.target_stage == ""
 
