@@ -385,6 +385,8 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
                     source=HistorySource.FEATURE_SHEET,
                     author=f"features.csv:{record.line}",
                     at=freeze.at if moved else at,
+                    # A sheet says what shipped, not when each row reached each freeze: the release day stands in.
+                    assumed=not moved,
                     note="listed in the release's feature sheet",
                     sig=sig or kep.owning_sig,
                     target_stage=record.stage,

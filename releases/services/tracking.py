@@ -274,9 +274,11 @@ def tracked_enhancement_create(
     source: str = "",
     link: str = "",
     at=None,
+    assumed: bool = False,
     **fields,
 ) -> TrackedEnhancement:
-    """Opt `kep` into `release` with its first status, kept as the first history row.
+    """Opt `kep` into `release` with its first status, kept as the first history row (`assumed`: at an instant
+    nobody recorded).
 
     The SIG defaults to the KEP's owning SIG and the target stage (when not given at all) to the KEP's stage, as
     the release team fills in the board from kep.yaml. The row's own `source` (where it came from) follows the history's
@@ -299,7 +301,9 @@ def tracked_enhancement_create(
         row.created_at = at
     with status_writer():
         row.save()
-    _history_row(row, "", status, at=at, user=user, author=author, note=note, source=source, link=link).save()
+    _history_row(
+        row, "", status, at=at, user=user, author=author, note=note, source=source, link=link, assumed=assumed
+    ).save()
     release_stats_request(release_ids=[row.release_id])
     return row
 

@@ -209,3 +209,6 @@ def test_v1_12_counts_the_sheet_row_that_moved_to_1_13_as_tracked_and_not_shippe
     assert (stats.tracked, stats.done) == (38, 37)
     assert stats.merge_rate == pytest.approx(37 / 38)
     assert "97 %" in client.get("/releases/1.12/").content.decode()
+    # The sheet does not say where its 37 shipped rows stood at code freeze: "not recorded", not "1 still in".
+    code_freeze = next(step for step in stats.funnel if step["step"] == "code_freeze")
+    assert (code_freeze["count"], code_freeze.get("unknown")) == (1, 37)
