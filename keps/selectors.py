@@ -25,8 +25,15 @@ from django.db.models.functions import Cast, StrIndex, Substr
 from django.utils import timezone
 
 from meetings.models import AgendaItem, Meeting
-from releases.choices import EnhancementStatus, Freeze, TargetStage
-from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement, parse_version
+from releases.choices import EnhancementStatus, ExceptionDecision, Freeze, TargetStage
+from releases.models import (
+    EnhancementException,
+    EnhancementStatusChange,
+    Milestone,
+    Release,
+    TrackedEnhancement,
+    parse_version,
+)
 from releases.rules import FREEZE_MILESTONE, SLIP_STATUSES, STATUS_FREEZE, freeze_missed, release_day_passed
 
 from .choices import CLOSED_KEP_STATUSES, KepStage, KepStatus, PrrStage
@@ -134,7 +141,11 @@ class KepTimeline:
     planned: dict[str, str] = field(default_factory=dict)
 
 
-def _missed_freeze(changes: list[EnhancementStatusChange], freezes: list[Milestone]) -> str:
+#: Exception decisions that leave a KEP out of the freeze it asked to pass.
+_REFUSED = (ExceptionDecision.REJECTED, ExceptionDecision.REMOVED, ExceptionDecision.REVERTED)
+
+
+def _missed_freeze(changes: list[EnhancementStatusChange], freezes: list[Milestone], denied: str | None = None) -> str:
     """Which freeze a removed/deferred row slipped at (`releases.rules.freeze_missed`), from the last board
     status it held before it left and the freezes that had passed by then. Changes at assumed instants (a
     fixture, a retro table) say where a KEP ended up, not when or at which freeze: they name nothing, and the
@@ -159,7 +170,7 @@ def _missed_freeze(changes: list[EnhancementStatusChange], freezes: list[Milesto
         moment = changes[slip_change].changed_at
         gone_by = [m for m in freezes if m.at <= moment]
         passed = _FREEZE_OF_KIND[gone_by[-1].kind] if gone_by else None
-    freeze = freeze_missed(last_status=last_status, passed=passed)
+    freeze = freeze_missed(last_status=last_status, passed=passed, denied=denied)
     return freeze.label if freeze else ""
 
 
@@ -176,6 +187,14 @@ def kep_timeline(*, kep: Kep, now: datetime.datetime | None = None) -> KepTimeli
                 "history",
                 queryset=EnhancementStatusChange.all_objects.order_by("changed_at", "pk"),
                 to_attr="record",
+            ),
+        )
+        # The freeze of the last exception the release team refused it, in the same query.
+        .annotate(
+            refused_freeze=Subquery(
+                EnhancementException.objects.filter(tracked_enhancement=OuterRef("pk"), decision__in=_REFUSED)
+                .order_by("-requested_at", "-pk")
+                .values("freeze")[:1]
             )
         )
         .order_by("release__major", "release__minor")
@@ -198,7 +217,7 @@ def kep_timeline(*, kep: Kep, now: datetime.datetime | None = None) -> KepTimeli
         entry.corrections = [(by_pk[c.supersedes_id], c) for c in row.record if c.supersedes_id in by_pk]
         if entry.slipped:
             timeline.slips += 1
-            entry.missed_freeze = _missed_freeze(history, freezes_by_release[row.release_id])
+            entry.missed_freeze = _missed_freeze(history, freezes_by_release[row.release_id], row.refused_freeze)
         entry.assumed = any(change.assumed for change in history)
         final = next((c for c in reversed(history) if c.to_status == row.status), None)
         if final is not None and not final.assumed:

@@ -155,16 +155,20 @@ TRACKED_STATUSES = (
 )
 
 
-def freeze_missed(*, last_status: str | None, passed: Freeze | str | None) -> Freeze | None:
+def freeze_missed(
+    *, last_status: str | None, passed: Freeze | str | None, denied: Freeze | str | None = None
+) -> Freeze | None:
     """The freeze a KEP that left the release slipped at.
 
     From its last board status before it left: at risk for, or tracked for, a freeze is the freeze it was
     working towards (the board flips "tracked" to "removed" when a KEP fails the freeze it was tracked for).
     From the calendar: the latest freeze that had passed when it left. The later of the two, since a KEP is
     removed at or after the freeze it missed: one tracked for enhancements freeze and removed after code freeze
-    missed code freeze.
+    missed code freeze. An exception the release team denied (or approved, then took back) for a freeze
+    (`denied`) says which freeze it failed: v1.25's KEP-1287, denied a code freeze exception, missed code freeze
+    though it left before the code freeze instant.
     """
-    candidates = []
+    candidates = [FREEZE_ORDER.index(Freeze(denied))] if denied else []
     own = STATUS_FREEZE.get(last_status) if last_status else None
     if own is not None:
         candidates.append(FREEZE_ORDER.index(own))
@@ -575,6 +579,27 @@ def release_state(release, *, now: datetime.datetime) -> str:
     return ReleaseState.RELEASED if last + TYPICAL_CYCLE < today else ReleaseState.ACTIVE
 
 
+def release_states(releases, *, now: datetime.datetime) -> list[tuple[object, str]]:
+    """(release, state) for each of `releases` at `now`: `release_state` of its own dates, and one rule across them:
+    minors ship in order, so a release with no date at all that is older than a released one is released too (day
+    unknown). v1.4, known only from its features sheet, is not "planning" while v1.8 is out. A dateless release newer
+    than every released one keeps its curated state: nothing says when it runs."""
+    states = [(release, release_state(release, now=now)) for release in releases]
+    newest = max(((r.major, r.minor) for r, state in states if state == ReleaseState.RELEASED), default=None)
+    return [
+        (
+            release,
+            ReleaseState.RELEASED
+            if newest is not None
+            and state == ReleaseState.PLANNING
+            and release_span(release)[2] is None
+            and (release.major, release.minor) < newest
+            else state,
+        )
+        for release, state in states
+    ]
+
+
 @dataclass(frozen=True)
 class CurrentRelease:
     """The answer to "which release is it?" at an instant, and how to say it.
@@ -613,7 +638,7 @@ def current_release(releases, *, now: datetime.datetime) -> CurrentRelease | Non
     release_date, and optionally first_milestone / last_milestone): the one in its cycle (the newest, should two
     overlap); between cycles, the latest released one and the next planned; before any release, the first planned
     one. Every page, selector, task and the API ask this, through `Release.objects.current()`."""
-    states = [(release, release_state(release, now=now)) for release in releases]
+    states = release_states(releases, now=now)
     if not states:
         return None
 
@@ -628,7 +653,17 @@ def current_release(releases, *, now: datetime.datetime) -> CurrentRelease | Non
     released = [item for item in states if item[1] == ReleaseState.RELEASED]
     if released:
         release, state = max(released, key=version)
-        following = next((r for r, _ in planned if (r.major, r.minor) > (release.major, release.minor)), None)
+        # The next release is the one whose schedule is published, or the very next minor added by hand before it
+        # is: v1.35, known only from its exception requests and roster, is not what follows v1.27.
+        following = next(
+            (
+                r
+                for r, _ in planned
+                if (r.major, r.minor) > (release.major, release.minor)
+                and (release_span(r)[2] is not None or (r.major, r.minor) == (release.major, release.minor + 1))
+            ),
+            None,
+        )
         return CurrentRelease(release=release, state=state, in_cycle=False, next_release=following)
     release, state = planned[0]
     return CurrentRelease(release=release, state=state, in_cycle=False)

@@ -17,7 +17,7 @@ parser reads every shape:
   "reverted"); missing while the request is open.
 * Dates with or without zero padding ("2019-7-31", 2020), "Jan 30th, 2019" (2019), quoted or not, or no dates
   at all (2018, 1.10 and 1.11: the service then assumes the freeze's date); a review date before the request (a
-  typo of 2022: "2021-08-03" for 2022) is kept as written.
+  typo of 2022: "2021-08-03" for 2022) is kept as written here; the service reads it, with a warning.
 * `pull_requests` with empty entries (a bare "-", 2019) and quoted or unquoted URLs.
 * Files that are not valid YAML at all (2019-2023): a line holding only an invisible character (U+200B, U+FEFF,
   a non-breaking space) between entries; a trailing comma after a quoted string (2020: `- "https://…", `);

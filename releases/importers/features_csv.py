@@ -18,6 +18,8 @@ exports, and the only record of what those releases shipped per SIG. Quirks, wit
   the "Features link" column (2016: https://github.com/kubernetes/features/issues/62; the features repository
   is today's kubernetes/enhancements, same numbers); many rows have neither ("N/A", empty): a KEP-less feature.
 * Quoted cells with commas and doubled quotes, stray spaces, empty rows between blocks.
+* A row still "Tracked" whose "Notes" say it moved on (2018, 1.12, #575: "Looks like this is now in the 1.13
+  milestone"): the later milestone named there is kept (`moved_to`), since the row did not ship in this release.
 
 Pure: text in, dataclasses out. A file with no header row raises `ImportFailure`; a row without a name is skipped
 with a warning naming its line.
@@ -42,7 +44,10 @@ COLUMNS = {
     "link": ("features link", "feature link", "issue", "features issue", "link"),
     "status": ("feature status", "status", "tracked"),
     "release_note": ("one line release note description", "release note"),
+    "notes": ("notes", "note", "comments"),
 }
+#: A note naming the milestone a feature moved to: "now in the 1.13 milestone", "moved to v1.13 milestone".
+_MOVED_TO = re.compile(r"\bv?(?P<version>\d+\.\d+)\s+milestone\b", re.IGNORECASE)
 _LEADING_NUMBER = re.compile(r"^\s*#?(?P<number>\d{1,6})\s*:\s*(?P<name>.*)$", re.DOTALL)
 _ISSUE_LINK = re.compile(r"github\.com/kubernetes/(?:features|enhancements)/issues/(?P<number>\d+)", re.IGNORECASE)
 _HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}$")
@@ -84,6 +89,8 @@ class FeatureRecord:
     issue_url: str
     status_text: str
     release_note: str
+    #: The later release a note says the feature moved to ("1.13"), or "".
+    moved_to: str = ""
 
 
 @dataclass
@@ -192,4 +199,5 @@ def _record(row: list[str], columns: dict[str, int], line: int, sheet: FeatureSh
         issue_url=issue_url[:500],
         status_text=cell("status")[:50],
         release_note=cell("release_note"),
+        moved_to=moved.group("version") if (moved := _MOVED_TO.search(cell("notes"))) else "",
     )

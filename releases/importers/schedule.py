@@ -55,6 +55,9 @@ _VERSION_IN_TEXT = re.compile(r"(?<![\w.])v?(1)\.(\d{1,2})(?![\d])(?:\.\d+)?")
 _FOLDER_VERSION = re.compile(r"^release-v?(\d+)\.(\d+)$")
 _H1 = re.compile(r"^#\s+(?P<title>\S.*?)\s*#*\s*$")
 _FRONT_TITLE = re.compile(r"^title:\s*[\"']?(?P<title>.*?)[\"']?\s*$")
+#: A title part that says what the document is ("Proposed timeline for", 2017, 1.8; "Release Schedule"), not what
+#: the release is called.
+_DOCUMENT_WORDS = re.compile(r"\b(?:timeline|schedule|proposed|proposal|plan|planning)\b", re.IGNORECASE)
 _NAMED = re.compile(r"\bis named\s+[*_]+(?P<name>[^*_\n]{1,80})[*_]+", re.IGNORECASE)
 _THIS_DOCUMENT = re.compile(r"\[This document\]\((?P<url>https?://[^)\s]+)\)", re.IGNORECASE)
 # A summary bullet: "- **<when>**: <what>", "- **<when>** / **<when>** : <what>" or "- **<when>** — <what>".
@@ -292,7 +295,11 @@ def _title_and_version(lines: list[str], version_hint: str | None) -> tuple[str,
         match = _VERSION_IN_TEXT.search(title)
         parts = [title[: match.start()], title[match.end() :]] if match else [title]
         parts = [part.strip(" :-,") for part in parts]
-        parts = [part for part in parts if part and part.lower() not in ("kubernetes", "k8s", "release")]
+        parts = [
+            part
+            for part in parts
+            if part and part.lower() not in ("kubernetes", "k8s", "release") and not _DOCUMENT_WORDS.search(part)
+        ]
         name = ": ".join(parts)
         name = re.sub(r"\s*release information$", "", name, flags=re.IGNORECASE)
         name = _strip_symbols(name)

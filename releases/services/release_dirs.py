@@ -37,6 +37,7 @@ from releases.services.release_files import (
     release_feature_sheet_import,
     release_team_import,
 )
+from releases.services.release_state import release_states_refresh
 from releases.services.schedule import SCHEDULE_IMPORT_LOCK, release_schedule_import
 
 _RELEASE_FOLDER = re.compile(r"^release-v?(\d+)\.(\d+)$")
@@ -123,6 +124,7 @@ def release_directories_import(
             warnings = [(w.line, w.message) for w in schedule.warnings]
             counted = FileOutcome(outcome.created, outcome.updated, outcome.unchanged, outcome.changes, warnings)
             _count(report, counted, path, dry_run=dry_run)
+            release_states_refresh(now=now or timezone.now())
             return
         release = _release(path)
         if path.name in ("exceptions.yaml", "exception.yaml"):
@@ -140,6 +142,9 @@ def release_directories_import(
             outcome = release_team_import(release=release, roster=roster)
             outcome.warnings[:0] = roster.warnings
         _count(report, outcome, path, dry_run=dry_run)
+        # A release known only from its features sheet or roster takes its state from the releases around it
+        # (a minor older than a released one has shipped), so each file may settle another release's state.
+        release_states_refresh(now=now or timezone.now())
 
     return import_file_by_file(
         files=files,

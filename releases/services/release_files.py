@@ -24,16 +24,30 @@ from releases.choices import (
     EnhancementStatus,
     ExceptionDecision,
     ExceptionSource,
+    Freeze,
     HistorySource,
     ReleaseState,
+    TargetStage,
     TrackedSource,
 )
 from releases.importers.exceptions_yaml import ExceptionRecord, ExceptionsFile
 from releases.importers.features_csv import FeatureRecord, FeatureSheet
 from releases.importers.roster import Roster
-from releases.models import EnhancementException, FeatureSheetRow, Release, ReleaseTeamMember, TrackedEnhancement
+from releases.models import (
+    EnhancementException,
+    FeatureSheetRow,
+    Release,
+    ReleaseTeamMember,
+    TrackedEnhancement,
+    parse_version,
+)
 from releases.rules import FREEZE_MILESTONE
-from releases.services.tracking import HistoryEntry, tracked_enhancement_create, tracked_enhancement_mirror_history
+from releases.services.tracking import (
+    HistoryEntry,
+    tracked_enhancement_create,
+    tracked_enhancement_mirror_history,
+    tracked_enhancement_set_status,
+)
 
 #: The board status an exception decision leaves its KEP in (for rows this import creates).
 DECISION_STATUS = {
@@ -135,7 +149,7 @@ def release_exceptions_import(*, release: Release, parsed: ExceptionsFile) -> Fi
         te.kep.number: te for te in release.tracked_enhancements.select_related("kep").filter(kep__number__in=numbers)
     }
     by_kep: dict[int, list[ExceptionRecord]] = {}
-    wanted, dated = {}, {}
+    wanted, dated, decided_on = {}, {}, {}
     for record in parsed.requests:
         when, assumed = record.requested or record.reviewed, False
         if when is None:
@@ -159,7 +173,16 @@ def release_exceptions_import(*, release: Release, parsed: ExceptionsFile) -> Fi
             elif row is None or row.source == TrackedSource.EXCEPTION_FILE:
                 by_kep.setdefault(record.kep_number, []).append(record)
         decided = record.reviewed or (when if record.decision != ExceptionDecision.PENDING else None)
-        dated[record.key] = when
+        if decided is not None and decided < when:
+            # Reviewed before it was asked: a year typo (1.25's KEP-1287, "2021-08-03" for 2022) when the same day
+            # of the request's year follows the request; else the request's day, the earliest it can have been.
+            fixed = _same_day_in_year(decided, when.year)
+            decided = fixed if fixed is not None and fixed >= when else when
+            message = (
+                f"{record.subject}: reviewed {record.reviewed} before it was requested ({when}); read as {decided}"
+            )
+            outcome.warnings.append((record.line, message))
+        dated[record.key], decided_on[record.key] = when, decided
         wanted[record.key] = {
             "release": release,
             "source": ExceptionSource.EXCEPTION_FILE,
@@ -196,7 +219,7 @@ def release_exceptions_import(*, release: Release, parsed: ExceptionsFile) -> Fi
             author = f"exceptions.yaml:{record.line}"
             entries.append(HistoryEntry(at=asked, status=EnhancementStatus.EXCEPTION_PENDING, author=author))
             if record.decision != ExceptionDecision.PENDING:
-                decided = max(asked, _midnight(record.reviewed or dated[record.key]))
+                decided = max(asked, _midnight(decided_on[record.key] or dated[record.key]))
                 entries.append(HistoryEntry(at=decided, status=DECISION_STATUS[record.decision], author=author))
         added, removed = tracked_enhancement_mirror_history(
             tracked_enhancement=row, entries=entries, source=HistorySource.EXCEPTION_FILE
@@ -226,6 +249,13 @@ def release_exceptions_import(*, release: Release, parsed: ExceptionsFile) -> Fi
     return outcome
 
 
+def _same_day_in_year(day: datetime.date, year: int) -> datetime.date | None:
+    try:
+        return day.replace(year=year)
+    except ValueError:  # 29 February
+        return None
+
+
 def _freeze_date(release: Release, freeze: str) -> datetime.date | None:
     """The day of the release's freeze (its schedule's milestone), else its cycle start or release day."""
     milestone = release.milestones.filter(kind=FREEZE_MILESTONE[freeze], sig__isnull=True).order_by("at").first()
@@ -245,6 +275,15 @@ def _exception_row(release: Release, kep: Kep, records: list[ExceptionRecord], d
         link=first.thread_url,
         at=_midnight(dated[first.key]),
         note="opted in by its exception request",
+        # The stage kep.yaml gives this release, if any; its stage today says nothing of a request years ago.
+        target_stage=next(
+            (
+                stage
+                for stage in (TargetStage.ALPHA, TargetStage.BETA, TargetStage.STABLE)
+                if getattr(kep, f"{stage}_milestone", "").removeprefix("v") == release.version
+            ),
+            "",
+        ),
     )
 
 
@@ -276,6 +315,9 @@ def _sheet_status(record: FeatureRecord, release: Release, today: datetime.date)
     # marked as gone left the milestone. Only a release known to be still ahead has its features merely tracked;
     # a release with no dates is one of the early ones the sheets belong to, long out.
     if any(word in record.status_text.lower() for word in _LEFT_RELEASE):
+        return EnhancementStatus.REMOVED
+    if record.moved_to and parse_version(record.moved_to) > (release.major, release.minor):
+        # Still "Tracked" in its status column, but its note says it moved to a later milestone: not shipped here.
         return EnhancementStatus.REMOVED
     ahead = release.state != ReleaseState.RELEASED and release.release_date and release.release_date > today
     return EnhancementStatus.TRACKED_CODE if ahead else EnhancementStatus.DONE
@@ -325,13 +367,26 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
                 assignee = record.assignees[0].lower() if record.assignees else ""
                 if assignee and assignee not in people:
                     people[assignee] = Person.objects.create(github=record.assignees[0])
+                status = _sheet_status(record, release, timezone.now().date())
+                freeze = (
+                    release.milestones.filter(kind=FREEZE_MILESTONE[Freeze.ENHANCEMENTS], sig__isnull=True)
+                    .order_by("at")
+                    .first()
+                )
+                moved = (
+                    status == EnhancementStatus.REMOVED and record.moved_to and freeze is not None and freeze.at < at
+                )
                 row = tracked_enhancement_create(
                     release=release,
                     kep=kep,
-                    status=_sheet_status(record, release, timezone.now().date()),
+                    # A row the sheet still lists as tracked but whose note moves it on was tracked at the
+                    # enhancements freeze and left later: it counts in the merge rate's denominator.
+                    status=EnhancementStatus.TRACKED_CODE if moved else status,
                     source=HistorySource.FEATURE_SHEET,
                     author=f"features.csv:{record.line}",
-                    at=at,
+                    at=freeze.at if moved else at,
+                    # A sheet says what shipped, not when each row reached each freeze: the release day stands in.
+                    assumed=not moved,
                     note="listed in the release's feature sheet",
                     sig=sig or kep.owning_sig,
                     target_stage=record.stage,
@@ -339,6 +394,16 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
                     assignee=people.get(assignee),
                     docs_pr_urls=record.docs_url,
                 )
+                if moved:
+                    row = tracked_enhancement_set_status(
+                        tracked_enhancement=row,
+                        status=EnhancementStatus.REMOVED,
+                        source=HistorySource.FEATURE_SHEET,
+                        author=f"features.csv:{record.line}",
+                        at=at,
+                        note=f"the sheet's note moves it to the {record.moved_to} milestone",
+                        assumed=True,
+                    )
                 rows[record.number] = row
                 outcome.created += 1
                 outcome.changes.append(f"{release.version} KEP-{record.number} tracked from the feature sheet")

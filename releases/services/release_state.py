@@ -10,7 +10,7 @@ import datetime
 from django.db import transaction
 
 from releases.models import Release
-from releases.rules import release_state
+from releases.rules import release_states
 
 
 @transaction.atomic
@@ -18,8 +18,7 @@ def release_states_refresh(*, now: datetime.datetime) -> list[str]:
     """Write the state of every release whose stored state differs from its dates at `now`; return
     "1.24: active -> released" lines for those changed. Safe to run twice: a second run finds nothing to change."""
     changed = []
-    for release in Release.objects.with_known_dates().order_by("major", "minor"):
-        state = release_state(release, now=now)
+    for release, state in release_states(Release.objects.with_known_dates().order_by("major", "minor"), now=now):
         if release.state != state:
             changed.append(f"{release.version}: {release.state} -> {state}")
             Release.objects.filter(pk=release.pk).update(state=state)

@@ -23,7 +23,7 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from releases import metrics
-from releases.choices import EnhancementStatus, Freeze, StatsSource
+from releases.choices import EnhancementStatus, Freeze, ReleaseState, StatsSource
 from releases.models import EnhancementStatusChange, Milestone, Release, ReleaseStats, Retrospective, TrackedEnhancement
 from releases.rules import (
     FREEZE_MILESTONE,
@@ -33,6 +33,8 @@ from releases.rules import (
     milestone_passed,
     release_day_instant,
     release_day_passed,
+    release_span,
+    release_states,
     tracked_at_enhancements_freeze,
 )
 
@@ -131,6 +133,13 @@ def release_stats_compute(
     position = {pk: i for i, pk in enumerate(ordered)}
     previous = {pk: ordered[position[pk] - 1] if position[pk] else None for pk in wanted}
 
+    # Releases with no date at all that are over all the same (v1.4, known from its features sheet, while v1.8 is
+    # released): no release day to pass, yet their figures are no longer progress.
+    over = {
+        release.pk
+        for release, state in release_states(Release.objects.with_known_dates().order_by("major", "minor"), now=now)
+        if state == ReleaseState.RELEASED and release.pk in wanted and release_span(release)[2] is None
+    }
     milestone_at = {
         (row["release_id"], row["kind"]): row["first"]
         for row in Milestone.objects.filter(
@@ -217,7 +226,9 @@ def release_stats_compute(
             # A retro tally recorded for the same release and SIG is kept beside the computed figures.
             tally = tallies.get((release_id, sig_id), (None, None))
             new_rows.append(
-                _stats_from_rows(release_id, sig_id, figures[(release_id, sig_id)], milestone_at, slips, now, tally)
+                _stats_from_rows(
+                    release_id, sig_id, figures[(release_id, sig_id)], milestone_at, slips, now, tally, over=over
+                )
             )
         for sig_id in sorted(tally_sigs):
             tracked, merged = tallies[(release_id, sig_id)]
@@ -232,14 +243,16 @@ def release_stats_compute(
                     sum(tallies[(release_id, sig)][1] for sig in every),
                 )
             new_rows.append(
-                _stats_from_rows(release_id, None, figures[(release_id, None)], milestone_at, slips, now, tally)
+                _stats_from_rows(
+                    release_id, None, figures[(release_id, None)], milestone_at, slips, now, tally, over=over
+                )
             )
         elif tally_sigs:
             tracked = sum(tallies[(release_id, sig)][0] for sig in tally_sigs)
             merged = sum(tallies[(release_id, sig)][1] for sig in tally_sigs)
             new_rows.append(_stats_from_tally(release_id, None, tracked, merged))
         else:
-            new_rows.append(_stats_from_rows(release_id, None, _empty_figures(), milestone_at, slips, now))
+            new_rows.append(_stats_from_rows(release_id, None, _empty_figures(), milestone_at, slips, now, over=over))
     for row in new_rows:
         row.computed_at = now
 
@@ -269,8 +282,12 @@ def release_stats_compute(
     return new_rows
 
 
-def _stats_from_rows(release_id, sig_id, fig, milestone_at, slips, now, tally=(None, None)) -> ReleaseStats:
+def _stats_from_rows(
+    release_id, sig_id, fig, milestone_at, slips, now, tally=(None, None), *, over=frozenset()
+) -> ReleaseStats:
     shipped = release_day_passed(release_day=milestone_at.get((release_id, RELEASE_KIND)), now=now)
+    if release_id in over:
+        return _stats_of_undated_past(release_id, sig_id, fig, slips, tally)
     figures = merge_figures(
         tracked=fig["tracked"],
         done=fig["done"],
@@ -325,6 +342,43 @@ def _stats_from_rows(release_id, sig_id, fig, milestone_at, slips, now, tally=(N
             "stage": dict(sorted(fig["stage"].items())),
             # The board history's own figures, shown beside a tally that is the headline (not a second headline).
             "history": {"tracked": fig["tracked"], "done": fig["done"], "not_recorded": fig["not_recorded"]},
+        },
+        funnel=funnel if fig["rows"] else [],
+        slips=[_public(slip) for slip in slips.get(release_id, []) if sig_id is None or slip["_sig"] == sig_id],
+    )
+
+
+def _stats_of_undated_past(release_id, sig_id, fig, slips, tally) -> ReleaseStats:
+    """A release that is over with no date recorded: its rows as they stand (a features sheet lists what shipped),
+    no merge rate (no enhancements freeze instant says what was tracked then) and a funnel whose freezes, never
+    dated, are not recorded rather than "ahead" or 0."""
+    funnel = [
+        {"step": key, "label": label, "at": None, "count": None, "not_recorded": True}
+        for key, label, _ in FUNNEL_STEPS
+        if key not in ("opted_in", "shipped")
+    ]
+    funnel.insert(0, {"step": "opted_in", "label": FUNNEL_STEPS[0][1], "at": None, "count": fig["rows"]})
+    funnel.append({"step": "shipped", "label": FUNNEL_STEPS[-1][1], "at": None, "count": fig["done"]})
+    return ReleaseStats(
+        release_id=release_id,
+        sig_id=sig_id,
+        source=StatsSource.TRACKED_ROWS,
+        tracked=fig["tracked"],
+        done=fig["done"],
+        recorded_tracked=tally[0],
+        recorded_done=tally[1],
+        tracked_source=StatsSource.TRACKED_ROWS,
+        not_recorded=fig["rows"],
+        in_cycle=False,
+        deferred=fig["deferred"],
+        removed=fig["removed"],
+        merge_rate=None,
+        counts={
+            "status": dict(sorted(fig["status"].items())),
+            "type": dict(sorted(fig["type"].items())),
+            "stage": dict(sorted(fig["stage"].items())),
+            "history": {"tracked": fig["tracked"], "done": fig["done"], "not_recorded": fig["not_recorded"]},
+            "freezes_undated": True,
         },
         funnel=funnel if fig["rows"] else [],
         slips=[_public(slip) for slip in slips.get(release_id, []) if sig_id is None or slip["_sig"] == sig_id],

@@ -284,10 +284,11 @@ def tracked_enhancement_create(
     assumed: bool = False,
     **fields,
 ) -> TrackedEnhancement:
-    """Opt `kep` into `release` with its first status, kept as the first history row.
+    """Opt `kep` into `release` with its first status, kept as the first history row (`assumed`: at an instant
+    nobody recorded).
 
-    The SIG defaults to the KEP's owning SIG and the target stage to the KEP's stage, as the release team
-    fills in the board from kep.yaml. The row's own `source` (where it came from) follows the history's
+    The SIG defaults to the KEP's owning SIG and the target stage (when not given at all) to the KEP's stage, as
+    the release team fills in the board from kep.yaml. The row's own `source` (where it came from) follows the history's
     `source` unless given.
     """
     if status not in EnhancementStatus.values:
@@ -295,7 +296,9 @@ def tracked_enhancement_create(
     fields.setdefault("sig_id", None)
     if not fields.get("sig") and not fields.get("sig_id"):
         fields["sig_id"] = kep.owning_sig_id
-    if not fields.get("target_stage") and kep.stage in TargetStage.values:
+    # Only when the caller says nothing: an importer that passes "" knows the stage then is unknown (kep.yaml's stage
+    # today is not what a KEP targeted in a release years ago).
+    if "target_stage" not in fields and kep.stage in TargetStage.values:
         fields["target_stage"] = kep.stage
     if fields.get("sig") is not None:
         fields.pop("sig_id", None)

@@ -17,7 +17,7 @@ from releases.choices import (
     ReleaseRoleKind,
     TrackedSource,
 )
-from releases.models import EnhancementException, FeatureSheetRow, ReleaseTeamMember, TrackedEnhancement
+from releases.models import EnhancementException, FeatureSheetRow, ReleaseStats, ReleaseTeamMember, TrackedEnhancement
 from tests.factories import KepFactory, MilestoneFactory, ReleaseFactory, SigFactory, TrackedEnhancementFactory
 
 pytestmark = pytest.mark.django_db
@@ -93,6 +93,20 @@ def test_every_file_of_every_release_directory(imported):
     assert ReleaseTeamMember.objects.filter(release__version="1.9").count() == 16  # 11 roles, 5 shadows
 
 
+def test_a_sheet_row_whose_note_moves_it_to_a_later_milestone_did_not_ship(imported, client):
+    # 1.12's sheet has all 38 rows "Tracked", but #575's note says "Looks like this is now in the 1.13 milestone".
+    moved = TrackedEnhancement.objects.get(release__version="1.12", kep__number=575)
+    assert moved.status == EnhancementStatus.REMOVED
+    shipped = TrackedEnhancement.objects.filter(release__version="1.12", status=EnhancementStatus.DONE).count()
+    assert shipped == TrackedEnhancement.objects.filter(release__version="1.12").count() - 1
+    call_command("compute_stats", "1.12", verbosity=0)
+    html = client.get("/releases/1.12/").content.decode()
+    assert "100 %" not in html
+    # Tracked at the enhancements freeze (the sheet says "Tracked"), gone by release day: 37 of 38 shipped.
+    stats = ReleaseStats.objects.get(release__version="1.12", sig__isnull=True)
+    assert (stats.tracked, stats.done) == (38, 37)
+
+
 def test_an_exception_of_a_catalogued_kep_is_on_its_board_row_with_derived_history(imported):
     # KEP-1287 (sig-node, in-place pod resize) asked for a code freeze exception in 1.25 and was denied.
     request = EnhancementException.objects.get(release__version="1.25", kep_number=1287)
@@ -106,6 +120,25 @@ def test_an_exception_of_a_catalogued_kep_is_on_its_board_row_with_derived_histo
     # A KEP outside the catalogue keeps its number and link, with no board row.
     other = EnhancementException.objects.get(release__version="1.25", kep_number=3346)
     assert other.tracked_enhancement is None and other.issue_url.endswith("/issues/3346")
+
+
+def test_a_kep_denied_a_code_freeze_exception_missed_code_freeze(imported):
+    from keps.selectors import kep_timeline
+
+    # KEP-1287 asked on 30 Jul 2022 to pass v1.25's code freeze (3 Aug) and was denied: the calendar alone (only
+    # the enhancements freeze had passed when it was asked) would say it missed the enhancements freeze.
+    timeline = kep_timeline(kep=Kep.objects.get(number=1287))
+    row = next(entry for entry in timeline.rows if entry.release.version == "1.25")
+    assert row.missed_freeze == Freeze.CODE.label
+    # The file says reviewed "2021-08-03", before the request of 2022-07-30: read as 3 Aug 2022, with a warning.
+    request = EnhancementException.objects.get(release__version="1.25", kep_number=1287)
+    assert (request.requested_at.date().isoformat(), request.decided_at.date().isoformat()) == (
+        "2022-07-30",
+        "2022-08-03",
+    )
+    assert "reviewed 2021-08-03 before it was requested (2022-07-30); read as 2022-08-03" in imported
+    # kep.yaml plans alpha for 1.27 and stable for 1.35: what it targeted in 1.25 is not recorded, not "stable".
+    assert row.tracked.target_stage == ""
 
 
 def test_the_enhancements_lead_and_shadows_are_known_by_handle(imported):

@@ -149,3 +149,66 @@ def test_a_chairs_reminder_gives_the_true_reason_and_their_meetings_show_on_me(c
     home = [m for m in sig_next_meetings(now=timezone.now()) if m.sig.slug == "sig-node"]
     work = my_work(person=chair)
     assert home and [m.sig.slug for m in work.sig_meetings] and "sig-node" in [m.sig.slug for m in work.sig_meetings]
+
+
+@pytest.fixture
+def every_release_file(upstream):
+    """Every release folder as `import_releases` reads it: 1.4 and 1.12's feature sheets, 1.9, 1.24 and 1.35's
+    rosters, 1.16, 1.25 and 1.35's exception requests, besides the READMEs."""
+    _import("import_releases", upstream / "sig-release" / "releases")
+    return upstream
+
+
+def test_releases_known_only_from_their_files_do_not_pass_for_planned_ones(client, every_release_file):
+    # 1.35 has exception requests and a roster but no schedule: it is not the release that follows 1.27.
+    html = client.get("/").content.decode()
+    assert "v1.27 released 11 Apr 2023; the v1.28 schedule is not published yet" in html
+    assert "v1.35 is planned" not in html
+    answer = client.get("/api/v1/releases/current/").json()
+    assert (answer["release"]["version"], answer["next_release"]) == ("1.27", None)
+    # Minors ship in order: 1.4 (features sheet), 1.9 (roster) and 1.16 (exceptions) were out before 1.22 was.
+    states = dict(Release.objects.values_list("version", "state"))
+    assert {version: states[version] for version in ("1.4", "1.9", "1.16")} == dict.fromkeys(
+        ("1.4", "1.9", "1.16"), "released"
+    )
+    rows = client.get("/releases/?state=planning").content.decode().split('id="table-heading"')[1]
+    assert "v1.4<" not in rows and "v1.16<" not in rows
+
+
+def test_no_page_a_visitor_reads_names_a_management_command(client, every_release_file):
+    from django.core.management import get_commands
+
+    ours = sorted(name for name, app in get_commands().items() if not app.startswith(("django", "rest_framework")))
+    assert "import_releases" in ours
+    pages = ["/", "/releases/", "/keps/", "/keps/1287/", "/keps/slips/", "/keps/approvers/", "/meetings/"]
+    pages += [f"/releases/{version}/" for version in ("1.4", "1.9", "1.12", "1.16", "1.22", "1.24", "1.27", "1.35")]
+    for page in pages:
+        response = client.get(page, follow=True)
+        assert response.status_code == 200, page
+        html = response.content.decode()
+        assert [name for name in ours if re.search(rf"\b{name}\b", html)] == [], page
+
+
+def test_a_release_over_with_no_date_shows_no_progress_and_no_invented_freeze_counts(client, every_release_file):
+    release_stats_compute()
+    html = client.get("/releases/1.4/").content.decode()
+    section = html.split('id="stats"')[1].split("</section>")[0]
+    # Released (1.8 is out), so not "so far"; its sheet lists 26 shipped, but no freeze of 1.4 is recorded.
+    assert "so far" not in section and "is released" not in section
+    assert "100 %" not in section and "ahead" not in section
+    assert "no freeze of v1.4 is recorded" in section and section.count("not recorded") >= 3
+    stats = ReleaseStats.objects.get(release__version="1.4", sig__isnull=True)
+    assert (stats.in_cycle, stats.merge_rate, stats.done) == (False, None, 26)
+
+
+def test_v1_12_counts_the_sheet_row_that_moved_to_1_13_as_tracked_and_not_shipped(client, every_release_file):
+    # With 1.12's README the enhancements freeze (1 Aug 2018) is known; #575 was "Tracked" then and its note moves
+    # it to 1.13: 37 of 38 shipped, not 37 of 37.
+    release_stats_compute()
+    stats = ReleaseStats.objects.get(release__version="1.12", sig__isnull=True)
+    assert (stats.tracked, stats.done) == (38, 37)
+    assert stats.merge_rate == pytest.approx(37 / 38)
+    assert "97 %" in client.get("/releases/1.12/").content.decode()
+    # The sheet does not say where its 37 shipped rows stood at code freeze: "not recorded", not "1 still in".
+    code_freeze = next(step for step in stats.funnel if step["step"] == "code_freeze")
+    assert (code_freeze["count"], code_freeze.get("unknown")) == (1, 37)

@@ -309,6 +309,9 @@ def test_version_from_the_folder_wins_over_the_title_and_warns():
         # release-1.29 decorates its title with emoji; the name keeps only the words.
         ("# Kubernetes 1.29: Mandala (The Universe) \u2728\U0001f30c", "Mandala (The Universe)"),
         ("# Kubernetes 1.99: \U0001f44b\U0001f3fd Wave \u2764\ufe0f", "Wave"),
+        # release-1.8's title says what the document is, not what the release is called.
+        ("# Proposed timeline for 1.8", ""),
+        ("# 1.10 Release Schedule", ""),
     ],
 )
 def test_release_name_from_the_title(title, name):
