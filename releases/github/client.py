@@ -234,17 +234,22 @@ class GitHubClient:
         self._wait(seconds)
 
     def _get(self, url: str, headers: dict) -> httpx.Response:
-        """One GET whose body is read under a deadline of its own (and the client's): httpx's timeout bounds
-        each read, so a server dripping a byte at a time would otherwise hold the request for ever."""
+        """One GET of the API's own origin, read under the request's deadline (see `read_within_deadline`)."""
         if not self.same_origin(url):
             raise GitHubError(f"refused to request {httpx.URL(url).host}: not the GitHub API ({self.api_url})")
+        return self.read_within_deadline("GET", url, what=url, headers=headers)
+
+    def read_within_deadline(self, method: str, url: str, *, what: str, **request) -> httpx.Response:
+        """One request whose body is read under a deadline of its own (and the client's): httpx's timeout bounds
+        each read, so a server dripping a byte at a time would otherwise hold the request for ever. `what` names
+        the request in the error a deadline gives."""
         budget = self.request_deadline
         left = self._remaining()
         if left is not None:
             budget = min(budget, left)
         ends = self._clock() + budget
         try:
-            with self.http.stream("GET", url, headers=headers, timeout=min(self.timeout, budget)) as streamed:
+            with self.http.stream(method, url, timeout=min(self.timeout, budget), **request) as streamed:
                 chunks = []
                 for chunk in streamed.iter_raw():
                     chunks.append(chunk)
@@ -262,7 +267,7 @@ class GitHubClient:
             if self._clock() < ends:
                 raise  # one slow read, well within the deadline: retried like any timeout
         self._remaining()  # the sync's deadline, if that is the one passed, says so
-        raise GitHubDeadlineExceeded(f"GitHub took more than {budget:.0f} s to answer {url}; sync stopped.")
+        raise GitHubDeadlineExceeded(f"GitHub took more than {budget:.0f} s to answer {what}; sync stopped.")
 
     def _count(self, name: str) -> None:
         with self._lock:

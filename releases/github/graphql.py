@@ -24,7 +24,6 @@ from releases import metrics
 from .client import (
     GitHubAuthError,
     GitHubClient,
-    GitHubDeadlineExceeded,
     GitHubError,
     GitHubNotFound,
     GitHubRateLimited,
@@ -96,32 +95,8 @@ class GraphQL:
             return body.get("data") or {}
 
     def _post(self, payload: dict) -> httpx.Response:
-        """One POST read under the request's deadline and the client's (as `GitHubClient._get` does a GET)."""
-        client = self.client
-        budget = client.request_deadline
-        left = client._remaining()
-        if left is not None:
-            budget = min(budget, left)
-        ends = client._clock() + budget
-        try:
-            with client.http.stream("POST", "/graphql", json=payload, timeout=min(client.timeout, budget)) as streamed:
-                chunks = []
-                for chunk in streamed.iter_raw():
-                    chunks.append(chunk)
-                    if client._clock() > ends:
-                        break
-                else:
-                    return httpx.Response(
-                        streamed.status_code,
-                        headers=streamed.headers,
-                        content=b"".join(chunks),
-                        request=streamed.request,
-                    )
-        except httpx.TimeoutException:
-            if client._clock() < ends:
-                raise
-        client._remaining()
-        raise GitHubDeadlineExceeded(f"GitHub took more than {budget:.0f} s to answer a GraphQL query; sync stopped.")
+        """One POST read under the request's deadline and the client's, as the client reads a GET."""
+        return self.client.read_within_deadline("POST", "/graphql", what="a GraphQL query", json=payload)
 
     def _reset_wait(self, response: httpx.Response, body: dict) -> float:
         """Seconds until the primary limit resets: `x-ratelimit-reset`, else the query's `rateLimit.resetAt`."""
