@@ -104,7 +104,8 @@ def start_worker(database_url: str, smtp_port: int) -> subprocess.Popen:
     }
     process = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "sigtracker", "worker", "--loglevel=INFO", "--concurrency=2"]
-        + ["--without-gossip", "--without-mingle", "--without-heartbeat", "-n", "bench@%h"],
+        # The reminder tasks are routed to their own queue (CELERY_TASK_ROUTES), as the production worker reads it.
+        + ["-Q", "reminders,default", "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", "bench@%h"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -138,6 +139,7 @@ def run() -> list[Figure]:
     import redis
     from aiosmtpd.controller import Controller
     from celery import Celery
+    from django.conf import settings
     from django.db import connection
 
     if connection.vendor != "postgresql":
@@ -162,7 +164,10 @@ def run() -> list[Figure]:
             worker = start_worker(database_url, controller.port)
             try:
                 start = time.perf_counter()
-                client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": DUE.isoformat()})
+                # Sent to the queue the project routes the task to (this bare client knows no routes).
+                task = "releases.tasks.send_due_freeze_reminders"
+                queue = settings.CELERY_TASK_ROUTES[task]["queue"]
+                client.send_task(task, kwargs={"now": DUE.isoformat()}, queue=queue)
                 deadline = start + 120
                 # Poll the in-process SMTP sink cheaply; ask the database only once all messages are in.
                 while (
