@@ -231,3 +231,16 @@ def celery_worker(redis_url, postgres_only, transactional_db, smtp_server):
             worker.kill()  # idle by now; no need for a warm shutdown
         client.close()
         redis.Redis.from_url(redis_url).flushdb()
+
+
+@pytest.fixture
+def hand_made_schedules(tmp_path):
+    """The hand-made README samples (tests/releases/data/schedules/release-1.N.md) laid out as sig-release does,
+    release-1.N/README.md, so the importer discovers them; kept flat in the repository so that nothing in it looks
+    like a copy of an upstream README."""
+    folder = tmp_path / "hand-made-releases"
+    for sample in sorted((Path(__file__).parent / "data" / "schedules").glob("release-*.md")):
+        release = folder / sample.stem
+        release.mkdir(parents=True)
+        (release / "README.md").write_text(sample.read_text())
+    return folder

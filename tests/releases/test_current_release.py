@@ -3,7 +3,6 @@
 
 import datetime
 import io
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -19,7 +18,6 @@ from tests.factories import ReleaseFactory
 
 UTC = datetime.UTC
 D = datetime.date
-HAND_MADE = Path(__file__).parent / "data" / "schedules"
 
 
 def at(*args) -> datetime.datetime:
@@ -76,13 +74,13 @@ def test_overlapping_cycles_name_the_newer_release():
 
 
 @pytest.fixture
-def imported(upstream_dir):
+def imported(upstream_dir, hand_made_schedules):
     """Every shared README (1.8, 1.12, 1.22-1.27) and the hand-made older shapes (1.3-1.11), imported with states
     computed at an old instant, as an import long ago would have left them."""
     call_command(
         "import_schedule",
         str(upstream_dir / "sig-release" / "releases"),
-        str(HAND_MADE),
+        str(hand_made_schedules),
         stdout=io.StringIO(),
         stderr=io.StringIO(),
     )

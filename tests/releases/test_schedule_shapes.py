@@ -1,7 +1,8 @@
 """Every shape of release README sig-release has used since 1.3, read by the schedule parser.
 
 The real samples (1.8: dated bullets; 1.12: tl;dr with a struck date and month columns) come from the shared
-upstream folder; the shapes they lack are small hand-made files in tests/releases/data/schedules/.
+upstream folder; the shapes they lack are small hand-made files in tests/releases/data/schedules/
+(laid out as release directories by the `hand_made_schedules` fixture).
 """
 
 import datetime
@@ -17,7 +18,6 @@ from releases.choices import MilestoneKind
 from releases.importers.schedule import classify, parse_schedule, version_from_path
 from releases.models import Release
 
-HAND_MADE = Path(__file__).parent / "data" / "schedules"
 D = datetime.date
 
 
@@ -118,8 +118,8 @@ def test_plain_date_bullets_of_1_8(releases_dir):
         ),
     ],
 )
-def test_hand_made_shapes(version, expected):
-    schedule = parsed(HAND_MADE / f"release-{version}" / "README.md")
+def test_hand_made_shapes(hand_made_schedules, version, expected):
+    schedule = parsed(hand_made_schedules / f"release-{version}" / "README.md")
     assert days(schedule) == expected
     assert (schedule.cycle_start, schedule.planned_release_date) == (
         expected[MilestoneKind.CYCLE_START],
@@ -127,8 +127,8 @@ def test_hand_made_shapes(version, expected):
     )
 
 
-def test_struck_dates_are_reported_as_moved():
-    schedule = parsed(HAND_MADE / "release-1.11" / "README.md")
+def test_struck_dates_are_reported_as_moved(hand_made_schedules):
+    schedule = parsed(hand_made_schedules / "release-1.11" / "README.md")
     moved = [str(w) for w in schedule.warnings if "struck through" in str(w)]
     assert moved == [
         "line 3: Tuesday, June 19, 2018 struck through; Wednesday, June 27th holds (moved)",
@@ -159,9 +159,9 @@ def test_old_wordings(label, version, kinds):
 
 
 @pytest.mark.django_db
-def test_hand_made_folder_imports_with_exit_0_and_one_line_for_a_readme_without_dates():
+def test_hand_made_folder_imports_with_exit_0_and_one_line_for_a_readme_without_dates(hand_made_schedules):
     out, err = io.StringIO(), io.StringIO()
-    call_command("import_schedule", str(HAND_MADE), stdout=out, stderr=err)
+    call_command("import_schedule", str(hand_made_schedules), stdout=out, stderr=err)
     assert err.getvalue() == ""
     assert "7 files read" in out.getvalue() and "0 skipped" in out.getvalue()
     assert "release-1.2/README.md: states no dated milestone; nothing imported" in out.getvalue()
