@@ -8,6 +8,7 @@ from django.core.validators import URLValidator
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import urlencode
 
 from core.text import line_breaking_characters
 from keps.models import VERSION_REGEX, Kep, Person, Sig
@@ -241,7 +242,15 @@ class TrackedEnhancementQuerySet(models.QuerySet):
 
 
 class TrackedEnhancement(models.Model):
-    """A KEP opted into a release, with its status on the release team's board.
+    """A KEP opted into a release, with its status on the release team's board; or, before KEPs, a feature of
+    an early release's feature sheet that names no features/enhancements issue (`kep` empty, `feature_name` the
+    sheet's name for it, source "feature sheet").
+
+    A KEP-less row is an enhancement all the same: the release team tracked it, it shipped or left, and the merge
+    rate, funnel, board and API count it. It is one table rather than a second model so that every figure keeps
+    reading one set of rows; what only a KEP has (its catalogue page, a GitHub tracking issue, slips across
+    releases) is absent on such a row, and syncs leave it alone. One row per release and KEP, or per release and
+    feature name when there is no KEP; a row names one or the other.
 
     The status of a row is set only through `releases.services.tracking` (which writes the history row and
     queues the stats): creating a row (`save()` of a new one, `bulk_create()`), saving a changed status on a row
@@ -250,7 +259,21 @@ class TrackedEnhancement(models.Model):
     """
 
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="tracked_enhancements")
-    kep = models.ForeignKey(Kep, on_delete=models.CASCADE, related_name="tracked_enhancements")
+    kep = models.ForeignKey(
+        Kep,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="tracked_enhancements",
+        help_text="Empty for a feature of an early feature sheet that names no KEP.",
+    )
+    feature_name = models.CharField(
+        max_length=300,
+        blank=True,
+        default="",
+        db_default="",  # bulk COPY loaders (the synthetic demo data) name only the columns they know
+        help_text="The feature sheet's name for a feature with no KEP.",
+    )
     sig = models.ForeignKey(Sig, on_delete=models.PROTECT, related_name="tracked_enhancements")
     type = models.CharField(max_length=20, choices=EnhancementType.choices, blank=True)
     target_stage = models.CharField(max_length=20, choices=TargetStage.choices, blank=True)
@@ -301,13 +324,26 @@ class TrackedEnhancement(models.Model):
     objects = TrackedEnhancementQuerySet.as_manager()
 
     class Meta:
-        ordering = ["release__major", "release__minor", "kep__number"]
+        # KEP-less rows after the KEPs of their release, by name.
+        ordering = ["release__major", "release__minor", models.F("kep__number").asc(nulls_last=True), "feature_name"]
         indexes = [models.Index(fields=["release", "status"], name="trackedenh_release_status_idx")]
         constraints = [
             models.UniqueConstraint(
                 fields=["release", "kep"],
+                condition=models.Q(kep__isnull=False),
                 name="trackedenh_unique_release_kep",
                 violation_error_message="This KEP is already tracked in this release.",
+            ),
+            models.UniqueConstraint(
+                fields=["release", "feature_name"],
+                condition=models.Q(kep__isnull=True),
+                name="trackedenh_unique_release_feature",
+                violation_error_message="A feature of this name is already tracked in this release.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(kep__isnull=False) | ~models.Q(feature_name=""),
+                name="trackedenh_names_kep_or_feature",
+                violation_error_message="Name the KEP, or for a feature without one, the feature.",
             ),
             models.CheckConstraint(
                 condition=models.Q(status__in=EnhancementStatus.values),
@@ -342,7 +378,23 @@ class TrackedEnhancement(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.release.version} KEP-{self.kep.number}"
+        return f"{self.release.version} {self.subject}"
+
+    @property
+    def has_kep(self) -> bool:
+        return self.kep_id is not None
+
+    @property
+    def subject(self) -> str:
+        """What is tracked: "KEP-1287", or a KEP-less feature's name with where it comes from."""
+        if self.kep_id is not None:
+            return f"KEP-{self.kep.number}"
+        return f"{self.feature_name} (feature sheet, no KEP)"
+
+    @property
+    def title(self) -> str:
+        """The KEP's title, or the KEP-less feature's name."""
+        return self.kep.title if self.kep_id is not None else self.feature_name
 
     def clean(self):
         lines = [line.strip() for line in self.docs_pr_urls.splitlines() if line.strip()]
@@ -374,7 +426,8 @@ class TrackedEnhancement(models.Model):
             self._stored_status = self.status
 
     def get_absolute_url(self):
-        return reverse("releases:enhancement_list", kwargs={"version": self.release.version}) + f"?q={self.kep.number}"
+        url = reverse("releases:enhancement_list", kwargs={"version": self.release.version})
+        return url + "?" + urlencode({"q": self.kep.number if self.kep_id is not None else self.feature_name})
 
     @property
     def is_at_risk(self) -> bool:
@@ -515,9 +568,12 @@ class EnhancementException(models.Model):
 
     @property
     def subject(self) -> str:
-        """What the request is about: "KEP-1186", or the issue's link."""
-        number = self.kep_number or (self.tracked_enhancement.kep.number if self.tracked_enhancement_id else None)
-        return f"KEP-{number}" if number else self.issue_url
+        """What the request is about: "KEP-1186", a KEP-less feature's name, or the issue's link."""
+        row = self.tracked_enhancement if self.tracked_enhancement_id else None
+        number = self.kep_number or (row.kep.number if row is not None and row.kep_id else None)
+        if number:
+            return f"KEP-{number}"
+        return self.issue_url or (row.feature_name if row is not None else "")
 
     @property
     def pull_request_list(self) -> list[str]:
