@@ -241,6 +241,10 @@ class TrackedEnhancementQuerySet(models.QuerySet):
         return super().bulk_update(objs, fields, batch_size=batch_size)
 
 
+#: What pages, exports and feeds say beside a tracked enhancement with no KEP.
+KEPLESS_NOTE = "(feature sheet, no KEP)"
+
+
 class TrackedEnhancement(models.Model):
     """A KEP opted into a release, with its status on the release team's board; or, before KEPs, a feature of
     an early release's feature sheet that names no features/enhancements issue (`kep` empty, `feature_name` the
@@ -389,7 +393,7 @@ class TrackedEnhancement(models.Model):
         """What is tracked: "KEP-1287", or a KEP-less feature's name with where it comes from."""
         if self.kep_id is not None:
             return f"KEP-{self.kep.number}"
-        return f"{self.feature_name} (feature sheet, no KEP)"
+        return f"{self.feature_name} {KEPLESS_NOTE}"
 
     @property
     def title(self) -> str:
