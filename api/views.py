@@ -5,7 +5,8 @@ the same number of queries whatever their length (tests/api/test_queries.py). Ev
 answers 304 to a matching If-None-Match before any query runs (api/caching.py).
 """
 
-from django.db.models import F, Prefetch
+from django.db.models import F, Prefetch, Value
+from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
@@ -110,20 +111,27 @@ class ReleaseViewSet(ReadOnlyViewSet):
         )
 
 
+#: The cursor position of a KEP-less feature: past every KEP number (a PositiveIntegerField's largest value).
+KEPLESS_CURSOR_POSITION = 2**31 - 1
+
+
 class TrackedEnhancementViewSet(ListOnlyViewSet):
     """A release's tracked enhancements with the enhancement list page's filters (`?release=1.27` required), in
-    KEP-number order, with slips counted as the page does."""
+    KEP-number order, KEP-less features last by name, with slips counted as the page does."""
 
     serializer_class = serializers.TrackedEnhancementSerializer
     filterset_class = TrackedEnhancementApiFilterSet
-    ordering = ("kep_number",)
+    # The cursor's position is a number: KEP-less features share one past every KEP (ties are the cursor's offset).
+    ordering = ("kep_number", "feature_name", "id")
 
     def get_queryset(self):
         version = self.request.query_params.get("release", "")
         release = Release.objects.filter(version=version).first() if version else None
         if release is None:  # the FilterSet answers 400 for a missing or unknown release
             return TrackedEnhancement.objects.none()
-        return release_selectors.tracked_enhancement_list(release=release).annotate(kep_number=F("kep__number"))
+        return release_selectors.tracked_enhancement_list(release=release).annotate(
+            kep_number=Coalesce(F("kep__number"), Value(KEPLESS_CURSOR_POSITION))
+        )
 
 
 class ExceptionRequestViewSet(ListOnlyViewSet):

@@ -400,6 +400,11 @@ class TrackedEnhancement(models.Model):
         """The KEP's title, or the KEP-less feature's name."""
         return self.kep.title if self.kep_id is not None else self.feature_name
 
+    @property
+    def display_name(self) -> str:
+        """One line for lists, feeds and calendars: "KEP-1287 In-place resize", or `subject` without a KEP."""
+        return f"{self.subject} {self.kep.title}" if self.kep_id is not None else self.subject
+
     def clean(self):
         lines = [line.strip() for line in self.docs_pr_urls.splitlines() if line.strip()]
         bad = [url for url in lines if not _is_url(url)]

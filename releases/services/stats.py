@@ -413,9 +413,11 @@ def _iso(at) -> str | None:
 def _slips(release_ids: set[int]) -> dict[int, list[dict]]:
     """Per release, the KEPs removed or deferred in it, with the earlier releases that tracked them and
     how many times each has slipped up to and including that release."""
-    slipped_keps = TrackedEnhancement.objects.filter(release_id__in=release_ids, status__in=OUT_OF_PLAY).values(
-        "kep_id"
-    )
+    # A slip is a KEP's, followed across releases: a KEP-less feature that left its release counts in `removed`
+    # and `deferred`, not here.
+    slipped_keps = TrackedEnhancement.objects.filter(
+        release_id__in=release_ids, status__in=OUT_OF_PLAY, kep__isnull=False
+    ).values("kep_id")
     history = defaultdict(list)
     for row in (
         TrackedEnhancement.objects.filter(kep_id__in=Subquery(slipped_keps))
