@@ -494,7 +494,8 @@ def approver_load(*, release: Release | None, sig=None) -> list[ApproverLoad]:
     if release is None:
         return []
     tracked = (
-        TrackedEnhancement.objects.filter(release=release)
+        # Approvers are a KEP's: a KEP-less feature (an early feature sheet's) has none.
+        TrackedEnhancement.objects.filter(release=release, kep__isnull=False)
         .select_related("kep")
         .prefetch_related(
             "kep__approvers",

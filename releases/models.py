@@ -479,6 +479,13 @@ class EnhancementException(models.Model):
     tracked enhancement: it keeps its release, `kep_number` and `issue_url`. A KEP may ask several times for
     one freeze (asked, denied, asked again): each request is a row.
 
+    How a request about no KEP counts: as a request of its release, by freeze and decision, like any other (the
+    release page's "Exception requests" section and weekly numbers, `/api/v1/exception-requests/`, all read the
+    requests by `release`, never through a tracked enhancement). It is not made a KEP-less tracked enhancement:
+    a kubernetes/kubernetes issue or PR (a bug fix, a test, a dependency bump let in after code freeze) is not an
+    enhancement the release team tracked, and counting it as one would add to the merge rate's denominator what
+    was never on the board. KEP-less tracked enhancements are the early feature sheets' features only.
+
     `source` says where it was recorded; rows of the exception file (`source_key` their identity in it) are
     rewritten by each import of that file, rows typed in the admin or read from the board are not.
     """
