@@ -216,3 +216,20 @@ def test_an_exception_request_about_no_kep_counts_in_its_release_s_figures(tmp_p
     assert [r.issue_url for r in selectors.release_pending_exceptions(release=release)] == [
         "https://github.com/kubernetes/kubernetes/pull/85010"
     ]
+
+
+def test_admin_feeds_and_history_pages_with_a_kepless_row(imported, admin_client, client):
+    from django.urls import reverse
+
+    row = TrackedEnhancement.objects.get(feature_name="Simplified turn up")
+    changelist = reverse("admin:releases_trackedenhancement_changelist")
+    page = admin_client.get(changelist, {"release__id__exact": row.release_id, "q": "turn up"})
+    assert page.status_code == 200 and "Simplified turn up" in page.content.decode()
+    change = admin_client.get(reverse("admin:releases_trackedenhancement_change", args=[row.pk]))
+    assert change.status_code == 200
+    assert admin_client.get(reverse("admin:releases_featuresheetrow_changelist")).status_code == 200
+    assert admin_client.get(reverse("admin:releases_enhancementstatuschange_changelist")).status_code == 200
+    feed = client.get("/feeds/releases/1.4/status.atom")
+    assert feed.status_code == 200 and "Simplified turn up (feature sheet, no KEP)" in feed.content.decode()
+    assert client.get("/feeds/sigs/sig-multicluster/status.atom").status_code == 200
+    assert client.get("/").status_code == 200
