@@ -9,6 +9,7 @@ shipped. SIG-Federation (today's sig-multicluster, by the SIG alias table) has 7
 one named "NNN: …": no KEP-less feature, and its figures stay 38 tracked, 37 shipped (#575 moved to 1.13).
 """
 
+import csv
 import io
 
 import pytest
@@ -76,7 +77,7 @@ def test_every_row_of_the_1_4_sheet_is_tracked_the_two_without_issue_by_name(imp
     assert not TrackedEnhancement.objects.filter(release__version="1.12", kep__isnull=True).exists()
 
 
-def test_the_figures_of_1_4_and_1_12_count_the_kepless_features(imported):
+def test_the_figures_of_1_4_and_1_12_count_the_kepless_features(imported, client):
     v14 = ReleaseStats.objects.get(release__version="1.4", sig__isnull=True)
     assert (v14.tracked, v14.done, v14.removed) == (28, 28, 0)
     funnel = {step["step"]: step["count"] for step in v14.funnel}
@@ -89,6 +90,15 @@ def test_the_figures_of_1_4_and_1_12_count_the_kepless_features(imported):
     # 1.12's sheet names an issue on every row: nothing KEP-less to add.
     v112 = ReleaseStats.objects.get(release__version="1.12", sig__isnull=True)
     assert (v112.tracked, v112.done) == (38, 37)
+    # The /releases/ table's CSV and chart read the same figures.
+    response = client.get("/releases/?_export=csv")
+    rows = {r["Version"]: (r["Tracked"], r["Done"]) for r in csv.DictReader(io.StringIO(response.content.decode()))}
+    assert (rows["1.4"], rows["1.12"]) == (("28", "28"), ("38", "37"))
+    from releases import selectors
+
+    chart = selectors.release_chart_data(releases=list(selectors.release_list()))
+    at = chart.labels.index("1.4")
+    assert (chart.tracked[at], chart.done[at]) == (28, 28)
 
 
 def test_release_page_board_and_list_show_them_after_the_keps(imported, client):
@@ -104,9 +114,9 @@ def test_release_page_board_and_list_show_them_after_the_keps(imported, client):
     assert board.index("Google ContainerVM Image") < board.index("Simplified turn up")
     listed = client.get("/releases/1.4/enhancements/?q=turn+up").content.decode()
     assert "Simplified turn up" in listed and "(feature sheet, no KEP)" in listed
-    csv = client.get("/releases/1.4/enhancements/?_export=csv").content.decode().splitlines()
-    assert len(csv) == 1 + 28
-    assert csv[-1].startswith(",Simplified turn up,sig-multicluster,")
+    lines = client.get("/releases/1.4/enhancements/?_export=csv").content.decode().splitlines()
+    assert len(lines) == 1 + 28
+    assert lines[-1].startswith(",Simplified turn up,sig-multicluster,")
 
 
 def test_the_api_lists_them_with_kep_null_and_their_name(imported, client):
