@@ -619,10 +619,10 @@ class CurrentHistoryManager(models.Manager):
 class FeatureSheetRow(models.Model):
     """One row of an early release's features tracking sheet (`features.csv`, 1.3-1.12), as published.
 
-    Every row is kept here, the sheet being the only record of those releases. A row naming its features /
-    enhancements issue is also a tracked enhancement of its KEP (`tracked_enhancement`, source "feature sheet"),
-    so the board, stats and API show it like any other; a row naming none is a KEP-less feature: it lives only
-    here, by name, SIG, stage and assignees, and the release page lists it with the others.
+    Every row is kept here, the sheet being the only record of those releases. Each is also a tracked enhancement
+    (`tracked_enhancement`, source "feature sheet"), so the board, stats and API show it like any other: of its
+    KEP when it names its features / enhancements issue, else a KEP-less one by the row's name (`feature_name`).
+    Only a row naming neither an issue nor a SIG has no tracked enhancement (a board row needs a SIG).
     """
 
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="feature_sheet_rows")
