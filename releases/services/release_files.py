@@ -337,6 +337,14 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
         te.kep.number: te for te in release.tracked_enhancements.select_related("kep").filter(kep__number__in=numbers)
     }
     named = {te.feature_name: te for te in release.tracked_enhancements.filter(kep__isnull=True)}
+    # The KEP-less row each place of the sheet was tracked as, to follow a feature renamed in the sheet.
+    placed = {
+        row.position: row.tracked_enhancement
+        for row in release.feature_sheet_rows.select_related("tracked_enhancement").filter(
+            tracked_enhancement__kep__isnull=True, tracked_enhancement__source=TrackedSource.FEATURE_SHEET
+        )
+    }
+    kepless_names = {record.name for record in sheet.features if not record.number}
     handles = {handle.lower() for record in sheet.features for handle in record.assignees[:1]}
     people = {}
     if handles:
@@ -372,6 +380,16 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
                     outcome.changes.append(f"{release.version} KEP-{record.number} tracked from the feature sheet")
         else:
             row = named.get(record.name)
+            previous = placed.get(position)
+            if row is None and previous is not None and previous.feature_name not in kepless_names:
+                # Same place, another name, the old one gone from the sheet: the feature renamed, not a new one
+                # (a second row would count it twice). The name is no status: the row keeps its history.
+                outcome.changes.append(f"{release.version} {previous.feature_name!r} renamed {record.name!r}")
+                outcome.updated += 1
+                named.pop(previous.feature_name, None)
+                previous.feature_name = record.name
+                previous.save(update_fields=["feature_name", "updated_at"])
+                row = named[record.name] = previous
             if row is None and sig is None:
                 message = f"{record.name!r}: no issue and no SIG to file it under; kept as a sheet row only"
                 outcome.warnings.append((record.line, message))

@@ -243,3 +243,19 @@ def test_admin_feeds_and_history_pages_with_a_kepless_row(imported, admin_client
     assert feed.status_code == 200 and "Simplified turn up (feature sheet, no KEP)" in feed.content.decode()
     assert client.get("/feeds/sigs/sig-multicluster/status.atom").status_code == 200
     assert client.get("/").status_code == 200
+
+
+def test_a_kepless_feature_renamed_in_the_sheet_stays_one_row_with_its_history(tmp_path):
+    SigFactory(slug="sig-node")
+    header = "Feature Name,Feature Status,Stage,SIG,Assignee\n"
+    folder = _sheet(tmp_path, "1.8", header + "Thing one,Tracked,Beta,node,alice\nOther,Tracked,Alpha,node,bob\n")
+    run(folder)
+    row = TrackedEnhancement.objects.get(feature_name="Thing one")
+    (folder / "features.csv").write_text(header + "Thing 1,Tracked,Beta,node,alice\nOther,Tracked,Alpha,node,bob\n")
+    status, out = run(folder, verbosity=2)
+    assert status == 0 and "1.8 'Thing one' renamed 'Thing 1'" in out
+    assert sorted(TrackedEnhancement.objects.values_list("feature_name", flat=True)) == ["Other", "Thing 1"]
+    row.refresh_from_db()
+    assert row.feature_name == "Thing 1" and row.history.count() == 1
+    assert FeatureSheetRow.objects.get(name="Thing 1").tracked_enhancement == row
+    assert "nothing to change" in run(folder)[1]
