@@ -5,6 +5,8 @@ matched by their identity in the file, unchanged rows are not written, and rows 
 longer holds are removed (the file owns them: exception requests of source "exception file", the release's feature
 sheet rows, its team). Rows from elsewhere (requests typed in the admin or read from the board; tracked
 enhancements of the sync or the notes) are never changed, except that a request is linked to its KEP's row.
+Every feature sheet row is a tracked enhancement: of its KEP, or KEP-less by its name (renamed with the sheet,
+never duplicated); an exception request about no KEP stays a request of its release, with no tracked row.
 
 Status writes go through `releases.services.tracking`: a tracked enhancement created here gets its first status
 there, with history of source "exception file" or "feature sheet", marked as assumed (the files give dates, not
