@@ -344,10 +344,12 @@ class TrackedEnhancement(models.Model):
                 name="trackedenh_unique_release_feature",
                 violation_error_message="A feature of this name is already tracked in this release.",
             ),
+            # Exactly one: a KEP's row is named by its KEP, so no second name can drift from it.
             models.CheckConstraint(
-                condition=models.Q(kep__isnull=False) | ~models.Q(feature_name=""),
+                condition=models.Q(kep__isnull=False, feature_name="")
+                | (models.Q(kep__isnull=True) & ~models.Q(feature_name="")),
                 name="trackedenh_names_kep_or_feature",
-                violation_error_message="Name the KEP, or for a feature without one, the feature.",
+                violation_error_message="Name the KEP, or for a feature without one, the feature (not both).",
             ),
             models.CheckConstraint(
                 condition=models.Q(status__in=EnhancementStatus.values),

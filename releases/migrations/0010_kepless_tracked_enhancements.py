@@ -71,10 +71,12 @@ class Migration(migrations.Migration):
             model_name="trackedenhancement",
             constraint=models.CheckConstraint(
                 condition=models.Q(
-                    ("kep__isnull", False), models.Q(("feature_name", ""), _negated=True), _connector="OR"
+                    models.Q(("feature_name", ""), ("kep__isnull", False)),
+                    models.Q(("kep__isnull", True), models.Q(("feature_name", ""), _negated=True)),
+                    _connector="OR",
                 ),
                 name="trackedenh_names_kep_or_feature",
-                violation_error_message="Name the KEP, or for a feature without one, the feature.",
+                violation_error_message="Name the KEP, or for a feature without one, the feature (not both).",
             ),
         ),
     ]

@@ -13,6 +13,7 @@ import csv
 import io
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 from django.db import IntegrityError, transaction
 
@@ -186,6 +187,9 @@ def test_one_row_per_release_and_name_and_a_row_names_a_kep_or_a_feature():
     assert str(tracked_enhancement_create(release=release, kep=kep, feature_name="Thing")) == "1.6 KEP-42"
     with pytest.raises(StatusWriteRefused):
         TrackedEnhancement(release=release, feature_name="Other", sig=sig).save()
+    # Not both: a KEP's row is named by its KEP.
+    with pytest.raises(ValidationError, match="not both"):
+        TrackedEnhancement(release=release, kep=KepFactory(number=43), feature_name="Other", sig=sig).full_clean()
 
 
 def test_an_exception_request_about_no_kep_counts_in_its_release_s_figures(tmp_path, client):
