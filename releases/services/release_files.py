@@ -38,6 +38,7 @@ from releases.importers.roster import Roster
 from releases.models import (
     EnhancementException,
     FeatureSheetRow,
+    Milestone,
     Release,
     ReleaseTeamMember,
     TrackedEnhancement,
@@ -431,7 +432,7 @@ class _SheetContext:
     release: Release
     people: dict
     at: datetime.datetime
-    freeze: object
+    freeze: Milestone | None
 
 
 def _stub_kep(record: FeatureRecord, sig: Sig) -> Kep:
