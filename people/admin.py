@@ -1,8 +1,8 @@
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from keps.admin_scope import SigScopedAdminMixin
-from keps.choices import SigRole
+from community.admin_scope import SigScopedAdminMixin
+from community.choices import SigRole
 
 from .forms import SlackWebhookForm
 from .models import PreferenceChange, Profile, SlackWebhook, Unsubscription

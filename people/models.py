@@ -11,7 +11,7 @@ from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
-from keps.models import Person
+from community.models import Person
 from releases.choices import ReminderKind
 
 from .choices import ChangeSource
@@ -132,7 +132,7 @@ class SlackWebhook(models.Model):
     that Slack says is gone (404/410, `no_service`, `channel_is_archived`, ...) is turned off by the sender with
     the reason, and the admin warns about it; a curator sets a new URL (which turns it on again)."""
 
-    sig = models.OneToOneField("keps.Sig", on_delete=models.CASCADE, related_name="slack_webhook")
+    sig = models.OneToOneField("community.Sig", on_delete=models.CASCADE, related_name="slack_webhook")
     url_encrypted = models.TextField(editable=False)
     url_hint = models.CharField(max_length=200, editable=False, help_text="Host and last four characters.")
     channel = models.CharField(max_length=100, blank=True, help_text="For people: the channel it posts to.")

@@ -3,7 +3,7 @@
 Imported by releases.services.reminders (planning and, again, right before sending), so it imports no releases
 module but the choices."""
 
-from keps.models import Person
+from community.models import Person
 from releases.choices import ReminderKind
 
 from .models import Unsubscription

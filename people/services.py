@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from keps.models import Person
+from community.models import Person
 
 from .choices import ChangeSource
 from .models import PreferenceChange, Profile, SlackWebhook, Unsubscription, new_calendar_secret

@@ -10,8 +10,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
 
+from community.models import Person, Sig
 from core.text import line_breaking_characters
-from keps.models import VERSION_REGEX, Kep, Person, Sig
+from keps.models import VERSION_REGEX, Kep
 
 from .choices import (
     ActionStatus,

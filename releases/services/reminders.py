@@ -66,8 +66,8 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from community.models import Person, Sig
 from core.text import one_line
-from keps.models import Person, Sig
 from people.models import SlackWebhook
 from people.refusals import reminder_refusal
 from people.services import slack_webhook_disable

@@ -6,7 +6,7 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from keps.models import Person
+from community.models import Person
 from people.models import Unsubscription
 from people.unsubscribe import unsubscribe_url
 from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState

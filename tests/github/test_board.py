@@ -402,7 +402,7 @@ def test_beat_reads_the_board_after_the_labels(db, github):
 
 def test_a_kepless_row_is_left_alone(world):
     # A feature sheet's feature naming no KEP is no item of the board: the sync leaves it as the sheet made it.
-    from keps.models import Sig
+    from community.models import Sig
     from releases.services.tracking import tracked_enhancement_create
 
     row = tracked_enhancement_create(

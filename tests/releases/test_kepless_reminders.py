@@ -3,7 +3,7 @@ feature (an early feature sheet's, naming no KEP) is left out of the planning an
 
 import pytest
 
-from keps.models import Sig
+from community.models import Sig
 from releases.choices import EnhancementStatus as S
 from releases.choices import HistorySource
 from releases.models import Release

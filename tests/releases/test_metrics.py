@@ -7,7 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from keps.models import Person
+from community.models import Person
 from releases.choices import DeliveryState, MilestoneKind
 from releases.models import ReminderDelivery
 from releases.services import reminders

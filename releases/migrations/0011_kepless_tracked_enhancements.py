@@ -6,8 +6,8 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("keps", "0006_kep_plan_history"),
-        ("releases", "0009_tracking_board"),
+        ("keps", "0007_move_to_community"),
+        ("releases", "0010_move_to_community"),
     ]
 
     operations = [
