@@ -7,7 +7,6 @@ from rest_framework import serializers
 
 from community.models import Sig
 from keps.models import DesignGroup, FeatureGate, Kep, KepPlanChange
-from keps.selectors import kep_timeline
 from meetings.models import AgendaItem, Meeting
 from releases.models import (
     EnhancementException,
@@ -21,6 +20,7 @@ from releases.models import (
     TrackedEnhancement,
 )
 from releases.prr import prr_approver_of, prr_of
+from releases.selectors_kep_timeline import kep_timeline
 
 
 @extend_schema_field(OpenApiTypes.URI)

@@ -18,14 +18,13 @@ from rest_framework.settings import api_settings
 
 from community.models import Sig
 from keps import selectors as kep_selectors
-from keps import selectors_history as kep_history_selectors
 from keps.filtersets import DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet
 from keps.models import Kep
 from meetings import selectors as meeting_selectors
 from meetings.filtersets import MeetingFilterSet
 from meetings.models import AgendaItem
 from releases import selectors as release_selectors
-from releases import selectors_published
+from releases import selectors_feature_gates, selectors_plans, selectors_published
 from releases.choices import RetroCategory
 from releases.filtersets import ExceptionRequestFilterSet, ReleaseFilterSet
 from releases.models import (
@@ -173,7 +172,7 @@ class KepViewSet(ReadOnlyViewSet):
 
     def get_queryset(self):
         if self.action == "retrieve":
-            return kep_history_selectors.with_slip_counts(kep_selectors.kep_detail_queryset())
+            return selectors_plans.with_slip_counts(kep_selectors.kep_detail_queryset())
         return kep_selectors.kep_list()
 
 
@@ -185,7 +184,7 @@ class FeatureGateViewSet(ListOnlyViewSet):
     ordering = ("name", "pk")
 
     def get_queryset(self):
-        return kep_selectors.feature_gate_list()
+        return selectors_feature_gates.feature_gate_list()
 
 
 class DesignGroupViewSet(ReadOnlyViewSet):

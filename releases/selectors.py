@@ -452,3 +452,9 @@ def person_sig_ids(person) -> set[int]:
     )
     contact_sigs = TrackedEnhancement.objects.filter(enhancements_contact=person).values_list("sig_id", flat=True)
     return set(kep_sigs) | set(contact_sigs)
+
+
+def release_current() -> Release | None:
+    """The release pages default to: the one whose cycle holds today, else the latest released, else the first
+    planned (`ReleaseQuerySet.current`, the rule of `releases.rules.current_release`)."""
+    return Release.objects.current()

@@ -126,7 +126,7 @@ def test_an_exception_of_a_catalogued_kep_is_on_its_board_row_with_derived_histo
 
 
 def test_a_kep_denied_a_code_freeze_exception_missed_code_freeze(imported):
-    from keps.selectors import kep_timeline
+    from releases.selectors_kep_timeline import kep_timeline
 
     # KEP-1287 asked on 30 Jul 2022 to pass v1.25's code freeze (3 Aug) and was denied: the calendar alone (only
     # the enhancements freeze had passed when it was asked) would say it missed the enhancements freeze.
