@@ -286,6 +286,11 @@ class SchemaView(ConditionalGetMixin, SpectacularAPIView):
     permission_classes = [PublicReadOnly]
     authentication_classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
 
+    def _get_version_parameter(self, request):
+        # The API has one version, named by its path (/api/v1/): drf-spectacular would take `?version=` as a
+        # schema version and write it into the Content-Disposition header, where a newline is a server error.
+        return None
+
 
 class DocsView(ConditionalGetMixin, SpectacularSwaggerView):
     """Browsable documentation of the schema (Swagger UI, served from our static files)."""
