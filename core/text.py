@@ -103,15 +103,3 @@ MONTH_NUMBERS = {
     "nov": 11,
     "dec": 12,
 }
-
-
-#: A Kubernetes release version as written: `v1.24`, `1.24`, `1.24.0`.
-_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
-
-
-def parse_version(value: str) -> tuple[int, int]:
-    """`"v1.24"`, `"1.24"` or `"1.24.0"` -> `(1, 24)`; raises ValueError for anything else."""
-    match = _VERSION.match(str(value).strip())
-    if not match:
-        raise ValueError(f"not a release version: {value!r}")
-    return int(match.group(1)), int(match.group(2))

@@ -9,18 +9,13 @@ subqueries, never a query per row); the view tests assert it.
 from dataclasses import dataclass
 
 from django.db.models import (
-    Case,
     Count,
-    IntegerField,
     Prefetch,
     Q,
     QuerySet,
-    Value,
-    When,
 )
-from django.db.models.functions import Cast, StrIndex, Substr
 
-from core.text import parse_version
+from core.versions import version_parts
 
 from .choices import KepStatus
 from .filtersets import KepFilterSet
@@ -30,30 +25,6 @@ from .models import DesignGroup, Kep, PrrApproval
 #: (the coverage overview's rule of thumb).
 ACTIVE_KEP_STATUSES = (KepStatus.PROVISIONAL, KepStatus.IMPLEMENTABLE)
 DESIGN_GROUP_SPLIT_AT = 20
-
-
-def version_parts(field_name: str) -> tuple[Case, Case]:
-    """SQL expressions for the numeric major and minor of a `1.27`-style text column (NULL when blank),
-    so that 1.9 sorts before 1.10 in every database."""
-    dot = StrIndex(field_name, Value("."))
-    major = Case(
-        When(**{field_name: ""}, then=Value(None)),
-        default=Cast(Substr(field_name, 1, dot - 1), IntegerField()),
-        output_field=IntegerField(),
-    )
-    minor = Case(
-        When(**{field_name: ""}, then=Value(None)),
-        default=Cast(Substr(field_name, dot + 1), IntegerField()),
-        output_field=IntegerField(),
-    )
-    return major, minor
-
-
-def version_or_none(value: str) -> tuple[int, int] | None:
-    try:
-        return parse_version(value) if value else None
-    except ValueError:
-        return None
 
 
 # --- /keps/ ---------------------------------------------------------------------------------------------

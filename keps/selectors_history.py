@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from core.text import parse_version
+from core.versions import parse_version, version_parts
 
 from .models import Kep, KepHistoryCursor, KepPlanChange
-from .selectors import version_parts
 
 __all__ = [
     "PlanHistory",

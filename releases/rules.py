@@ -16,7 +16,7 @@ import itertools
 import zoneinfo
 from dataclasses import dataclass, field
 
-from core.text import parse_version  # noqa: F401  (a rule's name)
+from core.versions import parse_version  # noqa: F401  (a rule's name)
 from keps.plans import PLAN_STAGE_ORDER, plan_slip, planned_target  # noqa: F401  (the rules' names)
 
 from .choices import (

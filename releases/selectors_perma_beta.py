@@ -2,10 +2,10 @@
 
 from dataclasses import dataclass
 
+from core.versions import version_or_none
 from keps.choices import CLOSED_KEP_STATUSES, KepStage
 from keps.filtersets import PermaBetaFilterSet
 from keps.models import FeatureGate, Kep
-from keps.selectors import version_or_none
 from releases.choices import EnhancementStatus
 from releases.models import (
     Release,
