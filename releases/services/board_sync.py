@@ -41,7 +41,7 @@ from releases.rules import (
     is_release_board_title,
 )
 from releases.services.board_exceptions import board_exceptions_write
-from releases.services.github_sync import LOCK_WAIT_SECONDS, GitHubSyncError, _release_lock, github_client
+from releases.services.github_sync import LOCK_WAIT_SECONDS, GitHubSyncError, github_client, release_lock
 from releases.services.stats import release_stats_request
 from releases.services.tracking import RecordedChange, tracked_enhancements_create, tracked_enhancements_record
 
@@ -419,7 +419,7 @@ def board_release_sync(
     gql = GraphQL(client)
     now = now or timezone.now()
     try:
-        with _release_lock(release.pk, timeout=LOCK_WAIT_SECONDS):
+        with release_lock(release.pk, timeout=LOCK_WAIT_SECONDS):
             _sync(release, report, gql, org=org, project=project, now=now)
     finally:
         report.requests, report.points = client.requests, gql.points

@@ -2,7 +2,7 @@ import functools
 
 import pytest
 
-from releases.services import github_sync
+from releases.services import github_sync_base
 from tests.github.standin import TOKEN, StandInGitHub
 
 
@@ -16,6 +16,6 @@ def github(settings, monkeypatch):
         settings.GITHUB_TOKEN = TOKEN
         settings.GITHUB_API_URL = server.url
         server.slept = []
-        client = functools.partial(github_sync.GitHubClient, sleep=server.slept.append)
-        monkeypatch.setattr(github_sync, "GitHubClient", client)
+        client = functools.partial(github_sync_base.GitHubClient, sleep=server.slept.append)
+        monkeypatch.setattr(github_sync_base, "GitHubClient", client)  # where github_client() makes it
         yield server
