@@ -47,6 +47,9 @@ from django.conf import settings
 from django.core.cache import caches
 from django.db import connection
 
+from core.db.locks import try_lock_free
+from core.db.triggers import counter_read, greatest, triggers_sync
+
 GENERATION_TABLE = "sigtracker_datageneration"
 GENERATION_SEQUENCE = "sigtracker_generation"
 #: Must match core/migrations/0004_generation_sequence.LOCK_KEY (the triggers' function).
@@ -81,10 +84,6 @@ def watched_tables(registry=None) -> list[str]:
     return sorted(tables - set(settings.SIGTRACKER_PAGE_CACHE_UNWATCHED_TABLES))
 
 
-def _trigger_name(table: str) -> str:
-    return f"{TRIGGER_PREFIX}{table}"[:63]
-
-
 def generation_triggers_sync(conn, *, registry=None) -> tuple[list[str], list[str]]:
     """Give every watched table that exists its trigger, and take it from tables no longer watched; returns
     (tables given a trigger, tables that lost theirs). Idempotent: run after every migrate (core/apps.py), so a
@@ -93,58 +92,16 @@ def generation_triggers_sync(conn, *, registry=None) -> tuple[list[str], list[st
     if GENERATION_TABLE not in existing_tables:
         return [], []
     wanted = {table for table in watched_tables(registry) if table in existing_tables}
-    with conn.cursor() as cursor:
-        if conn.vendor == "postgresql":
-            cursor.execute("SELECT 1 FROM pg_proc WHERE proname = 'sigtracker_bump_generation'")
-            if cursor.fetchone() is None:
-                return [], []
-            cursor.execute(
-                "SELECT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
-                "WHERE t.tgname LIKE %s AND NOT t.tgisinternal",
-                [TRIGGER_PREFIX + "%"],
-            )
-            have = {row[0] for row in cursor.fetchall()}
-            for table in sorted(wanted - have):
-                cursor.execute(
-                    f'CREATE TRIGGER "{_trigger_name(table)}" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE '
-                    f'ON "{table}" FOR EACH STATEMENT EXECUTE FUNCTION sigtracker_bump_generation()'
-                )
-            for table in sorted(have - wanted):
-                cursor.execute(f'DROP TRIGGER IF EXISTS "{_trigger_name(table)}" ON "{table}"')
-        elif conn.vendor == "sqlite":
-            cursor.execute("SELECT DISTINCT tbl_name FROM sqlite_master WHERE type = 'trigger' AND name LIKE %s",
-                           [TRIGGER_PREFIX + "%"])  # fmt: skip
-            have = {row[0] for row in cursor.fetchall()}
-            for table in sorted(wanted - have):
-                for event in ("INSERT", "UPDATE", "DELETE"):
-                    cursor.execute(
-                        f'CREATE TRIGGER IF NOT EXISTS "{_trigger_name(table)}_{event.lower()}" AFTER {event} '
-                        f'ON "{table}" BEGIN UPDATE {GENERATION_TABLE} SET value = value + 1 WHERE id = 1; END'
-                    )
-            for table in sorted(have - wanted):
-                for event in ("insert", "update", "delete"):
-                    cursor.execute(f'DROP TRIGGER IF EXISTS "{_trigger_name(table)}_{event}"')
-        else:
-            return [], []
+    have = triggers_sync(conn, wanted=wanted, prefix=TRIGGER_PREFIX, counter_table=GENERATION_TABLE)
+    if have is None:
+        return [], []
     return sorted(wanted - have), sorted(have - wanted)
 
 
 def _read_generation() -> tuple[int, int | None]:
     """(the data generation, the generation recorded after the latest edit through the web, or None)."""
     edited = f"(SELECT value FROM {GENERATION_TABLE} WHERE id = {EDIT_ROW})"
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            # A new sequence reads last_value 1 both before and after its first nextval(): is_called tells them apart.
-            cursor.execute(
-                f"SELECT CASE WHEN is_called THEN last_value ELSE 0 END, {edited} FROM {GENERATION_SEQUENCE}"
-            )
-            return tuple(cursor.fetchone())
-        cursor.execute(f"SELECT value, {edited} FROM {GENERATION_TABLE} WHERE id = 1")
-        row = cursor.fetchone()
-        if row is None:  # a flushed database: start the counter again
-            cursor.execute(f"INSERT INTO {GENERATION_TABLE} (id, value) VALUES (1, 0)")
-            return 0, None
-        return tuple(row)
+    return counter_read(connection, sequence=GENERATION_SEQUENCE, counter_table=GENERATION_TABLE, also=edited)
 
 
 def _generations() -> tuple[int, int | None]:
@@ -166,11 +123,11 @@ def record_edit() -> None:
     write, is kept in the database (every process reads it with the generation), so that a copy rendered before it is
     never served to them as a stale copy. Writes by imports, syncs and stats runs do not call this."""
     generation, _ = _read_generation()
-    greatest = "GREATEST" if connection.vendor == "postgresql" else "MAX"
+    larger = greatest(connection)
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {GENERATION_TABLE} (id, value) VALUES ({EDIT_ROW}, %s) ON CONFLICT (id) DO UPDATE "
-            f"SET value = {greatest}({GENERATION_TABLE}.value, excluded.value)",
+            f"SET value = {larger}({GENERATION_TABLE}.value, excluded.value)",
             [generation],
         )
     _memo.update(value=None, read_at=0.0)
@@ -190,14 +147,7 @@ def no_writer_in_flight() -> bool:
     """True when no other transaction has written a watched table without having ended (PostgreSQL); always true on
     SQLite, whose counter is transactional. Our own transaction's writes do not count (a session's locks never
     conflict with each other). The exclusive try-lock is held only for the length of this one statement."""
-    if connection.vendor != "postgresql":
-        return True
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT CASE WHEN pg_try_advisory_lock(%s) THEN pg_advisory_unlock(%s) ELSE false END",
-            [WRITER_LOCK_KEY, WRITER_LOCK_KEY],
-        )
-        return bool(cursor.fetchone()[0])
+    return try_lock_free(WRITER_LOCK_KEY)
 
 
 def _cacheable(request) -> bool:

@@ -13,13 +13,14 @@ collector off the objects that existed before the run.
 """
 
 import gc
-import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, transaction
+
+from core.db.locks import lock_key, transaction_lock
 
 from .results import ImportFailure, ImportReport
 
@@ -52,10 +53,7 @@ def import_lock(name: str) -> Iterator[None]:
 
     On PostgreSQL a transaction-scoped advisory lock; SQLite already serialises writers.
     """
-    if connection.vendor == "postgresql":
-        key = int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "big", signed=True)
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+    transaction_lock(lock_key(name))
     yield
 
 

@@ -3,9 +3,10 @@
 import datetime
 from collections.abc import Callable
 
-from django.db import connection, transaction
+from django.db import transaction
 
 from community.models import Person, Sig
+from core.db.bulk_insert import insert_values
 from keps.models import Kep
 from meetings.models import Meeting
 from releases.choices import (
@@ -29,7 +30,6 @@ from .vocabulary import (
     ALL_DAY_KINDS,
     BASE_SIZES,
     BATCH,
-    COPY_THRESHOLD,
     FIRST_NAMES,
     LAST_NAMES,
     MAX_SCALE,
@@ -38,7 +38,6 @@ from .vocabulary import (
     RELEASES,
     SIGS,
 )
-from .writer import _copy_values
 
 
 class _Generator(KepsPhase, TrackingPhase, MeetingsPhase, RetrosPhase, DesignGroupsPhase):
@@ -66,13 +65,7 @@ class _Generator(KepsPhase, TrackingPhase, MeetingsPhase, RetrosPhase, DesignGro
     def _insert(self, model, columns: list[str], values: list[tuple], label: str | None = None) -> list[int]:
         """Insert plain rows (values for the `columns` attnames) without building model instances on
         PostgreSQL; returns their primary keys in order. For the largest tables."""
-        if connection.vendor == "postgresql" and len(values) >= COPY_THRESHOLD:
-            ids = _copy_values(model, columns, values)
-        else:
-            created = model.objects.bulk_create(
-                [model(**dict(zip(columns, row, strict=True))) for row in values], batch_size=BATCH
-            )
-            ids = [obj.pk for obj in created]
+        ids = insert_values(model, columns, values, batch_size=BATCH)
         name = label or model._meta.label
         self.counts[name] = self.counts.get(name, 0) + len(ids)
         return ids

@@ -13,8 +13,6 @@ from releases.rules import PACIFIC
 UTC = datetime.UTC
 PT = PACIFIC  # the release team's Pacific time (releases.rules)
 BATCH = 1000
-#: From this many rows on, PostgreSQL gets the largest tables through COPY (see `_copy_values`).
-COPY_THRESHOLD = 2000
 MAX_SCALE = 20
 
 #: Sizes at scale 1 (SIG Node's history); each is multiplied by the scale.

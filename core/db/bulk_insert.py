@@ -1,7 +1,13 @@
-"""Writing rows fast: COPY on PostgreSQL for the largest tables, bulk_create elsewhere."""
+"""Inserting many plain rows fast: COPY on PostgreSQL from `COPY_THRESHOLD` rows on, `bulk_create` elsewhere
+(the synthetic demo and bench data write hundreds of thousands of rows this way)."""
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import JSONField
+
+__all__ = ["insert_values"]
+
+#: From this many rows on, PostgreSQL gets them through COPY (below it, COPY's set-up costs more than it saves).
+COPY_THRESHOLD = 2000
 
 
 def _copy_values(model, columns: list[str], values: list[tuple]) -> list[int]:
@@ -31,3 +37,14 @@ def _copy_values(model, columns: list[str], values: list[tuple]) -> list[int]:
                         row[i] = fields[i].get_db_prep_save(row[i], db)
                 copy.write_row((pk, *row))
     return ids
+
+
+def insert_values(model, columns: list[str], values: list[tuple], *, batch_size: int) -> list[int]:
+    """Insert plain rows (values for the `columns` attnames) and return their primary keys in order: without
+    building model instances on PostgreSQL (COPY), through `bulk_create` elsewhere or for few rows."""
+    if connections[DEFAULT_DB_ALIAS].vendor == "postgresql" and len(values) >= COPY_THRESHOLD:
+        return _copy_values(model, columns, values)
+    created = model.objects.bulk_create(
+        [model(**dict(zip(columns, row, strict=True))) for row in values], batch_size=batch_size
+    )
+    return [obj.pk for obj in created]
