@@ -51,6 +51,9 @@ FUNNEL_STEPS = (
     ("shipped", "Shipped", RELEASE_KIND),
 )
 _FREEZE_STEPS = [(key, kind) for key, _, kind in FUNNEL_STEPS if key not in ("opted_in", "shipped")]
+#: Freeze steps counted from the board's history at the freeze's instant. The enhancements freeze is not one of
+#: them: without its date the headline counts rows as they stand, which `merge_figures` says.
+_UNCOUNTED_WITHOUT_DATE = frozenset(kind for key, kind in _FREEZE_STEPS if key != "enhancements_freeze")
 
 
 def status_at_expression(instant):
@@ -299,6 +302,10 @@ def _stats_from_rows(
     funnel = []
     for key, label, kind in FUNNEL_STEPS:
         at = milestone_at.get((release_id, kind)) if kind else None
+        if kind in _UNCOUNTED_WITHOUT_DATE and at is None and shipped:
+            # A shipped release whose schedule has no such freeze never had one (PRR freeze began with v1.21):
+            # no row, rather than "0 still in" at a freeze that was never held.
+            continue
         step = {"step": key, "label": label, "at": _iso(at)}
         if key == "opted_in":
             step["count"] = fig["rows"]

@@ -212,3 +212,16 @@ def test_v1_12_counts_the_sheet_row_that_moved_to_1_13_as_tracked_and_not_shippe
     # The sheet does not say where its 37 shipped rows stood at code freeze: "not recorded", not "1 still in".
     code_freeze = next(step for step in stats.funnel if step["step"] == "code_freeze")
     assert (code_freeze["count"], code_freeze.get("unknown")) == (1, 37)
+
+
+def test_a_release_with_no_prr_freeze_shows_no_prr_row_in_its_funnel(client, every_release_file):
+    # PRR freeze began with v1.21: v1.12's schedule has none, so its funnel has no "0 still in at PRR freeze".
+    release_stats_compute()
+    stats = ReleaseStats.objects.get(release__version="1.12", sig__isnull=True)
+    assert [step["step"] for step in stats.funnel] == ["opted_in", "enhancements_freeze", "code_freeze", "shipped"]
+    section = client.get("/releases/1.12/").content.decode().split('id="stats"')[1].split("</section>")[0]
+    assert "PRR freeze" not in section and "Tracked at enhancements freeze" in section
+    # v1.24 held one: its row stays, with its date.
+    stats = ReleaseStats.objects.get(release__version="1.24", sig__isnull=True)
+    prr = next(step for step in stats.funnel if step["step"] == "prr_freeze")
+    assert prr["at"] and prr["count"] is not None
