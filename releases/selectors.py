@@ -7,7 +7,7 @@ Every selector issues a fixed number of queries, whatever the number of rows it 
 import datetime
 from dataclasses import dataclass, field
 
-from django.db.models import Count, F, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -73,6 +73,9 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
         recorded_done=_all_sigs_stats("recorded_done"),
         tracked_source=_all_sigs_stats("tracked_source"),
         in_cycle=_all_sigs_stats("in_cycle"),
+        # For the state's wording (`rules.release_state_label`): any date on record besides the cycle's own.
+        has_known_dates=Exists(Milestone.objects.filter(release=OuterRef("pk")))
+        | Exists(EnhancementException.objects.filter(release=OuterRef("pk"))),
     ).order_by("major", "minor")
     if filters is not None:
         queryset = ReleaseFilterSet(filters, queryset=queryset).qs

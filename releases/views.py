@@ -22,6 +22,7 @@ from .choices import EnhancementStatus, ReleaseState, StatsSource
 from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
 from .ical import milestones_calendar
 from .models import Release
+from .rules import release_state_label
 from .services.board import weekly_update_markdown
 from .tables import ReleaseTable, TrackedEnhancementTable
 
@@ -175,6 +176,11 @@ class ReleaseDetailView(TemplateView):
         )
         exception_requests, exception_counts = selectors_published.release_exception_requests(release=release)
         context.update(
+            state_label=release_state_label(
+                state=release.state,
+                release_day=release.release_date,
+                has_dates=bool(release.cycle_start or schedule or exception_requests),
+            ),
             exception_requests=exception_requests,
             exception_counts=exception_counts,
             release_team=selectors_published.release_team(release=release),

@@ -33,7 +33,6 @@ from releases.rules import (
     milestone_passed,
     release_day_instant,
     release_day_passed,
-    release_span,
     release_states,
     tracked_at_enhancements_freeze,
 )
@@ -136,12 +135,17 @@ def release_stats_compute(
     position = {pk: i for i, pk in enumerate(ordered)}
     previous = {pk: ordered[position[pk] - 1] if position[pk] else None for pk in wanted}
 
-    # Releases with no date at all that are over all the same (v1.4, known from its features sheet, while v1.8 is
-    # released): no release day to pass, yet their figures are no longer progress.
+    # Releases with no schedule date at all that are over all the same (v1.4, known from its features sheet, while
+    # v1.8 is released; v1.35, known from its exception requests): no release day to pass and no freeze instant,
+    # yet their figures are no longer progress.
     over = {
         release.pk
         for release, state in release_states(Release.objects.with_known_dates().order_by("major", "minor"), now=now)
-        if state == ReleaseState.RELEASED and release.pk in wanted and release_span(release)[2] is None
+        if state == ReleaseState.RELEASED
+        and release.pk in wanted
+        and release.cycle_start is None
+        and release.release_date is None
+        and release.last_milestone is None
     }
     milestone_at = {
         (row["release_id"], row["kind"]): row["first"]
