@@ -6,6 +6,7 @@ The schedules are given file by file (1.22–1.27) so that these answers do not 
 
 import datetime
 import re
+from io import StringIO
 
 import pytest
 from django.core.management import call_command
@@ -270,3 +271,34 @@ def test_a_dateless_release_older_than_one_in_its_cycle_is_released_not_planning
     now = datetime.datetime(2024, 2, 1, tzinfo=datetime.UTC)
     older, current = release(28), release(29, cycle_start=datetime.date(2024, 1, 8))
     assert [state for _, state in release_states([older, current], now=now)] == ["released", "active"]
+
+
+def test_reimporting_corrects_what_an_earlier_import_stored_wrong(client, upstream_dir):
+    # A database imported by earlier, buggier importers: a release's name, dates and state wrong, v1.24's PRR freeze
+    # read as "other" and its code freeze under another label, v1.35 (exceptions only) stored as planning.
+    releases = upstream_dir / "sig-release" / "releases"
+    _import("import_releases", releases)
+    Release.objects.filter(version="1.26").update(name="", state="planning", cycle_start=datetime.date(2022, 1, 1))
+    Release.objects.filter(version="1.35").update(state="planning")
+    prr = Milestone.objects.get(release__version="1.24", kind=MilestoneKind.PRR_FREEZE, sig__isnull=True)
+    code = Milestone.objects.get(release__version="1.24", kind=MilestoneKind.CODE_FREEZE, sig__isnull=True)
+    Milestone.objects.filter(pk=prr.pk).update(kind=MilestoneKind.OTHER)
+    Milestone.objects.filter(pk=code.pk).update(kind=MilestoneKind.OTHER, label="Code Freeze begins")
+    count = Milestone.objects.filter(release__version="1.24").count()
+
+    _import("import_schedule", releases)
+
+    release = Release.objects.get(version="1.26")
+    assert (release.name, release.state, release.cycle_start) == ("Electrifying", "released", datetime.date(2022, 9, 5))
+    assert Release.objects.get(version="1.35").state == "released"
+    # Corrected in place: the same rows (their anchors and reminders follow), no second copy beside them.
+    assert Milestone.objects.filter(release__version="1.24").count() == count
+    assert Milestone.objects.get(pk=prr.pk).kind == MilestoneKind.PRR_FREEZE
+    fixed = Milestone.objects.get(pk=code.pk)
+    assert (fixed.kind, fixed.label) == (MilestoneKind.CODE_FREEZE, code.label)
+    html = client.get("/releases/1.24/").content.decode()
+    assert html.count(f'id="milestone-{prr.pk}"') == 1
+    # And a second run finds nothing left to correct.
+    out = StringIO()
+    call_command("import_schedule", str(releases), verbosity=1, stdout=out)
+    assert "0 created, 0 updated" in out.getvalue()
