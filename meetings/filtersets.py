@@ -4,7 +4,7 @@ import django_filters
 from django import forms
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector, SearchVectorField
 from django.db import connections
-from django.db.models import Case, Expression, FloatField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value, When
+from django.db.models import Expression, F, FloatField, Max, Prefetch, Q, QuerySet, Value
 
 from community.models import Sig
 from core.text import bound_search_text
@@ -23,13 +23,37 @@ def agenda_search_vector() -> SearchVector:
 
 class StoredSearchVector(Expression):
     """`meetings_agendaitem.search_vector`, the stored (generated) `agenda_search_vector()` of migration 0003, on
-    PostgreSQL. Not a model field: only PostgreSQL has it, and nothing but search reads it. It names the column of
-    the query's own agenda-item table, whatever alias a subquery gives it (`U0`)."""
+    PostgreSQL. Not a model field: only PostgreSQL has it, and nothing but search reads it.
+
+    Without `relation` it names the column of the query's own agenda-item table, whatever alias a subquery gives it
+    (`U0`). With `relation` (a path from the query's model to agenda items, such as "agenda_items") it names the
+    column of the joined agenda-item table that path sets up, so a meeting query can rank by its items in a join."""
 
     output_field = SearchVectorField()
 
+    def __init__(self, relation: str = ""):
+        super().__init__()
+        self.relation = relation
+        self.column = None  # the joined table's primary key column, once resolved against a query
+
+    def get_source_expressions(self):
+        return [self.column] if self.column is not None else []
+
+    def set_source_expressions(self, exprs):
+        if exprs:
+            (self.column,) = exprs
+
+    def resolve_expression(self, query=None, allow_joins=True, reuse=None, summarize=False, for_save=False):
+        if not self.relation or self.column is not None:
+            # Already resolved: a subquery's annotations are resolved again against the outer query (for its
+            # OuterRefs), which must not set up a second join there.
+            return super().resolve_expression(query, allow_joins, reuse, summarize, for_save)
+        clone = self.copy()
+        clone.column = F(f"{self.relation}__pk").resolve_expression(query, allow_joins, reuse, summarize, for_save)
+        return clone
+
     def as_sql(self, compiler, connection):
-        alias = compiler.query.get_initial_alias()
+        alias = self.column.alias if self.column is not None else compiler.query.get_initial_alias()
         return f"{compiler.quote_name_unless_alias(alias)}.{connection.ops.quote_name('search_vector')}", []
 
 
@@ -54,37 +78,31 @@ def matching_agenda_items(text: str, *, using: str = "default") -> QuerySet[Agen
 
 
 def search_agenda_items(queryset: QuerySet[Meeting], text: str) -> QuerySet[Meeting]:
-    """Meetings with a matching agenda item, best match first; each meeting's `matches` lists those items."""
+    """Meetings with a matching agenda item, best match first (`search_rank`: the rank of the meeting's best-matching
+    item); each meeting's `matches` lists those items.
+
+    PostgreSQL: one join of the meetings with their matching items, grouped by meeting, so every item is matched and
+    ranked once. The rank used to be a subquery per matching meeting, which on the SIG Node archive ("kubelet": 3,700
+    items in 2,600 meetings) cost more than the rest of the page's queries together. Counts annotated on the
+    meetings must therefore be subqueries (as `meeting_list`'s are), and a sum over the result must select its
+    meetings by primary key (`meetings.selectors.pr_flow_chart`), or the join would multiply them."""
     items = matching_agenda_items(text, using=queryset.db)
-    best = _best_rank(text, using=queryset.db)
-    return (
-        queryset.filter(pk__in=items.values("meeting_id"))
-        .annotate(search_rank=Subquery(best))
-        .order_by("-search_rank", "-date", "sig__slug")
-        .prefetch_related(Prefetch("agenda_items", queryset=items.order_by("order"), to_attr="matches"))
-    )
-
-
-def _best_rank(text: str, *, using: str) -> Expression:
-    """The rank of a meeting's best-matching agenda item, a subquery on the meeting (`OuterRef("pk")`).
-
-    It reads the meeting's items through the meeting index and tests the match row by row (a CASE, not a WHERE):
-    with the match in its WHERE, PostgreSQL may plan each of these subqueries (one per matching meeting) as a scan of
-    the text index for every item that matches anywhere, ANDed with the meeting's items, which on the SIG Node
-    archive ("kubelet": 3,700 items in 2,600 meetings) took 5 s instead of 0.16 s."""
-    if connections[using].vendor != "postgresql":
-        return Value(0.0, output_field=FloatField())  # no ranking without full-text search
-    query = SearchQuery(bound_search_text(text), search_type="websearch", config=SEARCH_CONFIG)
-    vector = StoredSearchVector()
-    ranked = (
-        AgendaItem.objects.using(using)
-        .filter(meeting=OuterRef("pk"))
-        .alias(search=vector)
-        .annotate(
-            rank=Case(When(search=query, then=SearchRank(vector, query)), default=Value(0.0), output_field=FloatField())
+    matches = Prefetch("agenda_items", queryset=items.order_by("order"), to_attr="matches")
+    if connections[queryset.db].vendor != "postgresql":  # no ranking without full-text search
+        return (
+            queryset.filter(pk__in=items.values("meeting_id"))
+            .annotate(search_rank=Value(0.0, output_field=FloatField()))
+            .order_by("-date", "sig__slug")
+            .prefetch_related(matches)
         )
+    query = SearchQuery(bound_search_text(text), search_type="websearch", config=SEARCH_CONFIG)
+    return (
+        queryset.alias(item_vector=StoredSearchVector("agenda_items"))
+        .filter(item_vector=query)
+        .annotate(search_rank=Max(SearchRank(F("item_vector"), query)))
+        .order_by("-search_rank", "-date", "sig__slug")
+        .prefetch_related(matches)
     )
-    return Subquery(ranked.order_by("-rank").values("rank")[:1])
 
 
 def _sigs(request=None):

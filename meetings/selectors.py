@@ -4,6 +4,7 @@ import datetime
 
 from django.db.models import (
     Count,
+    Func,
     IntegerField,
     OuterRef,
     Prefetch,
@@ -27,19 +28,29 @@ from .models import PR_FLOW_FIELDS, AgendaItem, Meeting
 CHART_POINTS = 52
 
 
+class _PerMeeting(Subquery):
+    """A subquery on the meeting (`OuterRef("pk")`) that adds nothing to a GROUP BY: a query that groups meetings
+    (search, by meeting) already groups by that key. Django would otherwise keep it in the inner query of the
+    page's COUNT(*), running it once per matching meeting only to be counted."""
+
+    def get_group_by_cols(self):
+        return []
+
+
 def meeting_list(*, filters: dict | None = None) -> QuerySet[Meeting]:
     """Meetings newest first with their agenda-item count; `filters` (query parameters) applies MeetingFilterSet."""
-    # A subquery rather than Count() over a join: the search and KEP filters add joins of their own.
+    # A subquery rather than Count() over a join: search joins the matching items (and groups by meeting). An
+    # aggregate with no GROUP BY, so it is one row, 0 for a meeting with no items, with no COALESCE around it: a
+    # COALESCE would be put in the search's GROUP BY, running the subquery for every matching item.
     item_count = (
         AgendaItem.objects.filter(meeting=OuterRef("pk"))
         .order_by()
-        .values("meeting")
-        .annotate(n=Count("pk"))
+        .annotate(n=Func("pk", function="COUNT", output_field=IntegerField()))
         .values("n")
     )
     queryset = (
         Meeting.objects.select_related("sig")
-        .annotate(item_count=Coalesce(Subquery(item_count, output_field=IntegerField()), 0))
+        .annotate(item_count=_PerMeeting(item_count, output_field=IntegerField()))
         .order_by("-date", "sig__slug")
     )
     if filters is None:
@@ -51,8 +62,11 @@ def pr_flow_chart(*, meetings: QuerySet[Meeting], points: int = CHART_POINTS) ->
     """Open PRs (line) and PRs created / merged that week (bars) of the latest `points` meeting dates with
     figures. Meetings of several SIGs on one date are added together."""
     has_figures = Q(open_prs__isnull=False) | Q(prs_created__isnull=False) | Q(prs_merged__isnull=False)
+    # The meetings by primary key: search results join their matching items, which a sum over them would count once
+    # per item.
     rows = list(
-        meetings.filter(has_figures)
+        Meeting.objects.filter(pk__in=meetings.order_by().values("pk"))
+        .filter(has_figures)
         .order_by()
         .values("date")
         .annotate(open=Sum("open_prs"), created=Sum("prs_created"), merged=Sum("prs_merged"))

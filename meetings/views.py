@@ -21,8 +21,13 @@ class MeetingListView(PublicListView):
     paginate_by = 50
     extra_context = {"nav": "meetings"}
 
+    #: What the table, its links and its CSV read of a meeting and its SIG. Search sorts and groups the matching
+    #: meetings' rows by meeting: carrying every column (the SIG's mission, the meeting's URLs) through that sort made
+    #: it a fifth slower on the SIG Node archive.
+    columns = ("date", "title", "cancelled", "open_prs", "prs_created", "prs_merged", "prs_closed", "sig__slug")
+
     def get_queryset(self):
-        return selectors.meeting_list()
+        return selectors.meeting_list().only(*self.columns)
 
     def searching(self) -> bool:
         # The filter's own test: `?q=---` holds nothing searchable, so it lists meetings, not search results.

@@ -1,4 +1,4 @@
-"""iCalendar (RFC 5545) feeds of release milestones, built with the `icalendar` package.
+"""iCalendar (RFC 5545) feeds of release milestones, written line by line (core/ical.py says why and how).
 
 - Timed milestones have a UTC DTSTART (the `Z` form), so every client shows them in its own zone correctly.
 - All-day milestones are DATE events (DTSTART;VALUE=DATE, DTEND the next day), as the schedule gives no time.
@@ -15,7 +15,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.utils import timezone
 from django.utils.text import slugify
-from icalendar import Alarm, Calendar, Event
+
+from core import ical
 
 from .choices import MilestoneKind
 from .models import Milestone
@@ -43,13 +44,16 @@ def milestone_uid_base(milestone: Milestone) -> str:
     return "-".join(parts)
 
 
-def freeze_alarm(milestone: Milestone) -> Alarm:
-    """A reminder on the calendar a day (`ALARM_BEFORE`) before a freeze."""
-    alarm = Alarm()
-    alarm.add("action", "DISPLAY")
-    alarm.add("trigger", -ALARM_BEFORE)
-    alarm.add("description", f"Tomorrow: {milestone_summary(milestone)}")
-    return alarm
+def freeze_alarm(milestone: Milestone) -> list[str]:
+    """The content lines of a reminder on the calendar a day (`ALARM_BEFORE`) before a freeze: a VALARM, to go
+    inside its event."""
+    return [
+        "BEGIN:VALARM",
+        "ACTION:DISPLAY",
+        ical.content_line("DESCRIPTION", ical.text(f"Tomorrow: {milestone_summary(milestone)}")),
+        ical.content_line("TRIGGER", ical.duration(-ALARM_BEFORE)),
+        "END:VALARM",
+    ]
 
 
 def milestone_summary(milestone: Milestone) -> str:
@@ -78,16 +82,18 @@ def milestones_calendar(*, milestones: Iterable[Milestone], name: str, base_url:
     """
     base_url = (base_url or settings.SIGTRACKER_BASE_URL).rstrip("/")
     domain = _uid_domain()
-    calendar = Calendar()
-    calendar.add("prodid", PRODID)
-    calendar.add("version", "2.0")
-    calendar.add("calscale", "GREGORIAN")
-    calendar.add("method", "PUBLISH")
-    calendar.add("x-wr-calname", name)
-    # Ask subscribing clients to refresh twice a day, so a moved freeze reaches them quickly.
-    calendar.add("refresh-interval", datetime.timedelta(hours=12), parameters={"VALUE": "DURATION"})
-    calendar.add("x-published-ttl", "PT12H")
-    stamp = timezone.now().astimezone(datetime.UTC).replace(microsecond=0)
+    lines = [
+        "BEGIN:VCALENDAR",
+        "VERSION:2.0",
+        ical.content_line("PRODID", ical.text(PRODID)),
+        "CALSCALE:GREGORIAN",
+        "METHOD:PUBLISH",
+        ical.content_line("X-WR-CALNAME", ical.text(name)),
+        # Ask subscribing clients to refresh twice a day, so a moved freeze reaches them quickly.
+        ical.content_line("REFRESH-INTERVAL", ical.duration(datetime.timedelta(hours=12)), value="DURATION"),
+        "X-PUBLISHED-TTL:PT12H",
+    ]
+    stamp = ical.utc(timezone.now())
     seen: Counter[str] = Counter()
     release_urls: dict[int, str] = {}
     for milestone in milestones:
@@ -99,21 +105,29 @@ def milestones_calendar(*, milestones: Iterable[Milestone], name: str, base_url:
         if milestone.release_id not in release_urls:
             release_urls[milestone.release_id] = milestone.release.get_absolute_url()
         page_url = f"{base_url}{release_urls[milestone.release_id]}#milestone-{milestone.pk}"
-        event = Event()
-        event.add("uid", f"{uid}@{domain}")
-        event.add("dtstamp", stamp)
-        event.add("summary", milestone_summary(milestone))
+        is_freeze = milestone.kind in FREEZE_KINDS
+        lines += [
+            "BEGIN:VEVENT",
+            ical.content_line("UID", ical.text(f"{uid}@{domain}")),
+            f"DTSTAMP:{stamp}",
+            ical.content_line("SUMMARY", ical.text(milestone_summary(milestone))),
+        ]
         if milestone.all_day:
-            event.add("dtstart", milestone.date)
-            event.add("dtend", milestone.date + datetime.timedelta(days=1))
-            event.add("transp", "TRANSPARENT")
+            lines += [
+                f"DTSTART;VALUE=DATE:{ical.date(milestone.date)}",
+                f"DTEND;VALUE=DATE:{ical.date(milestone.date + datetime.timedelta(days=1))}",
+                "TRANSP:TRANSPARENT",
+            ]
         else:
             # No DTEND: RFC 5545 §3.6.1 — a DATE-TIME event without one ends when it starts (a deadline instant).
-            event.add("dtstart", milestone.at.astimezone(datetime.UTC))
-        event.add("description", _description(milestone, page_url))
-        event.add("url", page_url)
-        event.add("categories", ["freeze" if milestone.kind in FREEZE_KINDS else "milestone"])
-        if milestone.kind in FREEZE_KINDS:
-            event.add_component(freeze_alarm(milestone))
-        calendar.add_component(event)
-    return calendar.to_ical()
+            lines.append(f"DTSTART:{ical.utc(milestone.at)}")
+        lines += [
+            ical.content_line("DESCRIPTION", ical.text(_description(milestone, page_url))),
+            ical.content_line("URL", page_url),
+            f"CATEGORIES:{'freeze' if is_freeze else 'milestone'}",
+        ]
+        if is_freeze:
+            lines += freeze_alarm(milestone)
+        lines.append("END:VEVENT")
+    lines.append("END:VCALENDAR")
+    return ical.calendar_bytes(lines)

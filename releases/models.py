@@ -6,6 +6,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import models
+from django.db.models import OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
@@ -45,12 +47,19 @@ class ReleaseQuerySet(models.QuerySet):
         return self.filter(state=ReleaseState.RELEASED)
 
     def with_known_dates(self):
-        """Each release with its earliest and latest release-wide milestone (`first_milestone`, `last_milestone`),
-        which `releases.rules.release_state` reads when the schedule gives no cycle start or release day."""
+        """Each release with its earliest and latest release-wide milestone (`first_milestone`, `last_milestone`)
+        and exception request (`first_exception`, `last_exception`: requested, decided), which
+        `releases.rules.release_state` reads when the schedule gives no cycle start or release day."""
         release_wide = models.Q(milestones__sig__isnull=True)
+        # Subqueries, not a second join: milestones times exception requests would be a product per release.
+        exceptions = EnhancementException.objects.filter(release=OuterRef("pk")).order_by().values("release")
         return self.annotate(
             first_milestone=models.Min("milestones__at", filter=release_wide),
             last_milestone=models.Max("milestones__at", filter=release_wide),
+            first_exception=Subquery(exceptions.annotate(day=models.Min("requested_at")).values("day")),
+            last_exception=Subquery(
+                exceptions.annotate(day=models.Max(Coalesce("decided_at", "requested_at"))).values("day")
+            ),
         )
 
     def current_cycle(self, *, now=None):

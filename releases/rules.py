@@ -537,12 +537,19 @@ def _day(value) -> datetime.date | None:
 
 def release_span(release) -> tuple[datetime.date | None, datetime.date | None, datetime.date | None]:
     """(first day, release day, last known day) of a release, read from `cycle_start`, `release_date` and, when
-    the object carries them, `first_milestone` / `last_milestone` (instants of its earliest and latest milestone)."""
+    the object carries them, `first_milestone` / `last_milestone` (instants of its earliest and latest milestone)
+    and `first_exception` / `last_exception` (its exception requests: the first asked, the last decided).
+
+    Exception requests are asked and decided inside a cycle (after its enhancements freeze, before release day), so
+    their days are days of the cycle: a release known only from its exceptions.yaml and roster (v1.35 in the
+    samples: asked 17 Oct, decided by 10 Nov 2025) was in its cycle then, and is over `TYPICAL_CYCLE` after."""
     first_milestone = _day(getattr(release, "first_milestone", None))
     last_milestone = _day(getattr(release, "last_milestone", None))
-    start = release.cycle_start or first_milestone
+    first_exception = _day(getattr(release, "first_exception", None))
+    last_exception = _day(getattr(release, "last_exception", None))
+    start = release.cycle_start or first_milestone or first_exception
     end = release.release_date
-    known = [day for day in (start, end, last_milestone) if day is not None]
+    known = [day for day in (start, end, last_milestone, last_exception) if day is not None]
     return start, end, max(known) if known else None
 
 
@@ -572,11 +579,12 @@ def release_state(release, *, now: datetime.datetime) -> str:
 
 def release_states(releases, *, now: datetime.datetime) -> list[tuple[object, str]]:
     """(release, state) for each of `releases` at `now`: `release_state` of its own dates, and one rule across them:
-    minors ship in order, so a release with no date at all that is older than a released one is released too (day
-    unknown). v1.4, known only from its features sheet, is not "planning" while v1.8 is out. A dateless release newer
-    than every released one keeps its curated state: nothing says when it runs."""
+    minors ship in order, so a release with no date at all that is older than one whose cycle has begun (active or
+    released) is released too (day unknown). v1.4, known only from its features sheet, is not "planning" while v1.8
+    is out. A dateless release newer than every begun one keeps its curated state: nothing says when it runs."""
     states = [(release, release_state(release, now=now)) for release in releases]
-    newest = max(((r.major, r.minor) for r, state in states if state == ReleaseState.RELEASED), default=None)
+    begun = (ReleaseState.ACTIVE, ReleaseState.RELEASED)
+    newest = max(((r.major, r.minor) for r, state in states if state in begun), default=None)
     return [
         (
             release,
@@ -589,6 +597,17 @@ def release_states(releases, *, now: datetime.datetime) -> list[tuple[object, st
         )
         for release, state in states
     ]
+
+
+def release_state_label(*, state: str, release_day: datetime.date | None, has_dates: bool) -> str:
+    """How a page names a release's state, saying what is not known rather than guessing it: "Released (day not
+    published)" for a release over with no release day on record (v1.4, v1.35), "Planning (no dates published)"
+    for a planned release with no date at all, else the state's label."""
+    if state == ReleaseState.RELEASED and release_day is None:
+        return "Released (day not published)"
+    if state == ReleaseState.PLANNING and not has_dates:
+        return "Planning (no dates published)"
+    return ReleaseState(state).label
 
 
 @dataclass(frozen=True)

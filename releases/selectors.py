@@ -5,9 +5,10 @@ Every selector issues a fixed number of queries, whatever the number of rows it 
 """
 
 import datetime
+from collections import Counter
 from dataclasses import dataclass, field
 
-from django.db.models import Count, F, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -73,6 +74,9 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
         recorded_done=_all_sigs_stats("recorded_done"),
         tracked_source=_all_sigs_stats("tracked_source"),
         in_cycle=_all_sigs_stats("in_cycle"),
+        # For the state's wording (`rules.release_state_label`): any date on record besides the cycle's own.
+        has_known_dates=Exists(Milestone.objects.filter(release=OuterRef("pk")))
+        | Exists(EnhancementException.objects.filter(release=OuterRef("pk"))),
     ).order_by("major", "minor")
     if filters is not None:
         queryset = ReleaseFilterSet(filters, queryset=queryset).qs
@@ -102,6 +106,12 @@ def release_stats_get(*, release: Release, sig: Sig | None = None) -> ReleaseSta
 def release_stats_by_sig(*, release: Release) -> list[ReleaseStats]:
     """The stored per-SIG stats of a release, by SIG slug (one query)."""
     return list(ReleaseStats.objects.filter(release=release, sig__isnull=False).select_related("sig").order_by("sig"))
+
+
+def release_stats_all(*, release: Release) -> tuple[ReleaseStats | None, list[ReleaseStats]]:
+    """`release_stats_get` (all SIGs) and `release_stats_by_sig` together, in one query."""
+    rows = list(ReleaseStats.objects.filter(release=release).select_related("sig").order_by("sig"))
+    return next((row for row in rows if row.sig_id is None), None), [row for row in rows if row.sig_id is not None]
 
 
 @dataclass
@@ -218,9 +228,11 @@ def tracked_enhancement_list(*, release: Release, filters: dict | None = None) -
     `filters` are the query parameters of `TrackedEnhancementFilterSet` (q, sig, type, stage, status). Rows carry
     their PRR file's approver (`releases.prr.with_prr`), so `prr_of(row)` costs no query.
     """
+    # Through the release's own manager: each row's `release` is the object given (Django's known related
+    # objects), with no join to read it again for every row.
     queryset = with_prr(
-        TrackedEnhancement.objects.filter(release=release)
-        .select_related("kep", "sig", "enhancements_contact", "release", "prr_approver")
+        release.tracked_enhancements.all()
+        .select_related("kep", "sig", "enhancements_contact", "prr_approver")
         .annotate(slips=_slip_count(), **latest_exception_annotations())
         # KEP-less features (NULL number: last in ascending order) after the KEPs, by name.
         .order_by("kep__number", "feature_name")
@@ -259,11 +271,18 @@ def release_exception_counts(*, release: Release) -> list[tuple[str, int]]:
     return list(rows)
 
 
-def release_weekly_numbers(*, release: Release) -> WeeklyNumbers:
-    """The release page's weekly numbers: by status and stage, overall and per SIG, and exception requests."""
-    return weekly_numbers(
-        counts=release_board_counts(release=release), exceptions=release_exception_counts(release=release)
-    )
+def release_weekly_numbers(
+    *, release: Release, board_counts: list[BoardCount] | None = None, exception_requests=None
+) -> WeeklyNumbers:
+    """The release page's weekly numbers: by status and stage, overall and per SIG, and exception requests.
+    A page that has read the release's board counts or every one of its exception requests already passes them,
+    and they are counted from those rather than asked for again."""
+    if exception_requests is None:
+        exceptions = release_exception_counts(release=release)
+    else:
+        exceptions = list(Counter(request.decision for request in exception_requests).items())
+    counts = release_board_counts(release=release) if board_counts is None else board_counts
+    return weekly_numbers(counts=counts, exceptions=exceptions)
 
 
 def release_pending_exceptions(*, release: Release, sig: Sig | None = None) -> list[EnhancementException]:

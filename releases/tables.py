@@ -14,6 +14,7 @@ from core.tables import BaseTable
 from .choices import EnhancementStatus, ExceptionDecision, Freeze, PrrStatus, StatsSource
 from .models import KEPLESS_NOTE, Release, TrackedEnhancement
 from .prr import prr_approver_of, prr_of
+from .rules import release_state_label
 
 SLIPS_HELP = "Times removed from or deferred in a milestone, up to and including this release"
 
@@ -27,6 +28,12 @@ def day(value: datetime.date | datetime.datetime) -> str:
 
 def percent(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.0f} %"
+
+
+def _state_label(record) -> str:
+    """`rules.release_state_label` of a `selectors.release_list` row."""
+    has_dates = bool(record.cycle_start or record.release_on or getattr(record, "has_known_dates", False))
+    return release_state_label(state=record.state, release_day=record.release_on, has_dates=has_dates)
 
 
 def _enhancement_list_url(record, query: str = "") -> str | None:
@@ -78,6 +85,12 @@ class ReleaseTable(BaseTable):
 
     def render_version(self, record):
         return f"v{record.version}"
+
+    def render_state(self, record):
+        return _state_label(record)
+
+    def value_state(self, record):
+        return _state_label(record)
 
     def value_version(self, record):
         return record.version

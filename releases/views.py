@@ -22,6 +22,7 @@ from .choices import EnhancementStatus, ReleaseState, StatsSource
 from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
 from .ical import milestones_calendar
 from .models import Release
+from .rules import release_state_label
 from .services.board import weekly_update_markdown
 from .tables import ReleaseTable, TrackedEnhancementTable
 
@@ -135,11 +136,15 @@ class ReleaseDetailView(TemplateView):
         now = timezone.now()
         schedule = selectors.release_schedule(release=release, now=now)
         start, end = selectors.release_cycle_dates(release=release, schedule=schedule)
-        stats = selectors.release_stats_get(release=release)
+        stats, sig_stats = selectors.release_stats_all(release=release)
         previous = selectors.release_previous(release=release)
+        board_counts = selectors.release_board_counts(release=release)
         table = TrackedEnhancementTable(selectors.tracked_enhancement_list(release=release), prefix="te-")
+        # The board counts hold the number of rows: the table's paginator is told it rather than asking again.
+        table.data._length = sum(count.count for count in board_counts)
         RequestConfig(self.request, paginate={"per_page": self.enhancements_per_page}).configure(table)
         meetings, meeting_total = meeting_selectors.meetings_between(start=start, end=end, limit=20)
+        previous_actions = selectors.retro_action_items(release=previous) if previous else []
         funnel = stats.funnel if stats else []
         funnel_unknown = any(step.get("unknown") for step in funnel)
         funnel_max = max((step.get("count") or 0 for step in funnel), default=0)
@@ -151,7 +156,7 @@ class ReleaseDetailView(TemplateView):
             cycle_start=start,
             cycle_end=end,
             stats=stats,
-            sig_stats=selectors.release_stats_by_sig(release=release) if stats else [],
+            sig_stats=sig_stats if stats else [],
             is_tally=bool(stats and stats.source == StatsSource.RECORDED_TALLY),
             funnel_unknown=funnel_unknown,
             funnel=[
@@ -165,9 +170,10 @@ class ReleaseDetailView(TemplateView):
             table=table,
             retros=selectors.retrospective_list(release=release),
             previous=previous,
-            previous_actions=selectors.retro_action_items(release=previous) if previous else [],
+            previous_actions=previous_actions,
             # "recorded no action items" only of a retro that exists; without one, say there is none.
-            previous_has_retro=bool(previous) and selectors.retrospective_exists(release=previous),
+            previous_has_retro=bool(previous_actions)
+            or (bool(previous) and selectors.retrospective_exists(release=previous)),
             meetings=meetings,
             meeting_total=meeting_total,
             is_active=release.state == ReleaseState.ACTIVE,
@@ -175,12 +181,19 @@ class ReleaseDetailView(TemplateView):
         )
         exception_requests, exception_counts = selectors_published.release_exception_requests(release=release)
         context.update(
+            state_label=release_state_label(
+                state=release.state,
+                release_day=release.release_date,
+                has_dates=bool(release.cycle_start or schedule or exception_requests),
+            ),
             exception_requests=exception_requests,
             exception_counts=exception_counts,
             release_team=selectors_published.release_team(release=release),
             feature_sheet=selectors_published.release_feature_sheet(release=release),
         )
-        weekly = selectors.release_weekly_numbers(release=release)
+        weekly = selectors.release_weekly_numbers(
+            release=release, board_counts=board_counts, exception_requests=exception_requests
+        )
         context.update(
             weekly=weekly,
             weekly_markdown=weekly_update_markdown(version=release.version, numbers=weekly, as_of=now.date()),

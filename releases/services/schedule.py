@@ -23,6 +23,7 @@ from core.importing import ImportReport, ImportUsageError, Progress, import_file
 from releases.importers.schedule import Schedule, milestone_key, parse_schedule, version_from_path
 from releases.models import Milestone, Release
 from releases.rules import release_state
+from releases.services.release_state import release_states_refresh
 from releases.services.stats import release_stats_request
 from releases.signals import releases_created
 
@@ -104,16 +105,26 @@ def release_schedule_import(*, schedule: Schedule, now: datetime.datetime) -> Sc
         else:
             outcome.unchanged += 1
 
+    rows = list(release.milestones.filter(sig__isnull=True).order_by("pk"))
     existing: dict[tuple[str, str], Milestone] = {}
-    for milestone in release.milestones.filter(sig__isnull=True).order_by("pk"):
+    for milestone in rows:
         existing.setdefault(milestone_key(milestone.kind, milestone.label), milestone)
+    keyed = {item.key for item in schedule.milestones}
+    # Rows this import wrote before under another identity: an earlier parser read the same README line as another
+    # kind (a PRR freeze as "other") or label. They are that milestone, corrected in place (same row, so its page
+    # anchor, reminders and calendar UID follow), not left beside a new row as a second copy of it.
+    earlier = [row for row in rows if row.source_text and milestone_key(row.kind, row.label) not in keyed]
     to_create, to_update, fields_changed = [], [], set()
     for item in schedule.milestones:
         values = {name: getattr(item, name) for name in MILESTONE_FIELDS}
         current = existing.get(item.key)
         if current is None:
-            to_create.append(Milestone(release=release, kind=item.kind, **values))
-            continue
+            current = _imported_before(item, earlier)
+            if current is None:
+                to_create.append(Milestone(release=release, kind=item.kind, **values))
+                continue
+            earlier.remove(current)
+            values["kind"] = item.kind
         changed = [name for name, value in values.items() if getattr(current, name) != value]
         if not changed:
             outcome.unchanged += 1
@@ -133,6 +144,15 @@ def release_schedule_import(*, schedule: Schedule, now: datetime.datetime) -> Sc
     if (to_create or to_update) and release.tracked_enhancements.exists():
         release_stats_request(release_ids=[release.pk])
     return outcome
+
+
+def _imported_before(item, rows: list[Milestone]) -> Milestone | None:
+    """The row among `rows` (imported from this README before, under another kind or label) that is `item`: the same
+    schedule line with the same label, else the same line at the same instant."""
+    same_line = [row for row in rows if row.source_text == item.source_text]
+    return next((row for row in same_line if row.label == item.label), None) or next(
+        (row for row in same_line if row.at == item.at), None
+    )
 
 
 def _release_order(path: Path):
@@ -198,6 +218,10 @@ def release_schedules_import(
         if outcome.created:
             # Meeting agenda items may name this release from before it existed.
             releases_created.send(sender=Release, versions=[outcome.release.version])
+        # The stored states by the one rule across releases (a dateless minor older than this one has shipped), so
+        # a state stored wrong by an earlier import is corrected by this one, not only this release's.
+        for change in release_states_refresh(now=now or timezone.now()):
+            report.note(("would be: " if dry_run else "") + f"release {change}", verbosity=1 if dry_run else 2)
         report.count("created", outcome.created)
         report.count("updated", outcome.updated)
         report.count("unchanged", outcome.unchanged)

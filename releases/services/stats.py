@@ -34,7 +34,6 @@ from releases.rules import (
     milestone_passed,
     release_day_instant,
     release_day_passed,
-    release_span,
     release_states,
     tracked_at_enhancements_freeze,
 )
@@ -52,6 +51,9 @@ FUNNEL_STEPS = (
     ("shipped", "Shipped", RELEASE_KIND),
 )
 _FREEZE_STEPS = [(key, kind) for key, _, kind in FUNNEL_STEPS if key not in ("opted_in", "shipped")]
+#: Freeze steps counted from the board's history at the freeze's instant. The enhancements freeze is not one of
+#: them: without its date the headline counts rows as they stand, which `merge_figures` says.
+_UNCOUNTED_WITHOUT_DATE = frozenset(kind for key, kind in _FREEZE_STEPS if key != "enhancements_freeze")
 
 
 def status_at_expression(instant):
@@ -134,12 +136,17 @@ def release_stats_compute(
     position = {pk: i for i, pk in enumerate(ordered)}
     previous = {pk: ordered[position[pk] - 1] if position[pk] else None for pk in wanted}
 
-    # Releases with no date at all that are over all the same (v1.4, known from its features sheet, while v1.8 is
-    # released): no release day to pass, yet their figures are no longer progress.
+    # Releases with no schedule date at all that are over all the same (v1.4, known from its features sheet, while
+    # v1.8 is released; v1.35, known from its exception requests): no release day to pass and no freeze instant,
+    # yet their figures are no longer progress.
     over = {
         release.pk
         for release, state in release_states(Release.objects.with_known_dates().order_by("major", "minor"), now=now)
-        if state == ReleaseState.RELEASED and release.pk in wanted and release_span(release)[2] is None
+        if state == ReleaseState.RELEASED
+        and release.pk in wanted
+        and release.cycle_start is None
+        and release.release_date is None
+        and release.last_milestone is None
     }
     milestone_at = {
         (row["release_id"], row["kind"]): row["first"]
@@ -300,6 +307,10 @@ def _stats_from_rows(
     funnel = []
     for key, label, kind in FUNNEL_STEPS:
         at = milestone_at.get((release_id, kind)) if kind else None
+        if kind in _UNCOUNTED_WITHOUT_DATE and at is None and shipped:
+            # A shipped release whose schedule has no such freeze never had one (PRR freeze began with v1.21):
+            # no row, rather than "0 still in" at a freeze that was never held.
+            continue
         step = {"step": key, "label": label, "at": _iso(at)}
         if key == "opted_in":
             step["count"] = fig["rows"]

@@ -65,3 +65,33 @@ def test_meeting_detail_agenda_in_order_and_neighbours():
     assert dict(selectors.pr_flow_rows(found))["Open PRs at the meeting"] == 200
     assert dict(selectors.pr_flow_rows(found))["PRs created that week"] is None
     assert selectors.meeting_detail(sig="sig-apps", date=datetime.date(2022, 3, 1)) is None
+
+
+def test_search_ranks_meetings_by_their_best_item_and_counts_each_meeting_once(postgres_only):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    node = SigFactory(slug="sig-node")
+    # Two matching items in one meeting: the join that ranks them must not count the meeting (or its PRs) twice.
+    twice = MeetingFactory(sig=node, date=datetime.date(2022, 3, 1), open_prs=100, prs_created=10, prs_merged=5)
+    AgendaItemFactory(meeting=twice, order=1, title="kubelet kubelet kubelet", body="kubelet restarts")
+    AgendaItemFactory(meeting=twice, order=2, title="kubelet", body="")
+    AgendaItemFactory(meeting=twice, order=3, title="Swap", body="")
+    once = MeetingFactory(sig=node, date=datetime.date(2022, 3, 8), open_prs=90, prs_created=4, prs_merged=3)
+    AgendaItemFactory(meeting=once, order=1, title="Swap", body="the kubelet's swap")
+    MeetingFactory(sig=node, date=datetime.date(2022, 3, 15), open_prs=80)  # no match
+    found = selectors.meeting_list(filters={"q": "kubelet"})
+    assert found.count() == 2
+    rows = list(found)
+    assert rows == [twice, once] and rows[0].search_rank > rows[1].search_rank > 0
+    assert [m.item_count for m in rows] == [3, 1]
+    assert [[item.order for item in m.matches] for m in rows] == [[1, 2], [1]]
+    # The meeting with two matches counts its PRs once.
+    chart = selectors.pr_flow_chart(meetings=found)
+    assert "Open PRs: 2022-03-01 100, 2022-03-08 90" in chart
+    assert "PRs merged that week: 2022-03-01 5, 2022-03-08 3" in chart
+    # Each item is matched and ranked in one query: no subquery per matching meeting.
+    with CaptureQueriesContext(connection) as queries:
+        list(selectors.meeting_list(filters={"q": "kubelet"})[:50])
+    ranked = next(q["sql"] for q in queries.captured_queries if "ts_rank" in q["sql"])
+    assert "MAX(ts_rank(" in ranked and ranked.count("ts_rank") == 1 and "LIMIT 1)" not in ranked

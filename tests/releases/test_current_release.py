@@ -115,6 +115,20 @@ def test_stored_states_follow_the_dates_when_refreshed(imported):
 
 
 @pytest.mark.django_db
+def test_a_release_that_moves_to_released_has_its_stats_recomputed(django_capture_on_commit_callbacks):
+    from releases.models import ReleaseStats
+    from tests.factories import KepFactory, TrackedEnhancementFactory
+
+    release = ReleaseFactory(version="1.30", cycle_start=D(2024, 5, 13), planned_release_date=D(2024, 8, 13))
+    TrackedEnhancementFactory(release=release, kep=KepFactory())
+    Release.objects.filter(pk=release.pk).update(state=ReleaseState.ACTIVE)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert release_states_refresh(now=at(2024, 9, 1)) == ["1.30: active -> released"]
+    stats = ReleaseStats.objects.get(release=release, sig__isnull=True)
+    assert stats.in_cycle is False
+
+
+@pytest.mark.django_db
 def test_a_stale_13_style_release_is_not_current(imported):
     ReleaseFactory(version="1.13", cycle_start=D(2018, 10, 1), planned_release_date=None, state=ReleaseState.ACTIVE)
     assert Release.objects.current().version == "1.27"

@@ -133,3 +133,70 @@ def test_calendar_of_release_without_milestones_is_valid_and_empty(client):
 
 def test_calendar_rejects_post(client, schedule):
     assert client.post("/calendar.ics").status_code == 405
+
+
+def _reference_calendar(milestones, base_url):
+    """The feed as the `icalendar` package built it before the feed was written line by line: the same events."""
+    from icalendar import Alarm, Event
+
+    from releases.ical import _description, milestone_summary
+    from releases.rules import FREEZE_KINDS
+
+    calendar = Calendar()
+    seen = {}
+    for milestone in milestones:
+        base = milestone_uid_base(milestone)
+        seen[base] = seen.get(base, 0) + 1
+        uid = base if seen[base] == 1 else f"{base}-{seen[base]}"
+        page_url = f"{base_url}{milestone.release.get_absolute_url()}#milestone-{milestone.pk}"
+        event = Event()
+        event.add("uid", f"{uid}@testserver")
+        event.add("summary", milestone_summary(milestone))
+        if milestone.all_day:
+            event.add("dtstart", milestone.date)
+            event.add("dtend", milestone.date + datetime.timedelta(days=1))
+            event.add("transp", "TRANSPARENT")
+        else:
+            event.add("dtstart", milestone.at.astimezone(UTC))
+        event.add("description", _description(milestone, page_url))
+        event.add("url", page_url)
+        event.add("categories", ["freeze" if milestone.kind in FREEZE_KINDS else "milestone"])
+        if milestone.kind in FREEZE_KINDS:
+            alarm = Alarm()
+            alarm.add("action", "DISPLAY")
+            alarm.add("trigger", -datetime.timedelta(days=1))
+            alarm.add("description", f"Tomorrow: {milestone_summary(milestone)}")
+            event.add_component(alarm)
+        calendar.add_component(event)
+    return Calendar.from_ical(calendar.to_ical())
+
+
+def _comparable(calendar):
+    def props(component):
+        return {key: component[key].to_ical() for key in component if key not in ("DTSTAMP", "CATEGORIES")}
+
+    return {
+        str(event["UID"]): (
+            props(event),
+            [str(c) for c in event.get("CATEGORIES").cats],
+            [props(alarm) for alarm in event.walk("VALARM")],
+        )
+        for event in calendar.walk("VEVENT")
+    }
+
+
+def test_the_feed_holds_the_same_events_as_the_icalendar_package_made(client, schedule, settings):
+    from releases import selectors
+
+    settings.SIGTRACKER_BASE_URL = "http://testserver"
+    # Text that needs escaping and folding: commas, semicolons, a backslash, line breaks, non-ASCII, a long line.
+    Milestone.objects.filter(kind=MilestoneKind.RELEASE).update(
+        label="v1.26.0 release; “Electrifying”, at last \\o/",
+        source_text="Thursday 8th December 2022\r\nTuesday, 6th December: Release Candidate — " + "ü" * 80,
+    )
+    response = client.get("/calendar.ics")
+    feed = Calendar.from_ical(response.content)
+    assert all(len(line) <= 75 for line in response.content.split(b"\r\n"))
+    reference = _reference_calendar(list(selectors.milestone_list()), "http://testserver")
+    assert _comparable(feed) == _comparable(reference)
+    assert len(_comparable(feed)) == 4

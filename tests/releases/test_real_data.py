@@ -6,6 +6,7 @@ The schedules are given file by file (1.22–1.27) so that these answers do not 
 
 import datetime
 import re
+from io import StringIO
 
 import pytest
 from django.core.management import call_command
@@ -161,19 +162,24 @@ def every_release_file(upstream):
 
 
 def test_releases_known_only_from_their_files_do_not_pass_for_planned_ones(client, every_release_file):
-    # 1.35 has exception requests and a roster but no schedule: it is not the release that follows 1.27.
+    # 1.35 has exception requests (asked from 17 Oct 2025, decided by 10 Nov) and a roster but no schedule: it was in
+    # its cycle then and is over now, with no release day on record; not a release still being planned.
     html = client.get("/").content.decode()
-    assert "v1.27 released 11 Apr 2023; the v1.28 schedule is not published yet" in html
-    assert "v1.35 is planned" not in html
+    assert "v1.35 is over; the v1.36 schedule is not published yet" in html
+    assert "v1.35 is planned" not in html and "v1.28" not in html
     answer = client.get("/api/v1/releases/current/").json()
-    assert (answer["release"]["version"], answer["next_release"]) == ("1.27", None)
+    assert (answer["release"]["version"], answer["release"]["state"], answer["next_release"]) == (
+        "1.35",
+        "released",
+        None,
+    )
     # Minors ship in order: 1.4 (features sheet), 1.9 (roster) and 1.16 (exceptions) were out before 1.22 was.
     states = dict(Release.objects.values_list("version", "state"))
     assert {version: states[version] for version in ("1.4", "1.9", "1.16")} == dict.fromkeys(
         ("1.4", "1.9", "1.16"), "released"
     )
     rows = client.get("/releases/?state=planning").content.decode().split('id="table-heading"')[1]
-    assert "v1.4<" not in rows and "v1.16<" not in rows
+    assert "v1.4<" not in rows and "v1.16<" not in rows and "v1.35<" not in rows
 
 
 def test_no_page_a_visitor_reads_names_a_management_command(client, every_release_file):
@@ -214,3 +220,87 @@ def test_v1_12_counts_the_sheet_row_that_moved_to_1_13_as_tracked_and_not_shippe
     # The sheet does not say where its 37 shipped rows stood at code freeze: "not recorded", not "1 still in".
     code_freeze = next(step for step in stats.funnel if step["step"] == "code_freeze")
     assert (code_freeze["count"], code_freeze.get("unknown")) == (1, 37)
+
+
+def test_a_release_with_no_prr_freeze_shows_no_prr_row_in_its_funnel(client, every_release_file):
+    # PRR freeze began with v1.21: v1.12's schedule has none, so its funnel has no "0 still in at PRR freeze".
+    release_stats_compute()
+    stats = ReleaseStats.objects.get(release__version="1.12", sig__isnull=True)
+    assert [step["step"] for step in stats.funnel] == ["opted_in", "enhancements_freeze", "code_freeze", "shipped"]
+    section = client.get("/releases/1.12/").content.decode().split('id="stats"')[1].split("</section>")[0]
+    assert "PRR freeze" not in section and "Tracked at enhancements freeze" in section
+    # v1.24 held one: its row stays, with its date.
+    stats = ReleaseStats.objects.get(release__version="1.24", sig__isnull=True)
+    prr = next(step for step in stats.funnel if step["step"] == "prr_freeze")
+    assert prr["at"] and prr["count"] is not None
+
+
+def test_a_release_known_from_its_exception_requests_is_in_its_cycle_then_over_and_says_its_day_is_unknown(
+    client, every_release_file
+):
+    from releases.rules import release_states
+
+    def state_of_1_35(day):
+        now = datetime.datetime.combine(day, datetime.time(12), tzinfo=datetime.UTC)
+        states = release_states(Release.objects.with_known_dates().order_by("major", "minor"), now=now)
+        return next(state for release, state in states if release.version == "1.35")
+
+    assert state_of_1_35(datetime.date(2025, 9, 1)) == "planning"  # before its first request: nothing says it began
+    assert state_of_1_35(datetime.date(2025, 11, 1)) == "active"  # its requests were being decided
+    assert state_of_1_35(datetime.date(2026, 6, 1)) == "released"  # a cycle is over long before this
+    html = client.get("/releases/1.35/").content.decode()
+    assert "Released (day not published)</span></h1>" in html
+    listing = client.get("/releases/").content.decode().split('id="table-heading"')[1]
+    row = next(line for line in listing.split("<tr>") if "v1.35<" in line)
+    assert "Released (day not published)" in row and "Planning" not in row
+    # Its figures are no longer progress once it is over.
+    release_stats_compute()
+    stats = ReleaseStats.objects.get(release__version="1.35", sig__isnull=True)
+    assert stats.in_cycle is False and stats.merge_rate is None
+    # A release with a release day says just "Released".
+    assert "Released (day not published)" not in client.get("/releases/1.27/").content.decode()
+
+
+def test_a_dateless_release_older_than_one_in_its_cycle_is_released_not_planning():
+    from types import SimpleNamespace
+
+    from releases.rules import release_states
+
+    def release(minor, **dates):
+        values = {"cycle_start": None, "release_date": None, "state": "planning", **dates}
+        return SimpleNamespace(version=f"1.{minor}", major=1, minor=minor, **values)
+
+    now = datetime.datetime(2024, 2, 1, tzinfo=datetime.UTC)
+    older, current = release(28), release(29, cycle_start=datetime.date(2024, 1, 8))
+    assert [state for _, state in release_states([older, current], now=now)] == ["released", "active"]
+
+
+def test_reimporting_corrects_what_an_earlier_import_stored_wrong(client, upstream_dir):
+    # A database imported by earlier, buggier importers: a release's name, dates and state wrong, v1.24's PRR freeze
+    # read as "other" and its code freeze under another label, v1.35 (exceptions only) stored as planning.
+    releases = upstream_dir / "sig-release" / "releases"
+    _import("import_releases", releases)
+    Release.objects.filter(version="1.26").update(name="", state="planning", cycle_start=datetime.date(2022, 1, 1))
+    Release.objects.filter(version="1.35").update(state="planning")
+    prr = Milestone.objects.get(release__version="1.24", kind=MilestoneKind.PRR_FREEZE, sig__isnull=True)
+    code = Milestone.objects.get(release__version="1.24", kind=MilestoneKind.CODE_FREEZE, sig__isnull=True)
+    Milestone.objects.filter(pk=prr.pk).update(kind=MilestoneKind.OTHER)
+    Milestone.objects.filter(pk=code.pk).update(kind=MilestoneKind.OTHER, label="Code Freeze begins")
+    count = Milestone.objects.filter(release__version="1.24").count()
+
+    _import("import_schedule", releases)
+
+    release = Release.objects.get(version="1.26")
+    assert (release.name, release.state, release.cycle_start) == ("Electrifying", "released", datetime.date(2022, 9, 5))
+    assert Release.objects.get(version="1.35").state == "released"
+    # Corrected in place: the same rows (their anchors and reminders follow), no second copy beside them.
+    assert Milestone.objects.filter(release__version="1.24").count() == count
+    assert Milestone.objects.get(pk=prr.pk).kind == MilestoneKind.PRR_FREEZE
+    fixed = Milestone.objects.get(pk=code.pk)
+    assert (fixed.kind, fixed.label) == (MilestoneKind.CODE_FREEZE, code.label)
+    html = client.get("/releases/1.24/").content.decode()
+    assert html.count(f'id="milestone-{prr.pk}"') == 1
+    # And a second run finds nothing left to correct.
+    out = StringIO()
+    call_command("import_schedule", str(releases), verbosity=1, stdout=out)
+    assert "0 created, 0 updated" in out.getvalue()

@@ -581,3 +581,32 @@ def test_no_retro_for_the_previous_release_is_said_as_such(client):
     html = client.get("/releases/1.34/").content.decode()
     assert "No retro recorded for v1.33." in html
     assert "recorded no action items" not in html
+
+
+def test_release_page_counts_agree_with_the_selectors_it_no_longer_asks(client):
+    from releases import selectors
+    from releases.choices import ExceptionDecision, Freeze
+    from releases.models import EnhancementException
+
+    release = ReleaseFactory(version="1.61")
+    _fill(release, 40)
+    rows = list(TrackedEnhancement.objects.filter(release=release)[:3])
+    decisions = [ExceptionDecision.APPROVED, ExceptionDecision.APPROVED, ExceptionDecision.PENDING]
+    for row, decision in zip(rows, decisions, strict=True):
+        decided_at = None if decision == ExceptionDecision.PENDING else timezone.now()
+        EnhancementException.objects.create(
+            release=release,
+            tracked_enhancement=row,
+            kep_number=row.kep.number,
+            freeze=Freeze.CODE,
+            decision=decision,
+            decided_at=decided_at,
+        )
+    html = client.get("/releases/1.61/").content.decode()
+    # Exception counts of the weekly numbers, taken from the page's list of requests: as the counting query says.
+    labels = {value: label.lower() for value, label in ExceptionDecision.choices}
+    for decision, count in selectors.release_exception_counts(release=release):
+        assert f"{labels[decision]} {count}" in html.split('<section id="weekly"')[1].split("</section>")[0]
+    # The table pages 40 rows, 15 a page, counted from the board counts: three pages.
+    table = html.split('id="enhancements"')[1]
+    assert "te-page=3" in table and "te-page=4" not in table
