@@ -3,10 +3,10 @@ from django.utils import timezone
 
 from keps.admin_scope import SigScopedAdminMixin
 from keps.choices import SigRole
+from reminders.channels import slack_webhook_set_url
+from reminders.forms import SlackWebhookForm
 
-from .forms import SlackWebhookForm
 from .models import PreferenceChange, Profile, SlackWebhook, Unsubscription
-from .services import slack_webhook_set_url
 
 
 @admin.register(Profile)

@@ -128,7 +128,7 @@ class PreferenceChange(models.Model):
 class SlackWebhook(models.Model):
     """A SIG's Slack incoming webhook: where its freeze digest is posted, beside the mailing list.
 
-    The URL is a credential: it is stored encrypted (`people.slack`), and shown back only as `url_hint`. A webhook
+    The URL is a credential: it is stored encrypted (`reminders.channels`), and shown back only as `url_hint`. A webhook
     that Slack says is gone (404/410, `no_service`, `channel_is_archived`, ...) is turned off by the sender with
     the reason, and the admin warns about it; a curator sets a new URL (which turns it on again)."""
 
@@ -160,6 +160,6 @@ class SlackWebhook(models.Model):
 
     @property
     def url(self) -> str:
-        from .slack import decrypt_url
+        from reminders.channels import decrypt_url
 
         return decrypt_url(self.url_encrypted)

@@ -1,4 +1,5 @@
-"""The reminders app: freeze reminder emails and SIGs' Slack digests, delivered once per recipient; after a crash in one narrow window, at most one duplicate.
+"""The reminders app: freeze reminder emails and SIGs' Slack digests, delivered once per recipient; after a crash
+in one narrow window, at most one duplicate.
 
 What is due at an instant T: for each freeze milestone that sends reminders, each SIG on the release's
 board at T reminds at its offsets (`Sig.reminder_offsets`, else `SIGTRACKER_REMINDER_OFFSETS_HOURS`)
@@ -32,14 +33,14 @@ and handed out again by a later run after a back-off, or by the admin's "Retry n
 to the waiting state by one compare-and-swap, then through the same lease and send, so a refusal is never lost
 and, the refused message never having been accepted, never sent twice.
 
-Slack is a second channel of the digest, not a second system: a SIG with a Slack incoming webhook
-(`SlackWebhook`, `reminders.channels`) gets a digest delivery of its own, a `ReminderDelivery` row with kind digest and the
-pseudo-recipient `<sig-slug>@slack.invalid` (`slack_recipient`; `.invalid` is reserved, RFC 2606, so it is never
-a real address), so the unique constraint, the leases and the merging above apply unchanged, per channel. Its
-content is the digest's context as Slack blocks (`render_digest_slack`); it is posted with slack-sdk
+Slack is a second channel of the digest, not a second system: a SIG with a Slack incoming webhook (`SlackWebhook`,
+`reminders.channels`) gets a digest delivery of its own, a `ReminderDelivery` row with kind digest and the
+pseudo-recipient `<sig-slug>@slack.invalid` (`slack_recipient`; `.invalid` is reserved, RFC 2606, so it is never a
+real address), so the unique constraint, the leases and the merging above apply unchanged, per channel. Its content
+is the digest's context as Slack blocks (`render_digest_slack`); it is posted with slack-sdk
 (`reminders.channels.webhook_post`): a 429 or 5xx still failing after the client's retries releases the lease like a
-transient SMTP failure; a revoked webhook (404/410) turns that SIG's channel off and fails only that delivery.
-The same window applies: a sender killed after Slack's "ok" but before the commit posts it again, and the copy is
+transient SMTP failure; a revoked webhook (404/410) turns that SIG's channel off and fails only that delivery. The
+same window applies: a sender killed after Slack's "ok" but before the commit posts it again, and the copy is
 recognisable by the `reminder-<id>` reference in its last line.
 
 An approved exception request's own deadline is an anchor too (`Anchor.EXCEPTION_DEADLINE`): at the

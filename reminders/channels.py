@@ -1,4 +1,5 @@
-"""Slack incoming webhooks: the URL kept encrypted at rest, and one post with Slack's retry rules.
+"""Slack incoming webhooks, the digest's second channel: the URL kept encrypted at rest, one post with Slack's
+retry rules, the pseudo-recipient of a channel's delivery rows, and turning a channel on and off.
 
 An incoming-webhook URL is a credential (whoever has it posts to the channel), so the database holds it encrypted
 with Fernet under a key derived from SECRET_KEY (HKDF-SHA256; SECRET_KEY_FALLBACKS still decrypt after a key
@@ -31,10 +32,13 @@ from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from django.conf import settings
+from django.utils import timezone
 from slack_sdk.http_retry import RateLimitErrorRetryHandler
 from slack_sdk.http_retry.builtin_handlers import ServerErrorRetryHandler
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
 from slack_sdk.webhook import WebhookClient, WebhookResponse
+
+from people.models import SlackWebhook
 
 #: Answers (body or status) meaning the webhook or its channel is gone for good: the channel is turned off.
 REVOKED_ERRORS = frozenset(
@@ -49,6 +53,20 @@ REVOKED_ERRORS = frozenset(
     }
 )
 REVOKED_STATUSES = frozenset({404, 410})
+
+#: The domain of the pseudo-recipient of a SIG's Slack digest (RFC 2606 reserves `.invalid`: never a mailbox).
+SLACK_DOMAIN = "slack.invalid"
+
+
+def slack_recipient(slug: str) -> str:
+    """The `recipient` of a SIG's Slack digest delivery, e.g. `sig-node@slack.invalid`."""
+    return f"{slug}@{SLACK_DOMAIN}"
+
+
+def slack_sig_slug(recipient: str) -> str | None:
+    """The SIG slug of a Slack digest delivery's recipient; None for an email address."""
+    local, _, domain = recipient.rpartition("@")
+    return local if domain.lower() == SLACK_DOMAIN else None
 
 
 # --- the URL at rest ------------------------------------------------------------------------------------
@@ -211,3 +229,26 @@ def webhook_post(*, url: str, text: str, blocks: list[dict]) -> PostOutcome:
     if response.status_code == 429 or response.status_code >= 500:
         return PostOutcome("transient", detail)
     return PostOutcome("failed", detail)
+
+
+# --- a SIG's channel on and off ---------------------------------------------------------------------------
+
+
+def slack_webhook_set_url(*, webhook: SlackWebhook, url: str) -> SlackWebhook:
+    """Set (or replace) the incoming-webhook URL of a SIG's Slack channel (`webhook` new or saved, with its other
+    fields as they are to be saved), stored encrypted; a new URL turns the channel on again."""
+    validate_webhook_url(url)
+    webhook.url_encrypted, webhook.url_hint = encrypt_url(url), url_hint(url)
+    webhook.enabled, webhook.disabled_reason, webhook.disabled_at = True, "", None
+    webhook.updated_at = timezone.now()
+    webhook.save()
+    return webhook
+
+
+def slack_webhook_disable(*, webhook_id: int, reason: str) -> bool:
+    """Turn a SIG's Slack channel off after Slack said the webhook is gone; False if it was already off."""
+    return bool(
+        SlackWebhook.objects.filter(pk=webhook_id, enabled=True).update(
+            enabled=False, disabled_reason=reason[:2000] or "disabled", disabled_at=timezone.now()
+        )
+    )

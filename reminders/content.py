@@ -18,6 +18,7 @@ from releases.selectors_published import release_enhancements_lead
 from .due import Anchor, DueReminder, board_at, due_order, is_ready, people_of
 from .wording import ROLE_LABELS, and_list, base_url, freeze_name, headline_of, needs_of, quoted_times
 
+
 def kep_entry(row) -> dict:
     status = row.status_then
     return {
@@ -97,14 +98,6 @@ def common_context(dues: list[DueReminder]) -> dict:
         # release's roster is imported.
         **dict(zip(("signer", "contacts"), release_enhancements_lead(release_id=releases[0].pk), strict=True)),
     }
-
-
-@dataclass
-class Message:
-    #: Always one line (`one_line`): a label stored with a CR/LF must not make the header unsendable.
-    subject: str
-    text: str
-    html: str
 
 
 def load_board(*, due: DueReminder, as_of: datetime.datetime) -> list:
@@ -219,6 +212,3 @@ def digest_context(
         subject += f": {not_ready} KEP{'s' if not_ready != 1 else ''} not ready"
     context["subject"] = one_line(subject)
     return context
-
-
-

@@ -29,6 +29,7 @@ from .render_slack import render_digest_slack
 
 logger = logging.getLogger(__name__)
 
+
 class SlackDeliveryError(Exception):
     """Slack did not take a post for a reason worth retrying (429 or 5xx after the client's retries, no network)."""
 
@@ -54,7 +55,6 @@ def smtp_answer(exc: BaseException) -> str:
             for address, (code, text) in exc.recipients.items()
         )
     return f"{type(exc).__name__}: {exc}"
-
 
 
 # --- sending --------------------------------------------------------------------------------------------
@@ -228,6 +228,3 @@ def reminder_delivery_give_up(*, delivery_id: int, error: str) -> None:
     later run after the refusals' back-off."""
     if refused_update(ReminderDelivery.objects.filter(pk=delivery_id, state=DeliveryState.CLAIMED), error=error):
         metrics.reminder_given_up(delivery_id)
-
-
-

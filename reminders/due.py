@@ -45,7 +45,6 @@ class DueReminder:
         return self.milestone.exception_deadline if self.anchor == Anchor.EXCEPTION_CLOSE else self.milestone.at
 
 
-
 def sig_offsets(sig: Sig) -> list[int]:
     """The SIG's reminder offsets in hours (its own list, else the setting's). An entry that is not a
     whole number of hours ≥ 0 is left out with a warning, so one bad edit stops no one's reminders."""
@@ -236,7 +235,6 @@ def due_order(due: DueReminder) -> tuple:
     return (due.anchor_at, order, due.milestone.pk, due.anchor != Anchor.FREEZE)
 
 
-
 def due_for(delivery: ReminderDelivery) -> DueReminder:
     """Rebuild the due reminder of a delivery row: the SIGs of its release that send at its offset.
 
@@ -258,6 +256,3 @@ def due_for(delivery: ReminderDelivery) -> DueReminder:
     if delivery.anchor == Anchor.FREEZE:
         sig_ids = [sig.pk for sig in sigs if delivery.offset_hours in sig_offsets(sig)]
     return DueReminder(milestone, delivery.anchor, delivery.offset_hours, delivery.due_at, sorted(sig_ids))
-
-
-

@@ -119,7 +119,3 @@ def renew_lease(delivery_id: int, stamp: datetime.datetime) -> datetime.datetime
     renewed = timezone.now()
     held = ReminderDelivery.objects.filter(pk=delivery_id, claimed_at=stamp, state=DeliveryState.CLAIMED)
     return renewed if held.update(claimed_at=renewed) else None
-
-
-
-

@@ -27,6 +27,7 @@ from .due import (
 )
 from .wording import describe_due
 
+
 @dataclass
 class PlannedDelivery:
     due: DueReminder
@@ -177,7 +178,6 @@ def reminder_deliveries_plan(*, now: datetime.datetime) -> list[PlannedDelivery]
     return reminder_plan(now=now).deliveries
 
 
-
 def merged_siblings(deliveries: list[ReminderDelivery]) -> dict[int, list[ReminderDelivery]]:
     """delivery id -> the deliveries recorded as skipped because its email covers them (`merged_reason`):
     same kind, recipient and instant, pointing at its milestone. One query for a whole batch."""
@@ -205,6 +205,3 @@ def reminder_dues(*, delivery: ReminderDelivery, siblings: list[ReminderDelivery
     if siblings is None:
         siblings = merged_siblings([delivery]).get(delivery.pk, [])
     return sorted([due_for(delivery), *(due_for(sibling) for sibling in siblings)], key=due_order)
-
-
-

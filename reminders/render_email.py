@@ -21,6 +21,15 @@ from .planning import reminder_dues
 from .unsubscribe import unsubscribe_headers, unsubscribe_url
 from .wording import ROLE_LABELS, and_list, base_url, needs_of, or_list, quoted_times, role_order, span
 
+
+@dataclass
+class Message:
+    #: Always one line (`one_line`): a label stored with a CR/LF must not make the header unsendable.
+    subject: str
+    text: str
+    html: str
+
+
 def render_digest(
     *, dues, recipient: str, as_of: datetime.datetime, sig_ids: list[int] | None = None, boards: dict | None = None
 ) -> Message | None:
@@ -33,7 +42,6 @@ def render_digest(
         text=render_to_string("reminders/email/digest.txt", context),
         html=render_to_string("reminders/email/digest.html", context),
     )
-
 
 
 def render_personal(
@@ -143,7 +151,6 @@ def render_exception_deadline(
     )
 
 
-
 def reminder_message(
     *,
     delivery: ReminderDelivery,
@@ -179,12 +186,9 @@ def reminder_message(
             "X-Sigtracker-Reminder": (
                 f"{delivery.milestone_id}/{delivery.anchor}/{delivery.offset_hours}/{delivery.kind}"
             ),
-            # One-click unsubscribe (RFC 8058) for this recipient from this kind of reminder (people/unsubscribe.py).
+            # One-click unsubscribe (RFC 8058) for this recipient from this kind of reminder (`reminders.unsubscribe`).
             **unsubscribe_headers(address=delivery.recipient, kind=delivery.kind),
         },
     )
     email.attach_alternative(message.html, "text/html")
     return email
-
-
-

@@ -158,6 +158,3 @@ def render_digest_slack(
         blocks += _sections(f"_…and {dropped} more sections: see the release page._", [])
     blocks.append(footer)
     return SlackMessage(text=context["subject"], blocks=blocks)
-
-
-

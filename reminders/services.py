@@ -11,6 +11,7 @@ from .leases import reminder_deliveries_claim
 from .planning import PlannedDelivery, reminder_plan
 from .refusals import reminder_refused_release, reminder_refused_waiting
 
+
 @dataclass
 class SendReport:
     planned: list[PlannedDelivery]
@@ -62,5 +63,3 @@ def freeze_reminders_send(*, now: datetime.datetime, dry_run: bool = False) -> S
         for d in reminder_refused_waiting()
     ]
     return report
-
-

@@ -21,7 +21,6 @@ ROLE_LABELS = {
 }
 
 
-
 def describe_due(due: DueReminder) -> str:
     """One line naming a reminder, e.g. "v1.26 Code freeze, in 7 days" (for the dry run and skip reasons)."""
     version, name = due.milestone.release.version, freeze_name(due.milestone)
@@ -32,7 +31,6 @@ def describe_due(due: DueReminder) -> str:
         when = "now" if due.offset_hours == 0 else f"in {span(due.offset_hours)}"
         return f"v{version} exception deadline ({name}, {due.anchor_at:%Y-%m-%d %H:%M} UTC), {when}"
     return f"v{version} {name}, " + ("now in effect" if due.offset_hours == 0 else f"in {span(due.offset_hours)}")
-
 
 
 def quoted_times(at: datetime.datetime, milestone: Milestone) -> dict:
@@ -126,6 +124,3 @@ def needs_of(status: str, due: DueReminder) -> str:
 
 def base_url() -> str:
     return settings.SIGTRACKER_BASE_URL.rstrip("/")
-
-
-

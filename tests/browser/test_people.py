@@ -5,10 +5,10 @@ import datetime
 
 import pytest
 from django.utils import timezone
+from people.unsubscribe import unsubscribe_url
 
 from keps.models import Person
 from people.models import Unsubscription
-from people.unsubscribe import unsubscribe_url
 from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState
 from tests.factories import KepFactory, MilestoneFactory, PersonFactory, ReleaseFactory, SigFactory
 from tests.factories import TrackedEnhancementFactory as Tracked

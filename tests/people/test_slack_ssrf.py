@@ -9,9 +9,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
+from people.slack import encrypt_url, url_hint, validate_webhook_url
 
 from people.models import SlackWebhook
-from people.slack import encrypt_url, url_hint, validate_webhook_url
 from releases.choices import DeliveryState
 from releases.models import ReminderDelivery
 from releases.services import reminders

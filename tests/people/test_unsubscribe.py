@@ -9,9 +9,9 @@ from email.utils import parseaddr
 import pytest
 from django.core import mail, signing
 from django.test import Client
+from people.unsubscribe import BadToken, unsubscribe_address, unsubscribe_token, unsubscribe_url
 
 from people.models import PreferenceChange, Profile, Unsubscription
-from people.unsubscribe import BadToken, unsubscribe_address, unsubscribe_token, unsubscribe_url
 from releases.choices import DeliveryState, EnhancementStatus, MilestoneKind, ReminderKind
 from releases.models import EnhancementStatusChange, ReminderDelivery
 from releases.services import reminders

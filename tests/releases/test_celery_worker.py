@@ -212,10 +212,11 @@ def slack(settings):
 def test_worker_killed_mid_batch_email_and_slack_each_exactly_once(board, celery_worker, smtp_server, slack, settings):
     """The digest goes by email and to each SIG's Slack channel; a worker killed in the middle
     of a Slack post loses nothing and duplicates nothing, on either channel, once the lease has run out."""
+    from releases.services.reminders import slack_recipient
+
     from people.models import SlackWebhook
     from people.services import slack_webhook_set_url
     from releases.choices import EnhancementStatus as S
-    from releases.services.reminders import slack_recipient
     from tests.factories import KepFactory, SigFactory, TrackedEnhancementFactory
     from tests.reminder_board import DAY, on_board
 

@@ -11,12 +11,12 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
+from releases.services.reminders import Anchor, DueReminder, render_personal
 
 from keps.models import Kep, Person, PrrApproval
 from releases import selectors
 from releases.choices import EnhancementStatus, MilestoneKind, StatsSource
 from releases.models import Milestone, Release, ReleaseStats, TrackedEnhancement
-from releases.services.reminders import Anchor, DueReminder, render_personal
 from releases.services.stats import release_stats_compute
 from releases.services.tracking import tracked_enhancement_set_status
 

@@ -9,11 +9,11 @@ from django.core.management import CommandError, call_command
 from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
+from releases.services.reminder_refusals import reminder_refused_release
 
 from releases.choices import DeliveryState
 from releases.models import Milestone, ReminderDelivery
 from releases.services import reminders
-from releases.services.reminder_refusals import reminder_refused_release
 from tests.reminder_board import DAY, FREEZE, HOUR, NODE_LIST
 
 REFUSAL = "500 5.0.0 mailbox unavailable for policy reasons"

@@ -13,7 +13,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from releases.services.reminders import describe_due, freeze_reminders_send
+from reminders.services import freeze_reminders_send
+from reminders.wording import describe_due
 
 
 class Command(BaseCommand):
