@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from keps.models import Person
-from releases.choices import ReminderKind
+from reminders.choices import ReminderKind
 
 from .choices import ChangeSource
 

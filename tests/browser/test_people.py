@@ -5,11 +5,11 @@ import datetime
 
 import pytest
 from django.utils import timezone
-from people.unsubscribe import unsubscribe_url
 
 from keps.models import Person
 from people.models import Unsubscription
 from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState
+from reminders.unsubscribe import unsubscribe_url
 from tests.factories import KepFactory, MilestoneFactory, PersonFactory, ReleaseFactory, SigFactory
 from tests.factories import TrackedEnhancementFactory as Tracked
 

@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from releases.choices import DeliveryState
 from releases.models import ReleaseStats, ReminderDelivery
+from reminders.choices import DeliveryState
 from tests.factories import PersonFactory
-from tests.releases.conftest import ALL_QUEUES
+from tests.live_services import ALL_QUEUES
 from tests.reminder_board import FREEZE, HOUR, NODE_LIST
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -45,11 +45,11 @@ def test_worker_sends_each_reminder_once_across_three_beats(board, celery_worker
     expected = add_authors(board, 30)
     celery_worker()
     client = celery_worker.client
-    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    client.send_task("reminders.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
     mailbox.wait_for(expected)
     # Two more beats while (or after) the batch goes out: nothing is sent twice.
-    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
-    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    client.send_task("reminders.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    client.send_task("reminders.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
     drain(client)
     assert_exactly_once(mailbox, expected)
     (digest,) = mailbox.to(NODE_LIST)
@@ -80,7 +80,7 @@ def test_two_workers_and_three_simultaneous_beats_send_each_reminder_once(
     client = celery_worker.client
     # Three beats at once: each may claim and queue the same deliveries; the two workers race for them.
     for _ in range(3):
-        client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+        client.send_task("reminders.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
     mailbox.wait_for(expected)
     wait_idle(celery_worker.redis)
     assert_exactly_once(mailbox, expected)
@@ -94,7 +94,7 @@ def test_worker_killed_mid_batch_every_recipient_gets_exactly_one(board, celery_
     mailbox.hold_after(10)
     first = celery_worker(SIGTRACKER_REMINDER_LEASE_SECONDS=str(lease))
     client = celery_worker.client
-    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    client.send_task("reminders.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
     assert mailbox.holding.wait(30), "the batch never reached the 11th message"
     # The worker is mid-conversation with the SMTP server for the 11th message: kill it there.
     first.kill()
@@ -114,7 +114,7 @@ def test_worker_killed_mid_batch_every_recipient_gets_exactly_one(board, celery_
     # are handed out again by the first beat after their lease has run out.
     mailbox.wait_for(expected - len(stuck))
     time.sleep(max(0.0, lease + 0.5 - (time.monotonic() - killed_at)))
-    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    client.send_task("reminders.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
     mailbox.wait_for(expected)
     drain(client)
     assert_exactly_once(mailbox, expected)
@@ -126,7 +126,7 @@ def test_worker_retries_a_transient_smtp_failure_with_backoff(board, celery_work
     mailbox.fail_next = 2
     celery_worker(SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS="0.2")
     client = celery_worker.client
-    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    client.send_task("reminders.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
     mailbox.wait_for(3)
     drain(client)
     assert_exactly_once(mailbox, 3)
@@ -189,7 +189,7 @@ def test_with_the_debounce_cache_unreachable_edits_are_still_queued(
     from releases.choices import EnhancementStatus
     from releases.services import tracked_enhancement_set_status
     from sigtracker.settings.base import shared_cache
-    from tests.releases.conftest import free_port
+    from tests.live_services import free_port
 
     settings.CACHES = {**settings.CACHES, "shared": shared_cache(f"redis://127.0.0.1:{free_port()}/0")}
     celery_worker()
@@ -201,7 +201,7 @@ def test_with_the_debounce_cache_unreachable_edits_are_still_queued(
 
 @pytest.fixture
 def slack(settings):
-    from tests.people.slack_standin import SlackStandIn
+    from tests.reminders.slack_standin import SlackStandIn
 
     standin = SlackStandIn().start()
     settings.SIGTRACKER_SLACK_WEBHOOK_ORIGIN = standin.url  # the only origin webhook URLs may point at
@@ -212,11 +212,9 @@ def slack(settings):
 def test_worker_killed_mid_batch_email_and_slack_each_exactly_once(board, celery_worker, smtp_server, slack, settings):
     """The digest goes by email and to each SIG's Slack channel; a worker killed in the middle
     of a Slack post loses nothing and duplicates nothing, on either channel, once the lease has run out."""
-    from releases.services.reminders import slack_recipient
-
     from people.models import SlackWebhook
-    from people.services import slack_webhook_set_url
     from releases.choices import EnhancementStatus as S
+    from reminders.channels import slack_recipient, slack_webhook_set_url
     from tests.factories import KepFactory, SigFactory, TrackedEnhancementFactory
     from tests.reminder_board import DAY, on_board
 
@@ -245,7 +243,7 @@ def test_worker_killed_mid_batch_email_and_slack_each_exactly_once(board, celery
     }
     first = celery_worker(**env)
     client = celery_worker.client
-    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    client.send_task("reminders.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
     assert slack.holding.wait(30), "the batch never reached the 11th Slack post"
     # The worker is waiting for Slack's answer to its 11th post, not yet accepted: kill it there.
     first.kill()
@@ -263,7 +261,7 @@ def test_worker_killed_mid_batch_email_and_slack_each_exactly_once(board, celery
     slack.wait_for(posts - len(stuck))
     mailbox.wait_for(emails)
     time.sleep(max(0.0, lease + 0.5 - (time.monotonic() - killed_at)))
-    client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+    client.send_task("reminders.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
     slack.wait_for(posts)
     drain(client)
     # Per channel: every webhook got exactly one post, every address exactly one email.

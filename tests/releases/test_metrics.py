@@ -8,10 +8,12 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from keps.models import Person
-from releases.choices import DeliveryState, MilestoneKind
+from releases.choices import MilestoneKind
 from releases.models import ReminderDelivery
-from releases.services import reminders
 from releases.services.stats import release_stats_compute
+from reminders.channels import slack_recipient
+from reminders.choices import DeliveryState
+from reminders.delivery import reminder_delivery_give_up
 from tests.reminder_board import FREEZE, HOUR, NODE_LIST
 from tests.scrape import Delta, scrape
 
@@ -65,7 +67,7 @@ def test_smtp_failures_count_as_retried_then_failed_and_unsent_reminders_as_over
     assert 175 <= metrics.value("sigtracker_reminder_oldest_overdue_minutes") <= 185
 
     waiting = ReminderDelivery.objects.get(state=DeliveryState.CLAIMED)
-    reminders.reminder_delivery_give_up(delivery_id=waiting.pk, error="SMTPServerDisconnected: six times")
+    reminder_delivery_give_up(delivery_id=waiting.pk, error="SMTPServerDisconnected: six times")
     assert delta("sigtracker_reminders_total", event="failed", channel="email", freeze=EF) == 1
     assert scrape(client).value("sigtracker_reminders_overdue") == 0
     assert scrape(client).value("sigtracker_reminder_oldest_overdue_minutes") == 0
@@ -80,7 +82,7 @@ def test_stats_computation_is_timed(client, board):
 
 
 def test_slack_digests_are_their_own_channel():
-    from releases.metrics import _channel
+    from reminders.metrics import _channel
 
-    assert _channel(reminders.slack_recipient("sig-node")) == "slack"
+    assert _channel(slack_recipient("sig-node")) == "slack"
     assert _channel(NODE_LIST) == "email"

@@ -11,7 +11,6 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
-from releases.services.reminders import Anchor, DueReminder, render_personal
 
 from keps.models import Kep, Person, PrrApproval
 from releases import selectors
@@ -19,6 +18,8 @@ from releases.choices import EnhancementStatus, MilestoneKind, StatsSource
 from releases.models import Milestone, Release, ReleaseStats, TrackedEnhancement
 from releases.services.stats import release_stats_compute
 from releases.services.tracking import tracked_enhancement_set_status
+from reminders.due import Anchor, DueReminder
+from reminders.render_email import render_personal
 
 pytestmark = pytest.mark.django_db
 

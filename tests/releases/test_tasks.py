@@ -7,10 +7,10 @@ from django.conf import settings
 from django.core import mail
 
 from releases import tasks
-from releases.choices import DeliveryState
 from releases.choices import EnhancementStatus as S
 from releases.models import ReleaseStats, ReminderDelivery
-from releases.services import reminders
+from reminders.choices import DeliveryState
+from reminders.leases import reminder_deliveries_claim
 from sigtracker.celery import app
 from tests.factories import PersonFactory, ReleaseFactory, TrackedEnhancementFactory
 from tests.reminder_board import FREEZE, HOUR, NODE_LIST
@@ -22,7 +22,7 @@ def test_beat_schedule_names_registered_tasks():
     app.loader.import_default_modules()
     for entry in settings.CELERY_BEAT_SCHEDULE.values():
         assert entry["task"] in app.tasks
-    assert {"releases.tasks.compute_release_stats", "releases.tasks.deliver_reminders"} <= set(app.tasks)
+    assert {"releases.tasks.compute_release_stats", "reminders.tasks.deliver_reminders"} <= set(app.tasks)
 
 
 def test_without_a_broker_tasks_run_eagerly():
@@ -87,7 +87,7 @@ def test_eager_transient_failure_is_left_for_the_next_run(board, smtp_mailbox):
 @pytest.mark.django_db(transaction=True)
 def test_deliver_gives_up_after_its_last_retry(board, smtp_mailbox):
     smtp_mailbox.fail_next = 1
-    ids = reminders.reminder_deliveries_claim(now=WEEK_BEFORE)
+    ids = reminder_deliveries_claim(now=WEEK_BEFORE)
     result = tasks.deliver_reminders.apply(
         args=[ids, WEEK_BEFORE.isoformat()], retries=tasks.deliver_reminders.max_retries
     )
@@ -101,7 +101,7 @@ def test_deliver_gives_up_after_its_last_retry(board, smtp_mailbox):
 def test_deliver_does_not_retry_a_permanent_refusal(board, smtp_mailbox):
     smtp_mailbox.fail_next = 1
     smtp_mailbox.fail_reply = "554 5.7.1 rejected"
-    ids = reminders.reminder_deliveries_claim(now=WEEK_BEFORE)
+    ids = reminder_deliveries_claim(now=WEEK_BEFORE)
     summary = tasks.deliver_reminders.delay(ids, WEEK_BEFORE.isoformat()).get()
     assert summary == {"sent": 2, "skipped": 0, "elsewhere": 0, "failed": 1, "retrying": 0}
     failed = ReminderDelivery.objects.get(state=DeliveryState.FAILED)

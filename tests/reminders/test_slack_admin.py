@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from keps.roles import sig_membership_grant
 from people.models import SlackWebhook
-from people.services import slack_webhook_set_url
+from reminders.channels import slack_webhook_set_url
 from tests.factories import SigFactory
 
 pytestmark = pytest.mark.django_db

@@ -10,14 +10,18 @@ import pytest
 from django.core import mail
 from django.core.management import call_command
 
-from releases.choices import DeliveryState, MilestoneKind, ReminderKind
 from releases.choices import EnhancementStatus as S
+from releases.choices import MilestoneKind
 from releases.models import ReminderDelivery
 from releases.rules import FREEZE_KINDS, REQUIREMENTS
-from releases.services import reminders
+from reminders.choices import DeliveryState, ReminderKind
+from reminders.delivery import reminder_deliver_batch
+from reminders.due import reminders_due
+from reminders.leases import reminder_deliveries_claim
+from reminders.render_email import reminder_message, render_digest
+from tests.digest_scene import DAY, FREEZE, NODE_LIST, UTC, WEEK_BEFORE  # noqa: F401
+from tests.digest_scene import tracked_kep as _kep
 from tests.factories import MilestoneFactory, PersonFactory, ReleaseFactory, SigFactory
-from tests.releases.digest_scene import DAY, FREEZE, NODE_LIST, UTC, WEEK_BEFORE  # noqa: F401
-from tests.releases.digest_scene import tracked_kep as _kep
 
 
 def _send(now=WEEK_BEFORE, *args):
@@ -142,16 +146,16 @@ def test_freezes_at_the_same_instant_make_one_email_per_recipient(three_freezes_
 def test_the_sender_rebuilds_the_merged_email_from_the_delivery_rows(three_freezes_at_once):
     """The Celery path plans in one task and sends in another: the sending side finds what the email covers
     from the rows (the skipped siblings point at its milestone), so a retry says the same."""
-    ids = reminders.reminder_deliveries_claim(now=WEEK_BEFORE)
+    ids = reminder_deliveries_claim(now=WEEK_BEFORE)
     assert len(ids) == 4  # one per recipient; the six merged ones were recorded as skipped
     digest = ReminderDelivery.objects.get(recipient=NODE_LIST, state=DeliveryState.CLAIMED)
-    assert reminders.reminder_deliver_batch(delivery_ids=[digest.pk], as_of=WEEK_BEFORE).sent == [digest.pk]
+    assert reminder_deliver_batch(delivery_ids=[digest.pk], as_of=WEEK_BEFORE).sent == [digest.pk]
     (message,) = mail.outbox
     assert "Code freeze, test freeze and docs freeze / deadline for v1.26 are in 7 days" in message.subject
     assert len(_requirement_lines(message.body)) == 4
 
     # The same message from the row alone, as a resend after a crash would build it.
-    again = reminders.reminder_message(delivery=ReminderDelivery.objects.get(pk=digest.pk), as_of=WEEK_BEFORE)
+    again = reminder_message(delivery=ReminderDelivery.objects.get(pk=digest.pk), as_of=WEEK_BEFORE)
     assert (again.subject, again.body) == (message.subject, message.body)
     assert again.extra_headers["Message-ID"] == message.extra_headers["Message-ID"]
 
@@ -226,8 +230,8 @@ def test_keps_are_grouped_by_what_they_still_need_never_one_line_each():
     _kep(release, node, 3300, S.DONE)
     _kep(release, node, 3400, S.REMOVED)
 
-    (due,) = reminders.reminders_due(now=WEEK_BEFORE)
-    message = reminders.render_digest(dues=due, recipient=NODE_LIST, as_of=WEEK_BEFORE)
+    (due,) = reminders_due(now=WEEK_BEFORE)
+    message = render_digest(dues=due, recipient=NODE_LIST, as_of=WEEK_BEFORE)
     text = message.text
 
     need = "Still needs: everything Enhancements freeze requires (listed above)"

@@ -9,11 +9,13 @@ from django.core.management import CommandError, call_command
 from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
-from releases.services.reminder_refusals import reminder_refused_release
 
-from releases.choices import DeliveryState
 from releases.models import Milestone, ReminderDelivery
-from releases.services import reminders
+from reminders.choices import DeliveryState
+from reminders.delivery import reminder_deliver_batch
+from reminders.leases import reminder_deliveries_claim
+from reminders.refusals import reminder_refused_release
+from reminders.services import freeze_reminders_send
 from tests.reminder_board import DAY, FREEZE, HOUR, NODE_LIST
 
 REFUSAL = "500 5.0.0 mailbox unavailable for policy reasons"
@@ -78,14 +80,14 @@ def test_refused_reminders_are_recorded_counted_and_sent_once_by_a_later_run(boa
 @pytest.mark.django_db(transaction=True)
 def test_two_runs_past_the_back_off_hand_a_refusal_out_once(board, refusing_server):
     now = FREEZE - 168 * HOUR
-    reminders.freeze_reminders_send(now=now)
+    freeze_reminders_send(now=now)
     back_off_runs_out()
     first = reminder_refused_release(now=now)
     second = reminder_refused_release(now=now)
     assert len(first) == 3 and second == []
     # Both runs' senders get the ids; the lease lets one of them send each.
-    reminders.reminder_deliver_batch(delivery_ids=first, as_of=now)
-    assert reminders.reminder_deliver_batch(delivery_ids=first, as_of=now).sent == []
+    reminder_deliver_batch(delivery_ids=first, as_of=now)
+    assert reminder_deliver_batch(delivery_ids=first, as_of=now).sent == []
     assert delivered(refusing_server) == EVERYONE
 
 
@@ -98,19 +100,19 @@ def test_back_off_doubles_and_automatic_retries_stop(board, refusing_server, set
     for _ in range(3):
         back_off_runs_out()
         before = timezone.now()
-        reminders.freeze_reminders_send(now=now)
+        freeze_reminders_send(now=now)
         alice = ReminderDelivery.objects.get(recipient="alice@example.com")
         waits.append(None if alice.retry_at is None else round((alice.retry_at - before).total_seconds() / 60))
     assert waits == [30, 60, None]
     assert alice.state == DeliveryState.FAILED and alice.refusals == 3 and alice.error == ANSWER
     back_off_runs_out()
-    assert reminders.reminder_deliveries_claim(now=now) == []
+    assert reminder_deliveries_claim(now=now) == []
     assert refusing_server.messages == []
 
 
 @pytest.mark.django_db(transaction=True)
 def test_no_automatic_retry_once_the_freeze_has_passed(board, refusing_server):
-    reminders.freeze_reminders_send(now=FREEZE - 168 * HOUR)
+    freeze_reminders_send(now=FREEZE - 168 * HOUR)
     back_off_runs_out()
     assert reminder_refused_release(now=FREEZE + HOUR) == []
     alice = ReminderDelivery.objects.get(recipient="alice@example.com")
@@ -120,7 +122,7 @@ def test_no_automatic_retry_once_the_freeze_has_passed(board, refusing_server):
 
 @pytest.mark.django_db(transaction=True)
 def test_admin_shows_the_answer_and_retry_now_sends_once(board, refusing_server, admin_client):
-    reminders.freeze_reminders_send(now=FREEZE - 168 * HOUR)
+    freeze_reminders_send(now=FREEZE - 168 * HOUR)
     changelist = reverse("admin:releases_reminderdelivery_changelist")
     page = admin_client.get(changelist, {"state__exact": "failed"}).content.decode()
     assert page.count(ANSWER) == 3 and "Retry now the selected failed deliveries" in page

@@ -7,8 +7,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
-from releases.choices import ActionStatus, DeliveryState, RetroCategory
+from releases.choices import ActionStatus, RetroCategory
 from releases.models import Milestone, ReminderDelivery
+from reminders.choices import DeliveryState
 from tests.factories import RetroItemFactory, RetrospectiveFactory
 from tests.reminder_board import FREEZE, HOUR, NODE_LIST
 

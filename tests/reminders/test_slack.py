@@ -8,14 +8,15 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from people.models import SlackWebhook
-from people.services import slack_webhook_set_url
-from releases.choices import DeliveryState, ReminderKind
 from releases.choices import EnhancementStatus as S
 from releases.models import ReminderDelivery
-from releases.services import reminders
+from reminders.channels import slack_recipient, slack_webhook_set_url
+from reminders.choices import DeliveryState, ReminderKind
+from reminders.due import reminders_due
+from reminders.render_slack import SLACK_MAX_BLOCKS, render_digest_slack
 from tests.factories import KepFactory, SigFactory, TrackedEnhancementFactory
-from tests.people.slack_standin import SlackStandIn
 from tests.reminder_board import DAY, FREEZE, HOUR, NODE_LIST, on_board
+from tests.reminders.slack_standin import SlackStandIn
 
 NOW = (FREEZE - 168 * HOUR).isoformat()
 EMAILS = sorted([NODE_LIST, "alice@example.com", "carol@example.com"])
@@ -38,7 +39,7 @@ def send(now=NOW):
 
 
 def slack_delivery(slug="sig-node"):
-    return ReminderDelivery.objects.get(recipient=reminders.slack_recipient(slug))
+    return ReminderDelivery.objects.get(recipient=slack_recipient(slug))
 
 
 # --- the URL, a credential ------------------------------------------------------------------------------
@@ -191,7 +192,7 @@ def test_a_revoked_webhook_turns_that_channel_off_and_the_batch_goes_on(board, s
 
     # The next reminder plans no Slack digest for sig-node until a curator sets a new URL.
     send((FREEZE - 48 * HOUR).isoformat())
-    assert not ReminderDelivery.objects.filter(recipient=reminders.slack_recipient("sig-node"), offset_hours=48)
+    assert not ReminderDelivery.objects.filter(recipient=slack_recipient("sig-node"), offset_hours=48)
     assert len(slack.to(storage_url)) == 2
     slack_webhook_set_url(webhook=webhook, url=slack.webhook("node2"))
     send((FREEZE - 24 * HOUR).isoformat())
@@ -233,8 +234,8 @@ def test_a_long_digest_stays_within_slacks_block_limits(board):
             ),
             (FREEZE - 30 * DAY, S.AT_RISK_ENHANCEMENTS if number % 2 else S.TRACKED_ENHANCEMENTS),
         )
-    due = reminders.reminders_due(now=FREEZE - 168 * HOUR)[0]
-    message = reminders.render_digest_slack(dues=due, sig_id=board.node.pk, as_of=due.due_at, reference="reminder-1")
-    assert len(message.blocks) <= reminders.SLACK_MAX_BLOCKS
+    due = reminders_due(now=FREEZE - 168 * HOUR)[0]
+    message = render_digest_slack(dues=due, sig_id=board.node.pk, as_of=due.due_at, reference="reminder-1")
+    assert len(message.blocks) <= SLACK_MAX_BLOCKS
     assert all(len(b["text"]["text"]) <= 3000 for b in message.blocks if b["type"] == "section")
     assert message.blocks[-1]["type"] == "context" and "reminder-1" in message.blocks[-1]["elements"][0]["text"]

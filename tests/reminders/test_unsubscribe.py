@@ -9,12 +9,15 @@ from email.utils import parseaddr
 import pytest
 from django.core import mail, signing
 from django.test import Client
-from people.unsubscribe import BadToken, unsubscribe_address, unsubscribe_token, unsubscribe_url
 
 from people.models import PreferenceChange, Profile, Unsubscription
-from releases.choices import DeliveryState, EnhancementStatus, MilestoneKind, ReminderKind
+from releases.choices import EnhancementStatus, MilestoneKind
 from releases.models import EnhancementStatusChange, ReminderDelivery
-from releases.services import reminders
+from reminders.choices import DeliveryState, ReminderKind
+from reminders.delivery import reminder_deliver_batch
+from reminders.leases import reminder_deliveries_claim
+from reminders.services import freeze_reminders_send
+from reminders.unsubscribe import BadToken, unsubscribe_address, unsubscribe_token, unsubscribe_url
 from tests.factories import (
     KepFactory,
     MilestoneFactory,
@@ -119,7 +122,7 @@ def sent_to(address):
 @pytest.mark.django_db(transaction=True)
 def test_reminders_carry_the_headers_and_stop_after_one_click(board, settings):
     settings.SIGTRACKER_BASE_URL = "https://sigtracker.example.org"
-    reminders.freeze_reminders_send(now=FREEZE - 14 * DAY)
+    freeze_reminders_send(now=FREEZE - 14 * DAY)
     note, digest = sent_to("alice@example.com")[0], sent_to(NODE_LIST)[0]
     for message, kind in ((note, "personal"), (digest, "digest")):
         header = message.extra_headers["List-Unsubscribe"]
@@ -133,7 +136,7 @@ def test_reminders_carry_the_headers_and_stop_after_one_click(board, settings):
     assert list(Unsubscription.objects.values_list("address", "kind")) == [("alice@example.com", "personal")]
 
     mail.outbox.clear()
-    report = reminders.freeze_reminders_send(now=FREEZE - 7 * DAY)
+    report = freeze_reminders_send(now=FREEZE - 7 * DAY)
     assert sent_to("alice@example.com") == [] and len(sent_to(NODE_LIST)) == 1
     skipped = ReminderDelivery.objects.get(offset_hours=7 * 24, kind="personal")
     assert skipped.state == DeliveryState.SKIPPED and "unsubscribed" in skipped.error
@@ -142,11 +145,11 @@ def test_reminders_carry_the_headers_and_stop_after_one_click(board, settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_an_unsubscribe_between_planning_and_sending_is_honoured(board):
-    ids = reminders.reminder_deliveries_claim(now=FREEZE - 2 * DAY)
+    ids = reminder_deliveries_claim(now=FREEZE - 2 * DAY)
     Client().post(
         path_of(unsubscribe_url(address="alice@example.com", kind="personal")), {"List-Unsubscribe": "One-Click"}
     )
-    reminders.reminder_deliver_batch(delivery_ids=ids, as_of=FREEZE - 2 * DAY)
+    reminder_deliver_batch(delivery_ids=ids, as_of=FREEZE - 2 * DAY)
     note = ReminderDelivery.objects.get(kind="personal")
     assert note.state == DeliveryState.SKIPPED and "one click" in note.error
     assert sent_to("alice@example.com") == [] and len(sent_to(NODE_LIST)) == 1
@@ -155,12 +158,12 @@ def test_an_unsubscribe_between_planning_and_sending_is_honoured(board):
 @pytest.mark.django_db(transaction=True)
 def test_chosen_offsets_and_email_off_are_honoured(board):
     Profile.objects.create(person=board["alice"], reminder_offsets=[24])
-    reminders.freeze_reminders_send(now=FREEZE - 7 * DAY)
+    freeze_reminders_send(now=FREEZE - 7 * DAY)
     assert sent_to("alice@example.com") == []
     assert "chose not to be reminded 7 days before" in ReminderDelivery.objects.get(kind="personal").error
-    reminders.freeze_reminders_send(now=FREEZE - DAY)
+    freeze_reminders_send(now=FREEZE - DAY)
     assert len(sent_to("alice@example.com")) == 1
     Profile.objects.filter(person=board["alice"]).update(email_reminders=False)
-    reminders.freeze_reminders_send(now=FREEZE)
+    freeze_reminders_send(now=FREEZE)
     assert len(sent_to("alice@example.com")) == 1
     assert "switched reminder emails off" in ReminderDelivery.objects.get(kind="personal", offset_hours=0).error

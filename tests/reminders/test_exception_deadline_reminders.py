@@ -7,10 +7,12 @@ import pytest
 from django.core import mail
 from django.core.management import call_command
 
-from releases.choices import DeliveryState, ExceptionDecision, Freeze, ReminderKind
 from releases.choices import EnhancementStatus as S
+from releases.choices import ExceptionDecision, Freeze
 from releases.models import EnhancementException, EnhancementStatusChange, ReminderDelivery
-from releases.services import reminders
+from reminders.choices import DeliveryState, ReminderKind
+from reminders.due import reminders_due
+from reminders.services import freeze_reminders_send
 from tests.reminder_board import DAY, FREEZE, HOUR
 
 DEADLINE = FREEZE + 3 * DAY  # Fri 2022-11-11 02:00 UTC = Thu 2022-11-10 18:00 PST
@@ -47,9 +49,9 @@ def test_an_approved_request_gets_its_note_a_day_before_its_deadline(board):
     sidecar = board.rows[0]  # KEP-2001: author alice, enhancements contact carol
     set_status(sidecar, FREEZE + HOUR, S.EXCEPTION_APPROVED)
     request(sidecar)
-    assert [d for d in reminders.reminders_due(now=DUE - HOUR) if d.anchor == "exception_deadline"] == []
+    assert [d for d in reminders_due(now=DUE - HOUR) if d.anchor == "exception_deadline"] == []
 
-    report = reminders.freeze_reminders_send(now=DUE)
+    report = freeze_reminders_send(now=DUE)
 
     assert report.sent == 2 and report.failed == []
     notes = sorted(mail.outbox, key=lambda m: m.to)
@@ -79,7 +81,7 @@ def test_an_approved_request_gets_its_note_a_day_before_its_deadline(board):
 
     # A second run (the same instant, or the next beat) sends nothing: the rows say it went out.
     for now in (DUE, DUE + HOUR):
-        again = reminders.freeze_reminders_send(now=now)
+        again = freeze_reminders_send(now=now)
         assert again.sent == 0
     assert len(mail.outbox) == 2
     assert deadline_rows().count() == 2
@@ -92,8 +94,8 @@ def test_pending_or_rejected_requests_get_no_deadline_note(board, decision):
     set_status(sidecar, FREEZE + HOUR, S.EXCEPTION_PENDING if decision == "pending" else S.REMOVED)
     request(sidecar, decision=decision)
 
-    assert [d for d in reminders.reminders_due(now=DUE) if d.anchor == "exception_deadline"] == []
-    reminders.freeze_reminders_send(now=DUE)
+    assert [d for d in reminders_due(now=DUE) if d.anchor == "exception_deadline"] == []
+    freeze_reminders_send(now=DUE)
     assert not deadline_rows().exists()
     assert mail.outbox == []
 
@@ -105,7 +107,7 @@ def test_a_kep_already_done_gets_nothing(board):
     set_status(sidecar, FREEZE + DAY, S.DONE)
     request(sidecar)
 
-    report = reminders.freeze_reminders_send(now=DUE)
+    report = freeze_reminders_send(now=DUE)
     assert report.planned == [] and report.sent == 0
     assert not deadline_rows().exists()
     assert mail.outbox == []
@@ -119,7 +121,7 @@ def test_two_requests_of_one_person_make_one_note(board):
     request(sidecar)
     request(resize, thread="https://kubernetes.slack.com/archives/C2C40FMNF/p2002")
 
-    reminders.freeze_reminders_send(now=DUE)
+    freeze_reminders_send(now=DUE)
 
     by_address = {m.to[0]: m for m in mail.outbox}
     assert sorted(by_address) == ["alice@example.com", "bob@example.com", "carol@example.com"]
@@ -138,7 +140,7 @@ def test_opted_out_people_are_recorded_as_skipped(board):
     set_status(sidecar, FREEZE + HOUR, S.EXCEPTION_APPROVED)
     request(sidecar)
 
-    reminders.freeze_reminders_send(now=DUE)
+    freeze_reminders_send(now=DUE)
 
     assert [m.to for m in mail.outbox] == [["alice@example.com"]]
     carol = deadline_rows().get(recipient="carol@example.com")

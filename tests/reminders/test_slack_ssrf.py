@@ -9,15 +9,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
-from people.slack import encrypt_url, url_hint, validate_webhook_url
 
 from people.models import SlackWebhook
-from releases.choices import DeliveryState
 from releases.models import ReminderDelivery
-from releases.services import reminders
+from reminders.channels import encrypt_url, slack_recipient, url_hint, validate_webhook_url
+from reminders.choices import DeliveryState
 from tests.factories import SigFactory
-from tests.people.slack_standin import SlackStandIn
 from tests.reminder_board import FREEZE, HOUR
+from tests.reminders.slack_standin import SlackStandIn
 
 NOW = (FREEZE - 168 * HOUR).isoformat()
 SECRET = "internal-only: db_password=hunter2"
@@ -109,7 +108,7 @@ def test_a_url_saved_before_the_rule_is_not_posted_to_and_nothing_is_echoed(boar
     with pytest.raises(CommandError) as raised:
         call_command("send_freeze_reminders", "--now", NOW, verbosity=2)
     assert internal.requests == [], "the worker posted to an internal service"
-    delivery = ReminderDelivery.objects.get(recipient=reminders.slack_recipient("sig-node"))
+    delivery = ReminderDelivery.objects.get(recipient=slack_recipient("sig-node"))
     assert delivery.state == DeliveryState.FAILED and "not a Slack incoming-webhook URL" in delivery.error
     out = capsys.readouterr()
     for text in (delivery.error, out.out, out.err, str(raised.value)):
@@ -135,7 +134,7 @@ def test_a_redirect_from_slack_is_not_followed(board, slack, settings):
         with pytest.raises(CommandError):
             call_command("send_freeze_reminders", "--now", NOW, verbosity=0)
         assert redirector.requests and target.requests == [], "the redirect was followed"
-        delivery = ReminderDelivery.objects.get(recipient=reminders.slack_recipient("sig-node"))
+        delivery = ReminderDelivery.objects.get(recipient=slack_recipient("sig-node"))
         assert delivery.state == DeliveryState.FAILED and "HTTP 302" in delivery.error
         assert SECRET not in delivery.error
     finally:
@@ -150,6 +149,6 @@ def test_an_answer_that_is_not_slacks_is_not_stored(board, slack, capsys):
     slack.script[url[len(slack.url) :]].append((400, SECRET, {}))
     with pytest.raises(CommandError):
         call_command("send_freeze_reminders", "--now", NOW, verbosity=2)
-    delivery = ReminderDelivery.objects.get(recipient=reminders.slack_recipient("sig-node"))
+    delivery = ReminderDelivery.objects.get(recipient=slack_recipient("sig-node"))
     assert delivery.state == DeliveryState.FAILED and "HTTP 400" in delivery.error
     assert SECRET not in delivery.error and SECRET not in "".join(capsys.readouterr())
