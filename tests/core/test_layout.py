@@ -8,7 +8,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = "core"
-DOMAIN = ("keps", "releases", "meetings", "api", "people")
+DOMAIN = ("keps", "releases", "meetings", "reminders", "api", "people")
 DEVDATA = "devdata"
 CONFIG = "sigtracker"
 
