@@ -22,7 +22,19 @@ ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 APP_PACKAGES = ["sigtracker", "core", "devdata", "releases", "keps", "meetings", "api", "people", "manage.py"]
 TOOLING_PACKAGES = ["tests", "bench"]
-FIRST_PARTY = {"sigtracker", "core", "devdata", "releases", "keps", "meetings", "api", "people", "tests", "bench"}
+FIRST_PARTY = {
+    "sigtracker",
+    "core",
+    "devdata",
+    "releases",
+    "keps",
+    "meetings",
+    "reminders",
+    "api",
+    "people",
+    "tests",
+    "bench",
+}
 RUNTIME = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]]
 DEV = [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]]
 
