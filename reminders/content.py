@@ -136,15 +136,9 @@ def as_due_list(dues) -> list[DueReminder]:
     return sorted(dues, key=due_order)
 
 
-def digest_context(
-    *, dues, recipient: str, as_of: datetime.datetime, sig_ids: list[int] | None = None, boards: dict | None = None
-) -> dict | None:
-    """What the digest to one mailing list (or one SIG's Slack channel) says for the reminders `dues` (one, or
-    several falling at the same instant): each freeze with its time and requirements, the KEPs of the list's SIGs
-    grouped by what they still need (at risk first), and the retro action items due in the release that are still
-    open. `sig_ids` defaults to the SIGs whose mailing list is `recipient`; None when no SIG of the reminders is
-    left on that list."""
-    dues = as_due_list(dues)
+def _digest_sigs(dues: list[DueReminder], *, recipient: str, sig_ids: list[int] | None) -> dict[int, list[int]]:
+    """id(due) -> the SIGs of that reminder the digest is for: those in `sig_ids` (a Slack channel's SIG), else those
+    whose mailing list is `recipient`."""
     wanted = set(sig_ids) if sig_ids is not None else None
     sigs_of: dict[int, list[int]] = {}
     for due in dues:
@@ -154,10 +148,11 @@ def digest_context(
             for sig in sigs
             if (sig.pk in wanted if wanted is not None else sig.mailing_list.lower() == recipient.lower())
         ]
-    all_sig_ids = sorted({pk for pks in sigs_of.values() for pk in pks})
-    if not all_sig_ids:
-        return None
-    sigs = list(Sig.objects.filter(pk__in=all_sig_ids).order_by("slug"))
+    return sigs_of
+
+
+def _digest_entries(dues: list[DueReminder], sigs_of: dict[int, list[int]], *, as_of, boards) -> list[dict]:
+    """One entry per KEP of the digest's SIGs on the board, with what it still needs for each of the freezes."""
     entries: dict[int, dict] = {}
     for due in dues:
         rows, _people = board_of(boards, due, as_of)
@@ -170,28 +165,51 @@ def digest_context(
                 need = needs_of(row.status_then, due)
                 if need not in entry["needs"]:
                     entry["needs"].append(need)
-    keps = list(entries.values())
-    releases = {due.milestone.release_id for due in dues}
+    return list(entries.values())
+
+
+def _open_items(*, release_ids: set[int], sig_ids: list[int]) -> tuple:
+    """The retro action items of these SIGs due in these releases and still open, and their exception requests
+    still waiting for the release team (earliest deadline first)."""
     actions = (
         RetroItem.objects.filter(
             category=RetroCategory.ACTION_ITEM,
             status__in=[ActionStatus.OPEN, ActionStatus.IN_PROGRESS],
-            due_release__in=releases,
-            retrospective__sig__in=all_sig_ids,
+            due_release__in=release_ids,
+            retrospective__sig__in=sig_ids,
         )
         .select_related("owner", "due_release", "retrospective__release", "retrospective__sig")
         .order_by("retrospective__release__major", "retrospective__release__minor", "order", "pk")
     )
-    # Exception requests of these SIGs still waiting for the release team, earliest deadline first.
     pending_exceptions = (
         EnhancementException.objects.filter(
             decision=ExceptionDecision.PENDING,
-            tracked_enhancement__release__in=releases,
-            tracked_enhancement__sig__in=all_sig_ids,
+            tracked_enhancement__release__in=release_ids,
+            tracked_enhancement__sig__in=sig_ids,
         )
         .select_related("tracked_enhancement__kep", "tracked_enhancement__sig")
         .order_by(F("deadline").asc(nulls_last=True), "requested_at", "pk")
     )
+    return actions, pending_exceptions
+
+
+def digest_context(
+    *, dues, recipient: str, as_of: datetime.datetime, sig_ids: list[int] | None = None, boards: dict | None = None
+) -> dict | None:
+    """What the digest to one mailing list (or one SIG's Slack channel) says for the reminders `dues` (one, or
+    several falling at the same instant): each freeze with its time and requirements, the KEPs of the list's SIGs
+    grouped by what they still need (at risk first), and the retro action items due in the release that are still
+    open. `sig_ids` defaults to the SIGs whose mailing list is `recipient`; None when no SIG of the reminders is
+    left on that list."""
+    dues = as_due_list(dues)
+    sigs_of = _digest_sigs(dues, recipient=recipient, sig_ids=sig_ids)
+    all_sig_ids = sorted({pk for pks in sigs_of.values() for pk in pks})
+    if not all_sig_ids:
+        return None
+    sigs = list(Sig.objects.filter(pk__in=all_sig_ids).order_by("slug"))
+    keps = _digest_entries(dues, sigs_of, as_of=as_of, boards=boards)
+    releases = {due.milestone.release_id for due in dues}
+    actions, pending_exceptions = _open_items(release_ids=releases, sig_ids=all_sig_ids)
     blocks = kep_blocks(keps, ready_title="Ready")
     at_risk = sum(1 for k in keps if k["at_risk"])
     not_ready = sum(1 for k in keps if k["needs"])

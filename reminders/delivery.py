@@ -77,6 +77,57 @@ def _opted_out(address: str) -> bool:
     return choices == {True}
 
 
+def _recipient_refusal(delivery: ReminderDelivery) -> str:
+    """Why the recipient no longer wants this reminder (a skip reason), asked again right before sending: they
+    opted out, unsubscribed with one click, or changed their preferences after it was planned; "" if they do."""
+    if delivery.kind == ReminderKind.PERSONAL and _opted_out(delivery.recipient):
+        # Their choice now is what counts.
+        return "opted out of reminder emails"
+    return reminder_refusal(kind=delivery.kind, address=delivery.recipient, offset_hours=delivery.offset_hours)
+
+
+def _covered(delivery: ReminderDelivery, siblings: list[ReminderDelivery], dues: dict) -> list[DueReminder]:
+    """The reminders the delivery's email covers (its own and its merged siblings'), rebuilt once per batch."""
+    covered = []
+    for row in (delivery, *siblings):
+        key = (row.milestone_id, row.anchor, row.offset_hours, row.due_at)
+        if key not in dues:
+            dues[key] = due_for(row)
+        covered.append(dues[key])
+    return sorted(covered, key=due_order)
+
+
+def _deliver_email(*, delivery, mine, dues, as_of, boards, mail_connection, result: BatchResult) -> None:
+    """Send one leased delivery's email over the batch's connection and record what came of it: nothing happens
+    between the server's acceptance and the update that marks the row sent (the window of the one duplicate)."""
+    email = reminder_message(delivery=delivery, as_of=as_of, dues=dues, boards=boards)
+    if email is None:
+        mine.update(state=DeliveryState.SKIPPED, error="nothing left to remind about when it was sent")
+        result.skipped.append(delivery.pk)
+        return
+    try:
+        # Opens the connection for the first message and after a failure; a no-op while open.
+        mail_connection.open()
+        email.connection = mail_connection
+        email.send()
+    except Exception as exc:  # noqa: BLE001 - sorted into transient and lasting below
+        error = smtp_answer(exc)[:2000]
+        # The connection may be half-way through a conversation: start the next message afresh.
+        mail_connection.close()
+        if is_transient(exc):
+            mine.update(claimed_at=None, error=error)
+            result.retry[delivery.pk] = exc
+        else:
+            # Refused for good (5xx): kept with the server's answer and tried again after a back-off.
+            refused_update(mine, error=error)
+            result.failed[delivery.pk] = error
+        return
+    mine.update(
+        state=DeliveryState.SENT, sent_at=timezone.now(), message_id=email.extra_headers["Message-ID"], error=""
+    )
+    result.sent.append(delivery.pk)
+
+
 def reminder_deliver_batch(*, delivery_ids: list[int], as_of: datetime.datetime, mail_connection=None) -> BatchResult:
     """Send each of these deliveries unless someone else has: lease the waiting ones to us (one short
     transaction), then per delivery send outside any transaction and mark it sent. The board is read once
@@ -102,9 +153,7 @@ def reminder_deliver_batch(*, delivery_ids: list[int], as_of: datetime.datetime,
     own_connection = mail_connection is None
     mail_connection = mail_connection or get_connection()
     try:
-        for delivery_id in delivery_ids:
-            if delivery_id not in leased:
-                continue
+        for delivery_id in (pk for pk in delivery_ids if pk in leased):
             delivery = deliveries[delivery_id]
             # A slow batch must not outlive its lease: renew it at half-life, before sending.
             held = stamp
@@ -114,61 +163,24 @@ def reminder_deliver_batch(*, delivery_ids: list[int], as_of: datetime.datetime,
                     result.elsewhere.append(delivery_id)
                     continue
             mine = ReminderDelivery.objects.filter(pk=delivery_id, claimed_at=held, state=DeliveryState.CLAIMED)
-            if delivery.kind == ReminderKind.PERSONAL and _opted_out(delivery.recipient):
-                # They opted out after the reminder was planned: their choice now is what counts.
-                mine.update(state=DeliveryState.SKIPPED, error="opted out of reminder emails")
-                result.skipped.append(delivery_id)
-                continue
-            refusal = reminder_refusal(
-                kind=delivery.kind, address=delivery.recipient, offset_hours=delivery.offset_hours
-            )
+            refusal = _recipient_refusal(delivery)
             if refusal:
-                # Unsubscribed with one click, or changed their preferences, after the reminder was planned.
                 mine.update(state=DeliveryState.SKIPPED, error=refusal)
                 result.skipped.append(delivery_id)
                 continue
-            covered = []
-            for row in (delivery, *merged.get(delivery_id, [])):
-                key = (row.milestone_id, row.anchor, row.offset_hours, row.due_at)
-                if key not in dues:
-                    dues[key] = due_for(row)
-                covered.append(dues[key])
+            covered = _covered(delivery, merged.get(delivery_id, []), dues)
             if slack_sig_slug(delivery.recipient) is not None:
-                _deliver_slack(
+                _deliver_slack(delivery=delivery, mine=mine, dues=covered, as_of=as_of, boards=boards, result=result)
+            else:
+                _deliver_email(
                     delivery=delivery,
                     mine=mine,
-                    dues=sorted(covered, key=due_order),
+                    dues=covered,
                     as_of=as_of,
                     boards=boards,
+                    mail_connection=mail_connection,
                     result=result,
                 )
-                continue
-            email = reminder_message(delivery=delivery, as_of=as_of, dues=sorted(covered, key=due_order), boards=boards)
-            if email is None:
-                mine.update(state=DeliveryState.SKIPPED, error="nothing left to remind about when it was sent")
-                result.skipped.append(delivery_id)
-                continue
-            try:
-                # Opens the connection for the first message and after a failure; a no-op while open.
-                mail_connection.open()
-                email.connection = mail_connection
-                email.send()
-            except Exception as exc:  # noqa: BLE001 - sorted into transient and lasting below
-                error = smtp_answer(exc)[:2000]
-                # The connection may be half-way through a conversation: start the next message afresh.
-                mail_connection.close()
-                if is_transient(exc):
-                    mine.update(claimed_at=None, error=error)
-                    result.retry[delivery_id] = exc
-                else:
-                    # Refused for good (5xx): kept with the server's answer and tried again after a back-off.
-                    refused_update(mine, error=error)
-                    result.failed[delivery_id] = error
-                continue
-            mine.update(
-                state=DeliveryState.SENT, sent_at=timezone.now(), message_id=email.extra_headers["Message-ID"], error=""
-            )
-            result.sent.append(delivery_id)
     finally:
         if own_connection:
             mail_connection.close()

@@ -79,98 +79,107 @@ def _merge_same_instant(planned: list[PlannedDelivery]) -> None:
         primary.sig_ids = sorted({sig_id for item in items for sig_id in item.sig_ids})
 
 
+def _plan_digests(due: DueReminder, plan: ReminderPlan, no_list: set) -> None:
+    """The digests of `due`: one per mailing list of its SIGs, and one per SIG Slack channel switched on. A SIG with
+    neither is noted in `no_list` (its digest goes nowhere)."""
+    sigs = Sig.objects.filter(pk__in=due.sig_ids).order_by("slug")
+    lists: dict[str, list[int]] = defaultdict(list)
+    on_slack = set(SlackWebhook.objects.filter(sig_id__in=due.sig_ids, enabled=True).values_list("sig_id", flat=True))
+    for sig in sigs:
+        if sig.mailing_list:
+            lists[sig.mailing_list.lower()].append(sig.pk)
+        elif not due.skip_reason and sig.pk not in on_slack:
+            no_list.add((sig.slug, due.due_at))
+    for address, sig_ids in sorted(lists.items()):
+        plan.deliveries.append(
+            PlannedDelivery(
+                due,
+                ReminderKind.DIGEST,
+                address,
+                sig_ids=sig_ids,
+                # A one-click unsubscribe of that list's address is honoured like an opt-out.
+                skip_reason=due.skip_reason or reminder_refusal(kind=ReminderKind.DIGEST, address=address),
+            )
+        )
+    # Each SIG with a Slack webhook switched on also gets the digest there: a delivery of its own per channel.
+    for sig in sigs:
+        if sig.pk in on_slack:
+            plan.deliveries.append(
+                PlannedDelivery(
+                    due, ReminderKind.DIGEST, slack_recipient(sig.slug), sig_ids=[sig.pk], skip_reason=due.skip_reason
+                )
+            )
+
+
+def _people_to_remind(due: DueReminder, now: datetime.datetime, unreachable: dict[int, str]) -> dict[str, dict]:
+    """address (lower case) -> {"person", "keps", "opted_out"} for the people of the KEPs `due` is about (not ready
+    for its freeze, or with an approved exception request at its deadline); those without an address go in
+    `unreachable`."""
+    if due.anchor == Anchor.EXCEPTION_DEADLINE:
+        rows = [row for _request, row in exception_requests_due(due=due, as_of=now, exact=True)]
+    else:
+        rows = not_ready(
+            board_at(release_id=due.milestone.release_id, as_of=now, sig_ids=due.sig_ids)
+            .select_related("kep", "assignee", "enhancements_contact")
+            .prefetch_related("kep__authors", "sig__leaderships__person"),
+            due,
+        )
+    people: dict[str, dict] = {}
+    for row in rows:
+        for person, _role in people_of(row):
+            if not person.email:
+                if not due.skip_reason:
+                    unreachable[person.pk] = person.github or person.name or f"person {person.pk}"
+                continue
+            entry = people.setdefault(person.email.lower(), {"person": person, "keps": set(), "opted_out": True})
+            entry["keps"].add(row.kep.number)
+            # Two records sharing an address: send unless every one of them opted out.
+            entry["opted_out"] = entry["opted_out"] and person.reminders_opt_out
+            if not person.reminders_opt_out:
+                entry["person"] = person
+    return people
+
+
+def _plan_notes(due: DueReminder, plan: ReminderPlan, people: dict[str, dict], seen: set[tuple]) -> None:
+    """The personal notes of `due`, one per address in `people`."""
+    for address, entry in sorted(people.items()):
+        if due.anchor == Anchor.EXCEPTION_DEADLINE:
+            # Two deadlines of one freeze due in one run (catching up): the first one's note lists both.
+            key = (due.milestone.pk, due.anchor, due.offset_hours, ReminderKind.PERSONAL, address)
+            if key in seen:
+                continue
+            seen.add(key)
+        plan.deliveries.append(
+            PlannedDelivery(
+                due,
+                ReminderKind.PERSONAL,
+                address,
+                person_id=entry["person"].pk,
+                skip_reason=due.skip_reason
+                or ("opted out of reminder emails" if entry["opted_out"] else "")
+                # Their own settings (`consent`): unsubscribed, email off, or not one of their chosen offsets.
+                or reminder_refusal(kind=ReminderKind.PERSONAL, address=address, offset_hours=due.offset_hours),
+                keps=sorted(entry["keps"]),
+            )
+        )
+
+
 def reminder_plan(*, now: datetime.datetime) -> ReminderPlan:
     """Who gets which reminder at `now`: a digest per SIG mailing list, a note per person with KEPs to fix;
     reminders due at the same instant for the same address make one email. Also who cannot be reached."""
-    planned: list[PlannedDelivery] = []
+    plan = ReminderPlan(deliveries=[])
     unreachable: dict[int, str] = {}
     no_list: set[tuple[str, datetime.datetime]] = set()
     seen: set[tuple] = set()
     for due in reminders_due(now=now):
-        per_request = due.anchor == Anchor.EXCEPTION_DEADLINE
         # An exception request's deadline gets personal notes only, no digest.
-        digest_sig_ids = [] if per_request else due.sig_ids
-        sigs = Sig.objects.filter(pk__in=digest_sig_ids).order_by("slug")
-        lists: dict[str, list[int]] = defaultdict(list)
-        on_slack = set(
-            SlackWebhook.objects.filter(sig_id__in=digest_sig_ids, enabled=True).values_list("sig_id", flat=True)
-        )
-        for sig in sigs:
-            if sig.mailing_list:
-                lists[sig.mailing_list.lower()].append(sig.pk)
-            elif not due.skip_reason and sig.pk not in on_slack:
-                no_list.add((sig.slug, due.due_at))
-        for address, sig_ids in sorted(lists.items()):
-            planned.append(
-                PlannedDelivery(
-                    due,
-                    ReminderKind.DIGEST,
-                    address,
-                    sig_ids=sig_ids,
-                    # A one-click unsubscribe of that list's address (people/) is honoured like an opt-out.
-                    skip_reason=due.skip_reason or reminder_refusal(kind=ReminderKind.DIGEST, address=address),
-                )
-            )
-        # Each SIG with a Slack webhook switched on also gets the digest there: a delivery of its own per channel.
-        for sig in sigs:
-            if sig.pk in on_slack:
-                planned.append(
-                    PlannedDelivery(
-                        due,
-                        ReminderKind.DIGEST,
-                        slack_recipient(sig.slug),
-                        sig_ids=[sig.pk],
-                        skip_reason=due.skip_reason,
-                    )
-                )
-        rows = (
-            board_at(release_id=due.milestone.release_id, as_of=now, sig_ids=due.sig_ids)
-            .select_related("kep", "assignee", "enhancements_contact")
-            .prefetch_related("kep__authors", "sig__leaderships__person")
-        )
-        if per_request:
-            rows = [row for _request, row in exception_requests_due(due=due, as_of=now, exact=True)]
-        else:
-            rows = not_ready(rows, due)
-        people: dict[str, dict] = {}
-        for row in rows:
-            for person, _role in people_of(row):
-                if not person.email:
-                    if not due.skip_reason:
-                        unreachable[person.pk] = person.github or person.name or f"person {person.pk}"
-                    continue
-                entry = people.setdefault(person.email.lower(), {"person": person, "keps": set(), "opted_out": True})
-                entry["keps"].add(row.kep.number)
-                # Two records sharing an address: send unless every one of them opted out.
-                entry["opted_out"] = entry["opted_out"] and person.reminders_opt_out
-                if not person.reminders_opt_out:
-                    entry["person"] = person
-        for address, entry in sorted(people.items()):
-            if per_request:
-                # Two deadlines of one freeze due in one run (catching up): the first one's note lists both.
-                key = (due.milestone.pk, due.anchor, due.offset_hours, ReminderKind.PERSONAL, address)
-                if key in seen:
-                    continue
-                seen.add(key)
-            planned.append(
-                PlannedDelivery(
-                    due,
-                    ReminderKind.PERSONAL,
-                    address,
-                    person_id=entry["person"].pk,
-                    skip_reason=due.skip_reason
-                    or ("opted out of reminder emails" if entry["opted_out"] else "")
-                    # Their own settings (people/): unsubscribed, email off, or not one of their chosen offsets.
-                    or reminder_refusal(kind=ReminderKind.PERSONAL, address=address, offset_hours=due.offset_hours),
-                    keps=sorted(entry["keps"]),
-                )
-            )
-    _merge_same_instant(planned)
-    return ReminderPlan(
-        deliveries=planned,
-        owners_without_address=sorted(unreachable.values(), key=str.lower),
-        digests_without_list=sorted(no_list),
-    )
+        if due.anchor != Anchor.EXCEPTION_DEADLINE:
+            _plan_digests(due, plan, no_list)
+        _plan_notes(due, plan, _people_to_remind(due, now, unreachable), seen)
+    _merge_same_instant(plan.deliveries)
+    plan.owners_without_address = sorted(unreachable.values(), key=str.lower)
+    plan.digests_without_list = sorted(no_list)
+    return plan
 
 
 def reminder_deliveries_plan(*, now: datetime.datetime) -> list[PlannedDelivery]:

@@ -57,16 +57,8 @@ def _sections(title: str, lines: list[str]) -> list[dict]:
     return [{"type": "section", "text": {"type": "mrkdwn", "text": chunk}} for chunk in sections]
 
 
-def render_digest_slack(
-    *, dues, sig_id: int, as_of: datetime.datetime, reference: str, boards: dict | None = None
-) -> SlackMessage | None:
-    """One SIG's digest as Slack blocks, from the same context as the email (`digest_context`): a header, each
-    freeze with its time (UTC, US Pacific) and requirements, the KEPs grouped by what they still need, open retro
-    action items, pending exception requests, the release page, and `reference` (the delivery's fixed id, so a
-    copy resent after a crash is recognisably the same). None when the SIG is no longer among the reminders'."""
-    context = digest_context(dues=dues, recipient="", as_of=as_of, sig_ids=[sig_id], boards=boards)
-    if context is None:
-        return None
+def _summary_blocks(context: dict) -> list[dict]:
+    """The header, one line of counts, and each freeze with its time and requirements."""
     esc = mrkdwn_escape
     header = one_line(f"[{context['sig_names']}] {context['headline']}")
     if len(header) > SLACK_HEADER_CHARS:
@@ -94,7 +86,13 @@ def render_digest_slack(
         blocks += _sections(
             f"{title}\nWhat {name} requires of each KEP:", [f"• {esc(line)}" for line in freeze["requirements"]]
         )
-    blocks.append({"type": "divider"})
+    return blocks
+
+
+def _kep_blocks(context: dict) -> list[dict]:
+    """The KEPs, one titled group per block of the digest (what they still need, ready, done, gone)."""
+    esc = mrkdwn_escape
+    blocks: list[dict] = []
     for block in context["blocks"]:
         if len(block["needs"]) == 1:
             title = f"*{esc(block['title'])}:* {esc(block['needs'][0])}"
@@ -113,6 +111,13 @@ def render_digest_slack(
         blocks += _sections(title, lines)
     if not context["blocks"]:
         blocks += _sections(f"No KEPs of {esc(context['sig_names'])} are on the {esc(context['versions'])} board.", [])
+    return blocks
+
+
+def _open_item_blocks(context: dict) -> list[dict]:
+    """Open retro action items due in the release, and exception requests waiting for the release team."""
+    esc = mrkdwn_escape
+    blocks: list[dict] = []
     actions = [
         f"• {esc(item.text)} ({'@' + esc(item.owner.github) + ', ' if item.owner else ''}"
         f"{esc(item.get_status_display().lower())}; from the v{esc(item.retrospective.release.version)} retro of "
@@ -135,26 +140,29 @@ def render_digest_slack(
         requests.append(line)
     if requests:
         blocks += _sections("*Exception requests waiting for the release team's decision:*", requests)
-    footer = {
-        "type": "context",
-        "elements": [
-            {
-                "type": "mrkdwn",
-                "text": " · ".join(
-                    [
-                        *(
-                            _slack_link(url, f"Release schedule and board ({version})")
-                            for version, url in context["release_urls"]
-                        ),
-                        f"sigtracker {esc(reference)}",
-                    ]
-                ),
-            }
-        ],
-    }
+    return blocks
+
+
+def _footer(context: dict, reference: str) -> dict:
+    links = [_slack_link(url, f"Release schedule and board ({version})") for version, url in context["release_urls"]]
+    text = " · ".join([*links, f"sigtracker {mrkdwn_escape(reference)}"])
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": text}]}
+
+
+def render_digest_slack(
+    *, dues, sig_id: int, as_of: datetime.datetime, reference: str, boards: dict | None = None
+) -> SlackMessage | None:
+    """One SIG's digest as Slack blocks, from the same context as the email (`digest_context`): a header, each
+    freeze with its time (UTC, US Pacific) and requirements, the KEPs grouped by what they still need, open retro
+    action items, pending exception requests, the release page, and `reference` (the delivery's fixed id, so a
+    copy resent after a crash is recognisably the same). None when the SIG is no longer among the reminders'."""
+    context = digest_context(dues=dues, recipient="", as_of=as_of, sig_ids=[sig_id], boards=boards)
+    if context is None:
+        return None
+    blocks = [*_summary_blocks(context), {"type": "divider"}, *_kep_blocks(context), *_open_item_blocks(context)]
     if len(blocks) > SLACK_MAX_BLOCKS - 1:
         dropped = len(blocks) - (SLACK_MAX_BLOCKS - 2)
         blocks = blocks[: SLACK_MAX_BLOCKS - 2]
         blocks += _sections(f"_…and {dropped} more sections: see the release page._", [])
-    blocks.append(footer)
+    blocks.append(_footer(context, reference))
     return SlackMessage(text=context["subject"], blocks=blocks)
