@@ -152,8 +152,8 @@ def run() -> list[Figure]:
     client = Celery("sigtracker-bench", broker=REDIS_URL, set_as_current=False)
     try:
         with scratch_database():
-            from releases.models import ReminderDelivery
             from reminders.choices import DeliveryState
+            from reminders.models import ReminderDelivery
 
             build_data()
             db = connection.settings_dict

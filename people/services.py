@@ -7,9 +7,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from keps.models import Person
+from reminders.models import Unsubscription
 
 from .choices import ChangeSource
-from .models import PreferenceChange, Profile, Unsubscription, new_calendar_secret
+from .models import PreferenceChange, Profile, new_calendar_secret
 
 
 @dataclass(frozen=True)

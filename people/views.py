@@ -11,12 +11,13 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from releases.selectors_published import person_release_roles
 from reminders.choices import ReminderKind
+from reminders.models import Unsubscription
 from reminders.unsubscribe import ONE_CLICK_FIELD, ONE_CLICK_VALUE, BadToken, unsubscribe_address
 
 from . import selectors, services
 from .forms import PreferencesForm
 from .ical import my_calendar
-from .models import Profile, Unsubscription
+from .models import Profile
 
 sign_in_required = login_required(login_url="account_login")
 

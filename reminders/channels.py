@@ -38,7 +38,7 @@ from slack_sdk.http_retry.builtin_handlers import ServerErrorRetryHandler
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
 from slack_sdk.webhook import WebhookClient, WebhookResponse
 
-from people.models import SlackWebhook
+from .models import SlackWebhook
 
 #: Answers (body or status) meaning the webhook or its channel is gone for good: the channel is turned off.
 REVOKED_ERRORS = frozenset(

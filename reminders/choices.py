@@ -1,6 +1,15 @@
-"""Choices of the reminders domain. Until the delivery model moves here they are defined beside it in
-`releases.choices`; every reminder module takes them from here."""
+"""Choices of the reminders domain."""
 
-from releases.choices import DeliveryState, ReminderKind
+from django.db import models
 
-__all__ = ["DeliveryState", "ReminderKind"]
+
+class ReminderKind(models.TextChoices):
+    DIGEST = "digest", "SIG digest"
+    PERSONAL = "personal", "Personal note"
+
+
+class DeliveryState(models.TextChoices):
+    CLAIMED = "claimed", "Claimed (sending)"
+    SENT = "sent", "Sent"
+    FAILED = "failed", "Failed"
+    SKIPPED = "skipped", "Skipped"

@@ -10,9 +10,8 @@ import functools
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from people.models import Unsubscription
-
 from .choices import ReminderKind
+from .models import Unsubscription
 
 
 @functools.cache

@@ -13,8 +13,6 @@ from django.db import connection
 from django.utils import timezone
 
 from keps.models import Person
-from people.models import SlackWebhook
-from releases.models import ReminderDelivery
 
 from . import metrics
 from .channels import slack_sig_slug, slack_webhook_disable, webhook_post
@@ -22,6 +20,7 @@ from .choices import DeliveryState, ReminderKind
 from .consent import reminder_refusal
 from .due import DueReminder, due_for, due_order
 from .leases import lease_length, renew_lease, take_leases
+from .models import ReminderDelivery, SlackWebhook
 from .planning import merged_siblings
 from .refusals import refused_update
 from .render_email import reminder_message

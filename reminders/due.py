@@ -15,10 +15,12 @@ from django.db.models import Q
 
 from keps.models import Person, Sig
 from releases.choices import ExceptionDecision
-from releases.models import EnhancementException, Milestone, ReminderDelivery, TrackedEnhancement
+from releases.models import EnhancementException, Milestone, TrackedEnhancement
 from releases.prr import prr_of, with_prr
 from releases.rules import FINAL_STATUSES, FREEZE_KINDS, FREEZE_MILESTONE, MILESTONE_FREEZE, OUT_OF_PLAY, is_ready_for
 from releases.services.stats import status_at_expression
+
+from .models import ReminderDelivery
 
 logger = logging.getLogger(__name__)
 

@@ -2,9 +2,8 @@
 
 from django import forms
 
-from people.models import SlackWebhook
-
 from .channels import validate_webhook_url
+from .models import SlackWebhook
 
 
 class SlackWebhookForm(forms.ModelForm):

@@ -9,10 +9,9 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from releases.models import ReminderDelivery
-
 from . import metrics
 from .choices import DeliveryState
+from .models import ReminderDelivery
 from .planning import PlannedDelivery, merged_reason, reminder_deliveries_plan
 from .refusals import reminder_refused_release
 

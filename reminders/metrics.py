@@ -47,7 +47,7 @@ def _channel(recipient: str) -> str:
 def reminders_planned(rows: list) -> None:
     """Before the planning run inserts `rows`: count those not recorded yet, as planned (to be sent) or skipped
     (merged into another email, nobody to send to). A row another run recorded first is not counted twice."""
-    from releases.models import ReminderDelivery
+    from .models import ReminderDelivery
 
     if not rows:
         return
@@ -65,7 +65,7 @@ def reminders_planned(rows: list) -> None:
 
 def reminder_batch_done(deliveries: dict, result) -> None:
     """After a sender's batch: what came of each delivery it held (a `reminders.BatchResult`)."""
-    from releases.models import ReminderDelivery
+    from .models import ReminderDelivery
 
     sent_at = dict(ReminderDelivery.objects.filter(pk__in=result.sent).values_list("pk", "sent_at"))
     for event, ids in (
@@ -85,7 +85,7 @@ def reminder_batch_done(deliveries: dict, result) -> None:
 
 def reminder_given_up(delivery_id: int) -> None:
     """A delivery marked failed after its last retry."""
-    from releases.models import ReminderDelivery
+    from .models import ReminderDelivery
 
     delivery = ReminderDelivery.objects.filter(pk=delivery_id).select_related("milestone").first()
     if delivery is not None:
@@ -96,7 +96,7 @@ def reminder_given_up(delivery_id: int) -> None:
 
 
 def database_families() -> Iterable:
-    from releases.models import ReminderDelivery
+    from .models import ReminderDelivery
 
     now = timezone.now()
     grace = datetime.timedelta(minutes=settings.SIGTRACKER_REMINDER_GRACE_MINUTES)

@@ -8,8 +8,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from keps.models import Sig
-from people.models import SlackWebhook
-from releases.models import ReminderDelivery
 
 from .channels import slack_recipient
 from .choices import DeliveryState, ReminderKind
@@ -25,6 +23,7 @@ from .due import (
     people_of,
     reminders_due,
 )
+from .models import ReminderDelivery, SlackWebhook
 from .wording import describe_due
 
 

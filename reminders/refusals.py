@@ -20,8 +20,8 @@ from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
 
-from releases.choices import DeliveryState
-from releases.models import ReminderDelivery
+from .choices import DeliveryState
+from .models import ReminderDelivery
 
 Anchor = ReminderDelivery.Anchor
 

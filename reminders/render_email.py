@@ -12,11 +12,11 @@ from django.urls import reverse
 
 from core.text import one_line
 from keps.models import Person
-from releases.models import ReminderDelivery
 
 from .choices import ReminderKind
 from .content import as_due_list, board_of, common_context, digest_context, kep_blocks, kep_entry
 from .due import Anchor, DueReminder, exception_requests_due, not_ready, people_of
+from .models import ReminderDelivery
 from .planning import reminder_dues
 from .unsubscribe import unsubscribe_headers, unsubscribe_url
 from .wording import ROLE_LABELS, and_list, base_url, needs_of, or_list, quoted_times, role_order, span

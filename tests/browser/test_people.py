@@ -7,8 +7,8 @@ import pytest
 from django.utils import timezone
 
 from keps.models import Person
-from people.models import Unsubscription
 from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState
+from reminders.models import Unsubscription
 from reminders.unsubscribe import unsubscribe_url
 from tests.factories import KepFactory, MilestoneFactory, PersonFactory, ReleaseFactory, SigFactory
 from tests.factories import TrackedEnhancementFactory as Tracked

@@ -26,8 +26,9 @@ from django.core import mail
 from django.core.management import call_command
 from django.test import override_settings
 
-from releases.models import ReminderDelivery, TrackedEnhancement
+from releases.models import TrackedEnhancement
 from reminders.choices import DeliveryState
+from reminders.models import ReminderDelivery
 from reminders.tasks import send_due_freeze_reminders
 from sigtracker.celery import app
 from tests.brokers import drop_broker_connections

@@ -6,8 +6,9 @@ import time
 
 import pytest
 
-from releases.models import ReleaseStats, ReminderDelivery
+from releases.models import ReleaseStats
 from reminders.choices import DeliveryState
+from reminders.models import ReminderDelivery
 from tests.factories import PersonFactory
 from tests.live_services import ALL_QUEUES
 from tests.reminder_board import FREEZE, HOUR, NODE_LIST
@@ -147,9 +148,9 @@ def slack(settings):
 def test_worker_killed_mid_batch_email_and_slack_each_exactly_once(board, celery_worker, smtp_server, slack, settings):
     """The digest goes by email and to each SIG's Slack channel; a worker killed in the middle
     of a Slack post loses nothing and duplicates nothing, on either channel, once the lease has run out."""
-    from people.models import SlackWebhook
     from releases.choices import EnhancementStatus as S
     from reminders.channels import slack_recipient, slack_webhook_set_url
+    from reminders.models import SlackWebhook
     from tests.factories import KepFactory, SigFactory, TrackedEnhancementFactory
     from tests.reminder_board import DAY, on_board
 

@@ -9,9 +9,10 @@ from django.core.management import call_command
 
 from releases.choices import EnhancementStatus as S
 from releases.choices import ExceptionDecision, Freeze
-from releases.models import EnhancementException, EnhancementStatusChange, ReminderDelivery
+from releases.models import EnhancementException, EnhancementStatusChange
 from reminders.choices import DeliveryState, ReminderKind
 from reminders.due import reminders_due
+from reminders.models import ReminderDelivery
 from reminders.services import freeze_reminders_send
 from tests.reminder_board import DAY, FREEZE, HOUR
 

@@ -9,10 +9,10 @@ from django.utils import timezone
 
 from keps.models import Person
 from releases.choices import MilestoneKind
-from releases.models import ReminderDelivery
 from reminders.channels import slack_recipient
 from reminders.choices import DeliveryState
 from reminders.delivery import reminder_delivery_give_up
+from reminders.models import ReminderDelivery
 from tests.reminder_board import FREEZE, HOUR, NODE_LIST
 from tests.scrape import Delta, scrape
 

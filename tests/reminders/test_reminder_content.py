@@ -12,12 +12,12 @@ from django.core.management import call_command
 
 from releases.choices import EnhancementStatus as S
 from releases.choices import MilestoneKind
-from releases.models import ReminderDelivery
 from releases.rules import FREEZE_KINDS, REQUIREMENTS
 from reminders.choices import DeliveryState, ReminderKind
 from reminders.delivery import reminder_deliver_batch
 from reminders.due import reminders_due
 from reminders.leases import reminder_deliveries_claim
+from reminders.models import ReminderDelivery
 from reminders.render_email import reminder_message, render_digest
 from tests.digest_scene import DAY, FREEZE, NODE_LIST, UTC, WEEK_BEFORE  # noqa: F401
 from tests.digest_scene import tracked_kep as _kep

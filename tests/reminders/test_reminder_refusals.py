@@ -10,10 +10,11 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
-from releases.models import Milestone, ReminderDelivery
+from releases.models import Milestone
 from reminders.choices import DeliveryState
 from reminders.delivery import reminder_deliver_batch
 from reminders.leases import reminder_deliveries_claim
+from reminders.models import ReminderDelivery
 from reminders.refusals import reminder_refused_release
 from reminders.services import freeze_reminders_send
 from tests.reminder_board import DAY, FREEZE, HOUR, NODE_LIST

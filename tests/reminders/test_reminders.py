@@ -10,11 +10,11 @@ from django.db import transaction
 
 from releases.choices import ActionStatus, MilestoneKind, RetroCategory
 from releases.choices import EnhancementStatus as S
-from releases.models import ReminderDelivery
 from reminders.choices import DeliveryState, ReminderKind
 from reminders.delivery import reminder_deliver_batch
 from reminders.due import reminders_due
 from reminders.leases import reminder_deliveries_claim
+from reminders.models import ReminderDelivery
 from reminders.planning import reminder_deliveries_plan
 from reminders.render_email import render_digest, render_personal
 from reminders.services import freeze_reminders_send

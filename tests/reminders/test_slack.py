@@ -7,12 +7,11 @@ from django.core import mail
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from people.models import SlackWebhook
 from releases.choices import EnhancementStatus as S
-from releases.models import ReminderDelivery
 from reminders.channels import slack_recipient, slack_webhook_set_url
 from reminders.choices import DeliveryState, ReminderKind
 from reminders.due import reminders_due
+from reminders.models import ReminderDelivery, SlackWebhook
 from reminders.render_slack import SLACK_MAX_BLOCKS, render_digest_slack
 from tests.factories import KepFactory, SigFactory, TrackedEnhancementFactory
 from tests.reminder_board import DAY, FREEZE, HOUR, NODE_LIST, on_board

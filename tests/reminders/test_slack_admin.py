@@ -5,8 +5,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from keps.roles import sig_membership_grant
-from people.models import SlackWebhook
 from reminders.channels import slack_webhook_set_url
+from reminders.models import SlackWebhook
 from tests.factories import SigFactory
 
 pytestmark = pytest.mark.django_db

@@ -10,10 +10,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
-from people.models import SlackWebhook
-from releases.models import ReminderDelivery
 from reminders.channels import encrypt_url, slack_recipient, url_hint, validate_webhook_url
 from reminders.choices import DeliveryState
+from reminders.models import ReminderDelivery, SlackWebhook
 from tests.factories import SigFactory
 from tests.reminder_board import FREEZE, HOUR
 from tests.reminders.slack_standin import SlackStandIn

@@ -5,10 +5,10 @@ import datetime
 import pytest
 from django.core import mail
 
-from releases.models import ReminderDelivery
 from reminders import tasks
 from reminders.choices import DeliveryState
 from reminders.leases import reminder_deliveries_claim
+from reminders.models import ReminderDelivery
 from tests.factories import PersonFactory
 from tests.reminder_board import FREEZE, HOUR, NODE_LIST
 

@@ -10,12 +10,13 @@ import pytest
 from django.core import mail, signing
 from django.test import Client
 
-from people.models import PreferenceChange, Profile, Unsubscription
+from people.models import PreferenceChange, Profile
 from releases.choices import EnhancementStatus, MilestoneKind
-from releases.models import EnhancementStatusChange, ReminderDelivery
+from releases.models import EnhancementStatusChange
 from reminders.choices import DeliveryState, ReminderKind
 from reminders.delivery import reminder_deliver_batch
 from reminders.leases import reminder_deliveries_claim
+from reminders.models import ReminderDelivery, Unsubscription
 from reminders.services import freeze_reminders_send
 from reminders.unsubscribe import BadToken, unsubscribe_address, unsubscribe_token, unsubscribe_url
 from tests.factories import (
