@@ -148,6 +148,7 @@ SIGTRACKER_EXPORTED_MODELS = [
     "keps",
     "releases",
     "meetings",
+    "reminders",
     "people",
     "api",
     "admin.logentry",
