@@ -9,7 +9,7 @@ the admin does the same at once, with no limit but the anchor.
 
 Handing out again is one compare-and-swap UPDATE from `FAILED` (with the `retry_at` read) back to the waiting
 state (`CLAIMED` with no lease), so two runs, or a run and the admin, cannot both take it; from there it goes
-through the usual lease and send of `reminders.reminder_deliver_batch`, and its once-per-recipient guarantee is
+through the usual lease and send of `delivery.reminder_deliver_batch`, and its once-per-recipient guarantee is
 unchanged: a refused message was not accepted, so sending it again is its first delivery, not a second.
 """
 
