@@ -124,7 +124,7 @@ def test_no_automatic_retry_once_the_freeze_has_passed(board, refusing_server):
 @pytest.mark.django_db(transaction=True)
 def test_admin_shows_the_answer_and_retry_now_sends_once(board, refusing_server, admin_client):
     freeze_reminders_send(now=FREEZE - 168 * HOUR)
-    changelist = reverse("admin:releases_reminderdelivery_changelist")
+    changelist = reverse("admin:reminders_reminderdelivery_changelist")
     page = admin_client.get(changelist, {"state__exact": "failed"}).content.decode()
     assert page.count(ANSWER) == 3 and "Retry now the selected failed deliveries" in page
 

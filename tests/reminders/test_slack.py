@@ -49,7 +49,7 @@ def test_webhook_url_is_stored_encrypted_and_never_shown_back(admin_client, slac
     sig = SigFactory(slug="sig-node")
     url = slack.webhook("node")
     response = admin_client.post(
-        "/admin/people/slackwebhook/add/",
+        "/admin/reminders/slackwebhook/add/",
         {"sig": sig.pk, "channel": "#sig-node", "new_url": url, "enabled": "on"},
     )
     assert response.status_code == 302, response.content.decode()[:2000]
@@ -60,19 +60,19 @@ def test_webhook_url_is_stored_encrypted_and_never_shown_back(admin_client, slac
     assert "secretnode" not in stored and "127.0.0.1" not in stored
     assert webhook.url == url
     assert hint == "127.0.0.1/…XYZ1"
-    for page in ("/admin/people/slackwebhook/", f"/admin/people/slackwebhook/{webhook.pk}/change/"):
+    for page in ("/admin/reminders/slackwebhook/", f"/admin/reminders/slackwebhook/{webhook.pk}/change/"):
         html = admin_client.get(page).content.decode()
         assert "127.0.0.1/…XYZ1" in html and "secretnode" not in html
 
     # Saving without a new URL keeps the old one; a new one replaces it.
     admin_client.post(
-        f"/admin/people/slackwebhook/{webhook.pk}/change/",
+        f"/admin/reminders/slackwebhook/{webhook.pk}/change/",
         {"sig": sig.pk, "channel": "#node", "new_url": "", "enabled": "on"},
     )
     webhook.refresh_from_db()
     assert (webhook.channel, webhook.url) == ("#node", url)
     admin_client.post(
-        f"/admin/people/slackwebhook/{webhook.pk}/change/",
+        f"/admin/reminders/slackwebhook/{webhook.pk}/change/",
         {"sig": sig.pk, "channel": "#node", "new_url": slack.webhook("other"), "enabled": "on"},
     )
     webhook.refresh_from_db()
@@ -84,7 +84,7 @@ def test_a_new_webhook_needs_a_url_and_junk_is_refused(admin_client):
     sig = SigFactory(slug="sig-node")
     for junk in ("", "not a url", "http://hooks.slack.com/services/T/B/x"):
         response = admin_client.post(
-            "/admin/people/slackwebhook/add/", {"sig": sig.pk, "new_url": junk, "enabled": "on"}
+            "/admin/reminders/slackwebhook/add/", {"sig": sig.pk, "new_url": junk, "enabled": "on"}
         )
         assert response.status_code == 200
     assert not SlackWebhook.objects.exists()
@@ -186,7 +186,7 @@ def test_a_revoked_webhook_turns_that_channel_off_and_the_batch_goes_on(board, s
     webhook = SlackWebhook.objects.get(sig=board.node)
     assert not webhook.enabled and "channel_is_archived" in webhook.disabled_reason and webhook.disabled_at
 
-    html = admin_client.get("/admin/people/slackwebhook/").content.decode()
+    html = admin_client.get("/admin/reminders/slackwebhook/").content.decode()
     assert "The Slack channel of sig-node is off" in html and "⚠ off since" in html
 
     # The next reminder plans no Slack digest for sig-node until a curator sets a new URL.

@@ -27,11 +27,11 @@ def test_a_lead_manages_their_sigs_channel_only_and_others_cannot_see_any(client
         )
         for sig in (node, scheduling)
     }
-    changelist = reverse("admin:people_slackwebhook_changelist")
+    changelist = reverse("admin:reminders_slackwebhook_changelist")
     _login(client, "node-lead", node, "lead")
     assert list(client.get(changelist).context["cl"].queryset) == [hooks["sig-node"]]
-    assert client.get(reverse("admin:people_slackwebhook_change", args=[hooks["sig-node"].pk])).status_code == 200
-    foreign = client.get(reverse("admin:people_slackwebhook_change", args=[hooks["sig-scheduling"].pk]))
+    assert client.get(reverse("admin:reminders_slackwebhook_change", args=[hooks["sig-node"].pk])).status_code == 200
+    foreign = client.get(reverse("admin:reminders_slackwebhook_change", args=[hooks["sig-scheduling"].pk]))
     assert foreign.status_code in (302, 404)
     client.logout()
     _login(client, "node-liaison", node, "liaison")

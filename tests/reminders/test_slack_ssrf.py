@@ -89,7 +89,7 @@ def test_slacks_own_webhook_url_is_accepted():
 def test_the_admin_refuses_an_internal_url(admin_client, internal):
     sig = SigFactory(slug="sig-node")
     response = admin_client.post(
-        "/admin/people/slackwebhook/add/",
+        "/admin/reminders/slackwebhook/add/",
         {"sig": sig.pk, "channel": "#x", "new_url": f"{internal.url}/internal/admin-api", "enabled": "on"},
     )
     assert response.status_code == 200 and "Only Slack incoming-webhook URLs" in response.content.decode()
