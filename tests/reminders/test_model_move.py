@@ -100,6 +100,26 @@ print("READ", json.dumps({
 """
 
 
+# Run after rolling the move back: where the content types are, and the rows, read by table.
+READ_BACK = """
+import json
+from django.contrib.contenttypes.models import ContentType
+from django.db import connection
+
+labels = sorted(
+    ContentType.objects.filter(model__in=["reminderdelivery", "unsubscription", "slackwebhook"]).values_list(
+        "app_label", flat=True
+    )
+)
+with connection.cursor() as cursor:
+    rows = []
+    for table in ("releases_reminderdelivery", "people_unsubscription", "people_slackwebhook"):
+        cursor.execute(f"SELECT count(*) FROM {table}")
+        rows.append(cursor.fetchone()[0])
+print("BACK", json.dumps({"labels": labels, "rows": rows}))
+"""
+
+
 def _manage(database_url: str, *args: str) -> str:
     environ = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     environ.update(DJANGO_SETTINGS_MODULE="sigtracker.settings.test", DATABASE_URL=database_url)
@@ -135,7 +155,7 @@ def scratch_database_url():
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def test_rows_permissions_and_log_entries_survive_the_move_to_the_reminders_app(scratch_database_url):
+def test_rows_permissions_and_log_entries_survive_the_move_to_the_reminders_app_and_back(scratch_database_url):
     # The database as the releases and people apps left it, before the move...
     for app_label, migration in BEFORE:
         _manage(scratch_database_url, "migrate", app_label, migration, "--noinput", "-v0")
@@ -158,3 +178,8 @@ def test_rows_permissions_and_log_entries_survive_the_move_to_the_reminders_app(
     assert after["log_entry"] == ["reminders", True]
     # The models as they are and the migrations agree.
     _manage(scratch_database_url, "makemigrations", "--check", "--dry-run")
+
+    # Rolled back, the content types go home and the rows stay where they always were.
+    _manage(scratch_database_url, "migrate", "reminders", "zero", "--noinput", "-v0")
+    back = _printed(_manage(scratch_database_url, "shell", "-c", READ_BACK), "BACK")
+    assert back == {"labels": ["people", "people", "releases"], "rows": [1, 1, 1]}
