@@ -18,8 +18,9 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
+from community.models import Sig
 from core.text import parse_kep_number
-from keps.models import Kep, Sig
+from keps.models import Kep
 from meetings.models import Meeting
 from releases.choices import ActionStatus, EnhancementStatus, RetroCategory
 from releases.models import EnhancementStatusChange, Release, RetroItem

@@ -4,9 +4,9 @@ tracked-enhancement list belongs to. Lists the pages have reuse the pages' Filte
 import django_filters
 from django.db.models import Q
 
+from community.choices import SigKind
+from community.models import Sig
 from core.text import bound_search_text
-from keps.choices import SigKind
-from keps.models import Sig
 from meetings.filtersets import matching_agenda_items
 from meetings.models import AgendaItem
 from releases.choices import ActionStatus, EnhancementStatus

@@ -5,7 +5,8 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from keps.models import DesignGroup, FeatureGate, Kep, KepPlanChange, Sig
+from community.models import Sig
+from keps.models import DesignGroup, FeatureGate, Kep, KepPlanChange
 from keps.selectors import kep_timeline
 from meetings.models import AgendaItem, Meeting
 from releases.models import (

@@ -15,10 +15,11 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
+from community.models import Sig
 from keps import selectors as kep_selectors
 from keps import selectors_history as kep_history_selectors
 from keps.filtersets import DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet
-from keps.models import Kep, Sig
+from keps.models import Kep
 from meetings import selectors as meeting_selectors
 from meetings.filtersets import MeetingFilterSet
 from meetings.models import AgendaItem

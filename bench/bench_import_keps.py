@@ -81,7 +81,8 @@ def import_tree() -> str:
 def empty_tables() -> None:
     """Back to an empty database for the next run: TRUNCATE on PostgreSQL (no dead rows left behind for the
     next import to step over, as in a new database), DELETE elsewhere."""
-    from keps.models import FeatureGate, Kep, Person, PrrApproval, Sig
+    from community.models import Person, Sig
+    from keps.models import FeatureGate, Kep, PrrApproval
 
     models = [PrrApproval, FeatureGate, *(Kep._meta.get_field(name).remote_field.through for name in KEP_RELATIONS)]
     models += [Kep, Person, Sig]

@@ -75,7 +75,8 @@ def import_archives() -> str:
 
 
 def empty_tables() -> None:
-    from keps.models import Kep, Person, Sig
+    from community.models import Person, Sig
+    from keps.models import Kep
     from meetings.models import Meeting
     from releases.models import Release, Retrospective, TrackedEnhancement
 

@@ -52,7 +52,8 @@ def _import() -> dict[str, float]:
 
 
 def _pages() -> dict[str, str]:
-    from keps.models import DesignGroup, Kep, Sig
+    from community.models import Sig
+    from keps.models import DesignGroup, Kep
     from meetings.models import Meeting
     from releases.models import Release
 

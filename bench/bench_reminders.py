@@ -58,7 +58,8 @@ def _reachable(url: str) -> bool:
 
 
 def build_data() -> None:
-    from keps.models import Kep, Person, Sig
+    from community.models import Person, Sig
+    from keps.models import Kep
     from releases.choices import EnhancementStatus, MilestoneKind
     from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement, status_writer
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from keps.models import Kep, Person, Sig
+from community.models import Person, Sig
+from keps.models import Kep
 from people.models import Profile
 from releases.choices import EnhancementStatus, HistorySource, MilestoneKind, ReleaseState
 from releases.models import Milestone, Release

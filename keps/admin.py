@@ -1,30 +1,11 @@
 from django.contrib import admin
 from django.db.models import Count
 
-from keps.admin_scope import SigScopedAdminMixin
-from keps.roles import person_sig_ids
+from community.admin_scope import PublicSigScopedAdminMixin
+from community.choices import SigRole
+from community.models import Sig
 
-from .choices import SigRole
-from .models import (
-    DesignGroup,
-    FeatureGate,
-    Kep,
-    KepPlanChange,
-    Person,
-    PrrApproval,
-    Sig,
-    SigAlias,
-    SigLeadership,
-    SigMeeting,
-    SigMembership,
-)
-
-
-class PublicSigScopedAdminMixin(SigScopedAdminMixin):
-    """KEPs and people are public and referred to across SIGs (a sig-node meeting discusses a sig-scheduling
-    KEP), so every staff user sees them all; changing and deleting stay within the user's SIGs."""
-
-    scope_visibility = False
+from .models import DesignGroup, FeatureGate, Kep, KepPlanChange, PrrApproval
 
 
 @admin.register(Sig)
@@ -39,32 +20,6 @@ class SigAdmin(admin.ModelAdmin):
     @admin.display(ordering="kep_count", description="KEPs owned")
     def kep_count(self, obj):
         return obj.kep_count
-
-
-@admin.register(Person)
-class PersonAdmin(PublicSigScopedAdminMixin, admin.ModelAdmin):
-    """A person's details (email, reminder opt-out) decide where their reminders go, so only leads of a SIG
-    the person belongs to (`keps.roles.person_sig_ids`: KEPs they author, review or approve, enhancements
-    they are the contact of) change or delete them. A person who belongs to no SIG yet is changed by any lead.
-    Liaisons may add people (to name an enhancements contact) but change none."""
-
-    editing_roles = (SigRole.LEAD,)
-    sig_optional = True
-
-    def obj_sig_ids(self, obj):
-        return person_sig_ids(obj)
-
-    list_display = ["github", "name", "email", "reminders_opt_out"]
-    list_filter = ["reminders_opt_out"]
-    search_fields = ["github", "name", "email"]
-    actions = ["opt_out_of_reminders"]
-
-    @admin.action(description="Opt the selected people out of reminder emails", permissions=["change"])
-    def opt_out_of_reminders(self, request, queryset):
-        changed = list(queryset.filter(reminders_opt_out=False))
-        Person.objects.filter(pk__in=[row.pk for row in changed]).update(reminders_opt_out=True)
-        self.log_action_changes(request, changed, "Opted out of reminders (bulk action).")
-        self.message_user(request, f"{len(changed)} people opted out of reminders.")
 
 
 class FeatureGateInline(admin.TabularInline):
@@ -151,54 +106,6 @@ class DesignGroupAdmin(PublicSigScopedAdminMixin, admin.ModelAdmin):
     @admin.display(ordering="kep_count", description="KEPs")
     def kep_count(self, obj):
         return obj.kep_count
-
-
-@admin.register(SigMembership)
-class SigMembershipAdmin(admin.ModelAdmin):
-    list_display = ["user", "sig", "role"]
-    list_filter = ["role", "sig"]
-    search_fields = ["user__username", "sig__slug"]
-    autocomplete_fields = ["sig"]
-    list_select_related = ["user", "sig"]
-
-    def save_model(self, request, obj, form, change):
-        # Through the service, so the user also gets staff access and the role's group.
-        from keps.roles import sig_membership_grant
-
-        sig_membership_grant(user=obj.user, sig=obj.sig, role=obj.role)
-
-
-# -- sigs.yaml data (import_sigs) and the kep.yaml alias table ------------------------------------------------
-
-
-@admin.register(SigLeadership)
-class SigLeadershipAdmin(PublicSigScopedAdminMixin, admin.ModelAdmin):
-    """Chairs and tech leads, as sigs.yaml lists them: a re-import makes them what the file says again."""
-
-    editing_roles = (SigRole.LEAD,)
-    list_display = ["sig", "person", "role"]
-    list_filter = ["role", "sig"]
-    search_fields = ["sig__slug", "person__github", "person__name"]
-    autocomplete_fields = ["person"]
-
-
-@admin.register(SigMeeting)
-class SigMeetingAdmin(PublicSigScopedAdminMixin, admin.ModelAdmin):
-    """Recurring meetings from sigs.yaml; the home page and /sigs/<slug>/meetings.ics date them."""
-
-    editing_roles = (SigRole.LEAD,)
-    list_display = ["sig", "description", "day", "time", "tz", "frequency", "anchor_date"]
-    list_filter = ["frequency", "sig"]
-    search_fields = ["sig__slug", "description"]
-
-
-@admin.register(SigAlias)
-class SigAliasAdmin(admin.ModelAdmin):
-    """How import_keps reads SIG spellings of kep.yaml files (`sig-machinery` -> sig-api-machinery; an empty SIG
-    means "no SIG", as for `TBD`). Spellings are lower case."""
-
-    list_display = ["spelling", "sig_slug", "note"]
-    search_fields = ["spelling", "sig_slug", "note"]
 
 
 @admin.register(KepPlanChange)

@@ -1,28 +1,6 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
-
-
-def _sync_role_groups(sender, using, apps=None, **kwargs):
-    """keps/migrations/0003_role_groups.py made the role groups with the grants of its day; grants on models
-    added since (keps.roles.GROUP_GRANTS) are applied here, after every migrate (and flush), idempotently."""
-    from keps.roles import role_groups_ensure
-
-    role_groups_ensure(apps=apps, using=using)
-
-
-def _reseed_sig_aliases(sender, using, apps=None, **kwargs):
-    """`flush` empties every table, the alias table too, and then sends post_migrate: an empty alias table gets
-    the known kep.yaml spellings back (keps/migrations/0004_sig_community_data.py seeds a new database). A table
-    holding any row is a curator's to keep: a seed deleted on purpose stays deleted."""
-    from keps.services_sigs import sig_aliases_seed_if_empty
-
-    sig_aliases_seed_if_empty(apps=apps, using=using)
 
 
 class KepsConfig(AppConfig):
     name = "keps"
-    verbose_name = "KEPs and SIGs"
-
-    def ready(self):
-        post_migrate.connect(_sync_role_groups, sender=self, dispatch_uid="keps.role_groups")
-        post_migrate.connect(_reseed_sig_aliases, sender=self, dispatch_uid="keps.sig_aliases")
+    verbose_name = "KEPs"

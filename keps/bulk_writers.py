@@ -26,7 +26,9 @@ from django.db import connection
 from django.db.models import Q
 from django.db.models.functions import Lower
 
-from .models import FeatureGate, Kep, Person, PrrApproval, Sig
+from community.models import Person, Sig
+
+from .models import FeatureGate, Kep, PrrApproval
 
 __all__ = [
     "KEP_COLUMNS",

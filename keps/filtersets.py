@@ -3,11 +3,12 @@
 import django_filters
 from django.db.models import Q
 
+from community.models import Sig
 from core.text import parse_kep_number
 from releases.models import Release
 
 from .choices import KepStage, KepStatus
-from .models import DesignGroup, FeatureGate, Kep, Sig
+from .models import DesignGroup, FeatureGate, Kep
 
 
 def _sigs(request=None):

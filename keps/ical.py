@@ -1,7 +1,7 @@
 """iCalendar (RFC 5545) feed of one SIG's recurring meetings (`/sigs/<slug>/meetings.ics`), in the style of
 releases/ical.py.
 
-- Each dated meeting (see keps/meeting_schedule.py) is one event with an RRULE (weekly, every other week with
+- Each dated meeting (see community/meeting_schedule.py) is one event with an RRULE (weekly, every other week with
   INTERVAL=2, or monthly on the n-th weekday) and a DTSTART in the meeting's own zone (TZID plus its VTIMEZONE), so
   a client keeps it at 10:00 Pacific across daylight saving instead of at a fixed UTC hour.
 - sigs.yaml gives no length: events last an hour (`DEFAULT_LENGTH`), which most SIG meetings do.
@@ -19,8 +19,8 @@ from django.conf import settings
 from django.utils import timezone
 from icalendar import Calendar, Event
 
-from .meeting_schedule import meeting_recurrence, meeting_when_text
-from .models import Sig, SigMeeting
+from community.meeting_schedule import meeting_recurrence, meeting_when_text
+from community.models import Sig, SigMeeting
 
 PRODID = "-//sigtracker//Kubernetes SIG meetings//EN"
 DEFAULT_LENGTH = datetime.timedelta(hours=1)

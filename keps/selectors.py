@@ -24,6 +24,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, StrIndex, Substr
 from django.utils import timezone
 
+from community.models import Person
 from meetings.models import AgendaItem, Meeting
 from releases.choices import EnhancementStatus, ExceptionDecision, Freeze, TargetStage
 from releases.models import (
@@ -38,7 +39,7 @@ from releases.rules import FREEZE_MILESTONE, SLIP_STATUSES, STATUS_FREEZE, freez
 
 from .choices import CLOSED_KEP_STATUSES, KepStage, KepStatus, PrrStage
 from .filtersets import KepFilterSet, PermaBetaFilterSet
-from .models import DesignGroup, FeatureGate, Kep, Person, PrrApproval
+from .models import DesignGroup, FeatureGate, Kep, PrrApproval
 
 #: KEPs still being worked on. A design group past `DESIGN_GROUP_SPLIT_AT` of them should be split
 #: (the coverage overview's rule of thumb).

@@ -11,6 +11,9 @@ from pathlib import Path
 
 from django.db.models.functions import Lower
 
+from community.importers.people import PersonRef
+from community.models import Person, Sig
+from community.services import SigResolver, sig_resolver_load
 from core.importing import (
     ImportFailure,
     ImportReport,
@@ -21,21 +24,19 @@ from core.importing import (
     parsed_in_chunks,
     read_text,
 )
-from meetings.services import agenda_items_link_keps
 
 from .bulk_writers import KEP_COLUMNS, KEP_RELATIONS, KepRow, bulk_writer
 from .importers.kep_yaml import (
     KepRecord,
     NotAKepYet,
-    PersonRef,
     PrrRecord,
     choose_kep_records,
     directory_number,
     parse_kep,
     parse_prr,
 )
-from .models import FeatureGate, Kep, Person, PrrApproval, Sig
-from .services_sigs import SigResolver, sig_resolver_load
+from .models import FeatureGate, Kep, PrrApproval
+from .signals import keps_created
 
 __all__ = ["KepImport", "KepImportResult", "KepTree", "kep_import_session", "kep_tree_find", "kep_tree_import"]
 
@@ -172,7 +173,7 @@ class KepImport:
         return self.result
 
     def _with_sigs_resolved(self, record: KepRecord) -> KepRecord:
-        """The record with its SIG spellings read through the alias table (keps.services_sigs.SigResolver).
+        """The record with its SIG spellings read through the alias table (community.services.SigResolver).
 
         Once sigs.yaml is imported, a participating spelling that is neither a community SIG nor an alias is
         dropped and reported; an owning one is kept (a KEP needs its owner) as a SIG row outside the community,
@@ -473,7 +474,7 @@ def kep_tree_import(*, root: Path, dry_run: bool, progress: Progress = no_progre
         # Agenda items imported earlier may mention KEPs that exist only now: link them (same transaction).
         created = [r.number for r in kep_records if result.outcomes.get(r.source_path) == "created"]
         if created:
-            agenda_items_link_keps(kep_numbers=created)
+            keps_created.send(sender=Kep, kep_numbers=created)
         for outcome in ("created", "updated", "unchanged"):
             report.count(outcome, result.count(outcome))
         report.warnings.extend(result.warnings)

@@ -8,6 +8,7 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_safe
 from django.views.generic import DetailView
 
+from community.models import Sig
 from core.views import PublicListView
 from releases import selectors as release_selectors
 from releases import selectors_published as release_published
@@ -22,7 +23,7 @@ from .filtersets import (
     PermaBetaFilterSet,
     SlipFilterSet,
 )
-from .models import DesignGroup, Sig
+from .models import DesignGroup
 from .tables import (
     ApproverTable,
     DesignGroupTable,

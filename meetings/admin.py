@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.db.models import Count
 
-from keps.admin_scope import SigScopedAdminMixin
+from community.admin_scope import SigScopedAdminMixin
 
 from .models import AgendaItem, Meeting
 

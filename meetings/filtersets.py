@@ -6,8 +6,8 @@ from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connections
 from django.db.models import Case, Expression, FloatField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value, When
 
+from community.models import Sig
 from core.text import bound_search_text
-from keps.models import Sig
 
 from .models import AgendaItem, Meeting
 

@@ -1,7 +1,8 @@
 from django.db import models
 from django.urls import reverse
 
-from keps.models import Kep, Person, Sig
+from community.models import Person, Sig
+from keps.models import Kep
 from releases.models import Release
 
 PR_FLOW_FIELDS = ("open_prs", "prs_created", "prs_updated", "prs_closed", "prs_merged")
@@ -51,7 +52,7 @@ class Meeting(models.Model):
     def natural_key(self):
         return (self.sig.slug, self.date.isoformat())
 
-    natural_key.dependencies = ["keps.sig"]
+    natural_key.dependencies = ["community.sig"]
 
     def get_absolute_url(self):
         return reverse("meetings:meeting_detail", kwargs={"sig": self.sig.slug, "date": self.date.isoformat()})

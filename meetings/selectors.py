@@ -2,7 +2,7 @@
 
 import datetime
 
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.utils.safestring import SafeString
 
@@ -96,3 +96,35 @@ PR_FLOW_LABELS = {
 def pr_flow_rows(meeting: Meeting) -> list[tuple[str, int | None]]:
     """(label, value) of each PR-flow figure of the meeting, in the notes' order."""
     return [(PR_FLOW_LABELS[name], getattr(meeting, name)) for name in PR_FLOW_FIELDS]
+
+
+# -- meetings of a release's cycle (release pages) ---------------------------------------------------------------------
+
+
+def _agenda_item_count() -> Coalesce:
+    """Agenda items of each meeting, as a correlated subquery: computed for the returned rows only, where a
+    JOIN + GROUP BY would aggregate every meeting in the table before the LIMIT."""
+    items = AgendaItem.objects.filter(meeting=OuterRef("pk")).order_by().values("meeting").annotate(n=Count("pk"))
+    return Coalesce(Subquery(items.values("n"), output_field=IntegerField()), Value(0))
+
+
+def meetings_between(*, start: datetime.date | None, end: datetime.date | None, limit: int = 20):
+    """Meetings held from `start` to `end` (inclusive), newest first: `(at most limit rows, total count)`."""
+    if start is None or end is None:
+        return [], 0
+    queryset = Meeting.objects.filter(date__gte=start, date__lte=end)
+    rows = list(
+        queryset.select_related("sig").annotate(item_count=_agenda_item_count()).order_by("-date", "sig__slug")[:limit]
+    )
+    return rows, queryset.count()
+
+
+def meeting_latest(*, on_or_before: datetime.date) -> Meeting | None:
+    """The most recent meeting held (not cancelled) on or before a day, with its agenda-item count."""
+    return (
+        Meeting.objects.filter(date__lte=on_or_before, cancelled=False)
+        .select_related("sig")
+        .annotate(item_count=_agenda_item_count())
+        .order_by("-date", "sig__slug")
+        .first()
+    )

@@ -12,6 +12,7 @@ from django.db import DatabaseError, transaction
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast, Lower
 
+from community.models import Person, Sig
 from core.importing import (
     ImportFailure,
     ImportReport,
@@ -21,7 +22,7 @@ from core.importing import (
     no_progress,
     read_text,
 )
-from keps.models import Kep, Person, Sig
+from keps.models import Kep
 from meetings.importers.notes import (
     MeetingRecord,
     NotesRecord,

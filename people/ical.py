@@ -8,7 +8,7 @@ from django.conf import settings
 from django.utils import timezone
 from icalendar import Calendar, Event
 
-from keps.models import Person
+from community.models import Person
 from releases.ical import freeze_alarm, milestone_summary, milestone_uid_base
 from releases.rules import REQUIREMENTS
 

@@ -11,7 +11,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
-from keps.models import Person
+from community.models import Person
 
 from .choices import ChangeSource
 

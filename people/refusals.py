@@ -1,7 +1,7 @@
 """A person's own reminder preferences as a skip reason: the check the reminders app asks before each personal
 note (named in SIGTRACKER_REMINDER_PREFERENCE_CHECKS, so that the reminders app needs no import of this one)."""
 
-from keps.models import Person
+from community.models import Person
 
 
 def _span(hours: int) -> str:

@@ -8,8 +8,9 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from keps.meeting_schedule import NextMeeting, sig_next_meetings
-from keps.models import Kep, Person
+from community.meeting_schedule import NextMeeting, sig_next_meetings
+from community.models import Person
+from keps.models import Kep
 from meetings.models import Meeting
 from releases.choices import ActionStatus, RetroCategory
 from releases.models import Milestone, Release, RetroItem, TrackedEnhancement

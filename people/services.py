@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
-from keps.models import Person
+from community.models import Person
 from reminders.models import Unsubscription
 
 from .choices import ChangeSource

@@ -4,8 +4,8 @@ import django_filters
 from django import forms
 from django.db.models import Exists, OuterRef, Q
 
+from community.models import Sig
 from core.text import parse_kep_number
-from keps.models import Sig
 
 from .choices import (
     DocsStatus,

@@ -9,8 +9,9 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from community.models import Person, Sig
 from core.text import line_breaking_characters
-from keps.models import VERSION_REGEX, Kep, Person, Sig
+from keps.models import VERSION_REGEX, Kep
 
 from .choices import (
     ActionStatus,

@@ -11,8 +11,8 @@ from django.db.models import Count, F, IntegerField, OuterRef, Prefetch, Q, Quer
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from keps.models import Sig
-from meetings.models import AgendaItem, Meeting
+from community.models import Sig
+from keps.models import Kep
 
 from .choices import (
     ActionStatus,
@@ -410,38 +410,6 @@ def retro_action_items(*, release: Release | None = None, open_only: bool = Fals
     return list(queryset[:limit] if limit else queryset)
 
 
-# -- meetings ------------------------------------------------------------------------------------------------------
-
-
-def _agenda_item_count() -> Coalesce:
-    """Agenda items of each meeting, as a correlated subquery: computed for the returned rows only, where a
-    JOIN + GROUP BY would aggregate every meeting in the table before the LIMIT."""
-    items = AgendaItem.objects.filter(meeting=OuterRef("pk")).order_by().values("meeting").annotate(n=Count("pk"))
-    return Coalesce(Subquery(items.values("n"), output_field=IntegerField()), Value(0))
-
-
-def meetings_between(*, start: datetime.date | None, end: datetime.date | None, limit: int = 20):
-    """Meetings held from `start` to `end` (inclusive), newest first: `(at most limit rows, total count)`."""
-    if start is None or end is None:
-        return [], 0
-    queryset = Meeting.objects.filter(date__gte=start, date__lte=end)
-    rows = list(
-        queryset.select_related("sig").annotate(item_count=_agenda_item_count()).order_by("-date", "sig__slug")[:limit]
-    )
-    return rows, queryset.count()
-
-
-def meeting_latest(*, on_or_before: datetime.date) -> Meeting | None:
-    """The most recent meeting held (not cancelled) on or before a day, with its agenda-item count."""
-    return (
-        Meeting.objects.filter(date__lte=on_or_before, cancelled=False)
-        .select_related("sig")
-        .annotate(item_count=_agenda_item_count())
-        .order_by("-date", "sig__slug")
-        .first()
-    )
-
-
 # -- dashboard -----------------------------------------------------------------------------------------------------
 
 
@@ -465,3 +433,19 @@ def milestone_list(*, release: Release | None = None) -> QuerySet[Milestone]:
     if release is not None:
         queryset = queryset.filter(release=release)
     return queryset
+
+
+def person_sig_ids(person) -> set[int]:
+    """The SIGs a person belongs to, for deciding who may change their details (email, reminder opt-out).
+
+    A person belongs to the owning SIG of every KEP they author, review or approve, and to the SIG of every
+    tracked enhancement they are the enhancements contact of. (PRR approvals and meeting presentations do not
+    count: PRR approvers and presenters serve every SIG.)
+    """
+    if not person.pk:
+        return set()
+    kep_sigs = Kep.objects.filter(Q(authors=person) | Q(reviewers=person) | Q(approvers=person)).values_list(
+        "owning_sig_id", flat=True
+    )
+    contact_sigs = TrackedEnhancement.objects.filter(enhancements_contact=person).values_list("sig_id", flat=True)
+    return set(kep_sigs) | set(contact_sigs)

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
-from keps.models import Kep, Person
+from community.models import Person
+from keps.models import Kep
 
 from .choices import ExceptionDecision, Freeze, ReleaseRoleKind
 from .filtersets import ExceptionRequestFilterSet

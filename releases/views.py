@@ -11,11 +11,12 @@ from django.views.decorators.http import require_safe
 from django.views.generic import TemplateView
 from django_tables2 import RequestConfig
 
+from community.meeting_schedule import sig_next_meetings
+from community.models import Sig
 from core.charts import Series, line_bar_chart
 from core.views import PublicListView
 from keps import selectors_history as kep_history_selectors
-from keps.meeting_schedule import sig_next_meetings
-from keps.models import Sig
+from meetings import selectors as meeting_selectors
 
 from . import selectors, selectors_published
 from .choices import EnhancementStatus, ReleaseState, StatsSource
@@ -71,7 +72,7 @@ class DashboardView(TemplateView):
             stats=selectors.release_stats_get(release=release),
             open_actions=selectors.retro_action_items(open_only=True, limit=15),
             open_actions_total=selectors.retro_action_item_count(open_only=True),
-            latest_meeting=selectors.meeting_latest(on_or_before=now.date()),
+            latest_meeting=meeting_selectors.meeting_latest(on_or_before=now.date()),
         )
         return context
 
@@ -139,7 +140,7 @@ class ReleaseDetailView(TemplateView):
         previous = selectors.release_previous(release=release)
         table = TrackedEnhancementTable(selectors.tracked_enhancement_list(release=release), prefix="te-")
         RequestConfig(self.request, paginate={"per_page": self.enhancements_per_page}).configure(table)
-        meetings, meeting_total = selectors.meetings_between(start=start, end=end, limit=20)
+        meetings, meeting_total = meeting_selectors.meetings_between(start=start, end=end, limit=20)
         funnel = stats.funnel if stats else []
         funnel_unknown = any(step.get("unknown") for step in funnel)
         funnel_max = max((step.get("count") or 0 for step in funnel), default=0)

@@ -5,8 +5,8 @@ from django.contrib import admin, messages
 from django.db import transaction
 from django.utils import timezone
 
-from keps.admin_scope import SigScopedAdminMixin
-from keps.choices import SigRole
+from community.admin_scope import SigScopedAdminMixin
+from community.choices import SigRole
 
 from .channels import slack_webhook_set_url
 from .forms import SlackWebhookForm

@@ -8,8 +8,8 @@ from collections import defaultdict
 from django.db.models import F
 from django.urls import reverse
 
+from community.models import Sig
 from core.text import one_line
-from keps.models import Sig
 from releases.choices import ActionStatus, EnhancementStatus, ExceptionDecision, RetroCategory
 from releases.models import EnhancementException, RetroItem
 from releases.rules import AT_RISK_STATUSES, MILESTONE_FREEZE, OUT_OF_PLAY, REQUIREMENTS

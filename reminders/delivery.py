@@ -12,7 +12,7 @@ from django.core.mail import get_connection
 from django.db import connection
 from django.utils import timezone
 
-from keps.models import Person
+from community.models import Person
 
 from . import metrics
 from .channels import slack_sig_slug, slack_webhook_disable, webhook_post

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import Q
 
-from keps.models import Person, Sig
+from community.models import Person, Sig
 from releases.choices import ExceptionDecision
 from releases.models import EnhancementException, Milestone, TrackedEnhancement
 from releases.prr import prr_of, with_prr

@@ -28,7 +28,7 @@ class ReminderDelivery(models.Model):
     offset_hours = models.IntegerField(help_text="Hours before the anchor; 0 is the moment itself.")
     kind = models.CharField(max_length=20, choices=ReminderKind.choices)
     recipient = models.EmailField()
-    person = models.ForeignKey("keps.Person", on_delete=models.SET_NULL, null=True, blank=True)
+    person = models.ForeignKey("community.Person", on_delete=models.SET_NULL, null=True, blank=True)
     state = models.CharField(max_length=20, choices=DeliveryState.choices, default=DeliveryState.CLAIMED)
     due_at = models.DateTimeField()
     claimed_at = models.DateTimeField(null=True, blank=True)
@@ -100,7 +100,7 @@ class SlackWebhook(models.Model):
     that Slack says is gone (404/410, `no_service`, `channel_is_archived`, ...) is turned off by the sender with
     the reason, and the admin warns about it; a curator sets a new URL (which turns it on again)."""
 
-    sig = models.OneToOneField("keps.Sig", on_delete=models.CASCADE, related_name="slack_webhook")
+    sig = models.OneToOneField("community.Sig", on_delete=models.CASCADE, related_name="slack_webhook")
     url_encrypted = models.TextField(editable=False)
     url_hint = models.CharField(max_length=200, editable=False, help_text="Host and last four characters.")
     channel = models.CharField(max_length=100, blank=True, help_text="For people: the channel it posts to.")

@@ -7,7 +7,7 @@ import datetime
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from keps.models import Sig
+from community.models import Sig
 
 from .channels import slack_recipient
 from .choices import DeliveryState, ReminderKind

@@ -10,8 +10,8 @@ from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from community.models import Person
 from core.text import one_line
-from keps.models import Person
 
 from .choices import ReminderKind
 from .content import as_due_list, board_of, common_context, digest_context, kep_blocks, kep_entry

@@ -14,6 +14,8 @@ from urllib.parse import urlparse
 import pytest
 from django.conf import settings
 
+from tests.scratch_db import scratch_database_url  # noqa: F401  (a fixture for migration tests)
+
 REQUIRE_SERVICES = os.environ.get("SIGTRACKER_REQUIRE_SERVICES") == "1"
 SHARED_DIR = Path(__file__).resolve().parent.parent.parent / "shared"
 UPSTREAM_DIR = SHARED_DIR / "data" / "upstream"

@@ -5,7 +5,8 @@ import datetime
 import factory
 from django.utils import timezone
 
-from keps.models import DesignGroup, FeatureGate, Kep, Person, PrrApproval, Sig
+from community.models import Person, Sig
+from keps.models import DesignGroup, FeatureGate, Kep, PrrApproval
 from meetings.models import AgendaItem, Meeting
 from releases.choices import EnhancementStatus, MilestoneKind, RetroCategory
 from releases.models import (

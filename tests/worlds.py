@@ -3,7 +3,8 @@ size, so that query counts can be compared at 10 and 1,000 rows. Shared by the K
 
 import datetime
 
-from keps.models import DesignGroup, FeatureGate, Kep, Person, PrrApproval, Sig
+from community.models import Person, Sig
+from keps.models import DesignGroup, FeatureGate, Kep, PrrApproval
 from meetings.models import AgendaItem, Meeting
 from releases.models import EnhancementStatusChange, Release, TrackedEnhancement, status_writer
 

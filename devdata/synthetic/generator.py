@@ -5,7 +5,8 @@ from collections.abc import Callable
 
 from django.db import connection, transaction
 
-from keps.models import Kep, Person, Sig
+from community.models import Person, Sig
+from keps.models import Kep
 from meetings.models import Meeting
 from releases.choices import (
     MilestoneKind,

@@ -4,8 +4,9 @@ import datetime
 import random
 from collections import defaultdict
 
+from community.models import Person
 from keps.choices import KepStatus
-from keps.models import FeatureGate, Kep, Person, PrrApproval
+from keps.models import FeatureGate, Kep, PrrApproval
 from releases.choices import (
     EnhancementType,
     MilestoneKind,

@@ -37,17 +37,14 @@ from dataclasses import dataclass, field
 import yaml
 
 from core.importing import ImportFailure
-from releases.rules import plan_slip, planned_target
+from core.importing.yaml_text import TextLoader, plain_data, scalar, unquote
+from keps.plans import plan_slip, planned_target
 
 from .kep_yaml import (
     _VERSION_PLACEHOLDERS,
     KEP_STAGES,
     KEP_STATUSES,
     _kep_number,
-    _Loader,
-    _plain_data,
-    _scalar,
-    _unquote,
     normalise_choice,
     normalise_version,
 )
@@ -209,7 +206,7 @@ def parse_raw_log(text: str) -> list[GitCommit]:
 
 def _load_first_mapping(text: str, *, source: str) -> tuple[dict, bool]:
     """(the first mapping document of `text`, whether there were several documents)."""
-    loader = _Loader(text)
+    loader = TextLoader(text)
     documents = 0
     found = None
     try:
@@ -217,7 +214,7 @@ def _load_first_mapping(text: str, *, source: str) -> tuple[dict, bool]:
             node = loader.get_node()
             documents += 1
             if found is None and isinstance(node, yaml.MappingNode):
-                found = _plain_data(node, source=source)
+                found = plain_data(node, source=source)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise ImportFailure(
@@ -256,7 +253,7 @@ def read_plan(text: str, *, path: str, source: str, counts: ReplayCounts, warnin
 
     def text_of(value, name: str) -> str:
         try:
-            return _scalar(value, source=source, name=name)
+            return scalar(value, source=source, name=name)
         except ImportFailure as failure:  # a list or mapping where a value belongs: read as absent
             warnings.append(str(failure) + "; ignored")
             return ""
@@ -276,7 +273,7 @@ def read_plan(text: str, *, path: str, source: str, counts: ReplayCounts, warnin
         if message:
             counts.not_a_version += 1
             warnings.append(f"{source}: {name}: {message}")
-        elif not result and raw and _unquote(raw).lower() in _VERSION_PLACEHOLDERS:
+        elif not result and raw and unquote(raw).lower() in _VERSION_PLACEHOLDERS:
             counts.placeholders += 1
         return result
 

@@ -8,9 +8,9 @@ The upstream format is the KEP template
 files (https://github.com/kubernetes/enhancements/tree/master/keps/prod-readiness). Real files stray from it;
 each way they stray is handled by exactly one rule in this module:
 
-* Types (`_expect_list`, `_scalar`): a field of the wrong YAML type (authors as a string, a milestone as a list)
+* Types (`core.importing.yaml_text`): a field of the wrong YAML type (authors as a string, a milestone as a list)
   skips the whole file, naming the field. Absent or null optional fields are empty.
-* YAML typing (`_Loader`): every scalar is read as text and typed by the rule for its field, so
+* YAML typing (`core.importing.yaml_text`): every scalar is read as text and typed by the rule for its field, so
   `creation-date: 2025-30-01` does not crash the YAML library and `latest-milestone: 1.30` does not become the
   float 1.3; `~`, `null` and empty values are absent.
 * KEP number (`_kep_number`): `kep-number` as an int or a digit string; missing, 0 or not a number falls back to
@@ -27,14 +27,12 @@ each way they stray is handled by exactly one rule in this module:
   `0.0`, empty) -> empty silently; anything else -> empty with a warning.
 * Dates (`parse_date`): `YYYY-MM-DD` (a time part is ignored); an impossible date such as `2025-30-01` or another
   format -> no date, with a warning naming the field.
-* People (`parse_people`): `@handle`, `handle`, `Name (@handle)`, `Name <mail>` with a handle, several `@handles`
-  in one free-text entry (one person each); a placeholder (`TBD`, `@TBD`, `TODO`, empty) is dropped silently, so
-  no person called TBD is ever made; an entry without any handle is dropped with a warning.
+* People (`community.importers.people.parse_people`): one rule for every upstream file that names people.
 * SIGs (`parse_sig`): lower-cased slugs, participating ones from `participating-sigs` and the older
   `participating-groups`; a participating entry that is not a slug is dropped with a warning; an
   owning SIG that is not a slug skips the file. Spellings are kept as written here: which SIG a spelling means
   (`sig-machinery` -> sig-api-machinery, `TBD` -> none) is the alias table's business, applied by the import
-  service (`keps.services_sigs.SigResolver`).
+  service (`community.services.SigResolver`).
 * Duplicates across files (`choose_kep_records`): when two kep.yaml claim one number, the one whose status is not
   `replaced` wins, then the one whose directory starts with that number, then the first path in sort order.
 * PRR files (`parse_prr`): the file name `<number>.yaml` names the KEP (upstream's tooling looks the file up by
@@ -49,9 +47,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-import yaml
-
+from community.importers.people import PersonRef, parse_people
 from core.importing import ImportFailure
+from core.importing.yaml_text import PLACEHOLDERS, expect_list, load_mapping, scalar, type_error, unquote
 
 __all__ = [
     "FeatureGateRecord",
@@ -91,16 +89,9 @@ GATE_NAME_MAX = 120
 VERSION_MAX = 10
 TRACKING_ISSUE_URL = "https://github.com/kubernetes/enhancements/issues/{number}"
 
-_QUOTES = "\"'`“”‘’ \t"
-_PLACEHOLDERS = {"", "tbd", "tbc", "todo", "none", "n/a", "na", "-", "?", "unknown", "null", "~"}
-_VERSION_PLACEHOLDERS = _PLACEHOLDERS | {"never", "x.y", "vx.y", "0.0", "v0.0", "1.x", "v1.x"}
+_VERSION_PLACEHOLDERS = PLACEHOLDERS | {"never", "x.y", "vx.y", "0.0", "v0.0", "1.x", "v1.x"}
 _VERSION_RE = re.compile(r"^v?(\d{1,4})\.(\d{1,4})(?:\.\d+)?$")
 _DATE_RE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})(?:[Tt ].*)?$")
-_HANDLE = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})"
-_HANDLE_RE = re.compile(rf"^{_HANDLE}$")
-_SIMPLE_HANDLE_RE = re.compile(rf"^@({_HANDLE})$")
-_AT_HANDLE_RE = re.compile(rf"(?<![\w.@])@({_HANDLE})(?![\w.@-])")
-_EMAIL_RE = re.compile(r"<?\b([\w.+-]+@[\w-]+(?:\.[\w-]+)+)\b>?")
 _SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _DIR_NUMBER_RE = re.compile(r"^(\d+)-")
 # Before KEP numbers (2019-2020) KEP files and folders were named by date: keps/sig-network/20190603-endpointslices.
@@ -110,19 +101,6 @@ _TEMPLATE_TITLES = frozenset({"kep template"})
 
 
 # -- records ------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PersonRef:
-    """Someone named in a KEP: a GitHub handle (as written, without @), maybe a name and an email."""
-
-    github: str
-    name: str = ""
-    email: str = ""
-
-    @property
-    def key(self) -> str:
-        return self.github.lower()
 
 
 @dataclass(frozen=True)
@@ -175,137 +153,18 @@ class PrrRecord:
 
 # -- YAML ---------------------------------------------------------------------------------------------
 
-#: YAML's base loader: every scalar stays text (no implicit ints, floats, booleans, dates), which is what the
-#: rules above need. Its parser and composer are C (libyaml); its constructor is Python and costs more than the
-#: parse itself, so `_plain_data` builds the str/list/dict tree from the composed nodes directly, turning YAML's
-#: null spellings into None on the way.
-_BaseLoader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
-
-
-class _Loader(_BaseLoader):
-    """The base loader without tag resolution: the composer asks for a tag per node (three Python calls each,
-    ~40,000 nodes in a full tree), and with every scalar read as text no tag is ever used."""
-
-    def resolve(self, kind, value, implicit):
-        return ""
-
-    def descend_resolver(self, current_node, current_index):
-        pass
-
-    def ascend_resolver(self):
-        pass
-
-
-_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
-_ScalarNode, _MappingNode = yaml.ScalarNode, yaml.MappingNode
-
-
-def _plain_data(node: yaml.Node, *, source: str):
-    """The node tree as str/list/dict/None, like BaseLoader's constructor followed by mapping nulls to None.
-
-    A node reached again through an alias (`*name`) yields the object already built for it, as in PyYAML, so
-    alias bombs stay small and self-referencing structures end instead of recursing forever. A NUL character
-    (written `"\\0"` in a quoted scalar) is refused here, naming the line: PostgreSQL cannot store it in text.
-    """
-    built: dict[int, object] = {}
-
-    def build(node):
-        if node.__class__ is _ScalarNode:
-            value = node.value
-            if "\x00" in value:
-                line = node.start_mark.line + 1 if node.start_mark is not None else None
-                raise ImportFailure("a NUL character (\\0) cannot be stored", source=source, line=line)
-            return None if value in _NULLS else value
-        known = built.get(id(node))
-        if known is not None:
-            return known
-        if node.__class__ is _MappingNode:
-            mapping: dict = {}
-            built[id(node)] = mapping
-            for key_node, value_node in node.value:
-                key = key_node.value if key_node.__class__ is _ScalarNode else build(key_node)
-                mapping[key] = build(value_node)  # an unhashable (list or mapping) key raises TypeError
-            return mapping
-        sequence: list = []
-        built[id(node)] = sequence
-        sequence.extend(build(item) for item in node.value)
-        return sequence
-
-    return build(node)
-
-
-def load_mapping(text: str, *, source: str) -> dict:
-    """The top-level YAML mapping of `text`, or ImportFailure with the line of a syntax error."""
-    loader = _Loader(text)
-    try:
-        node = loader.get_single_node()
-        data = None if node is None else _plain_data(node, source=source)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        reason = " ".join((exc.problem or exc.context or "invalid YAML").split())
-        raise ImportFailure(f"YAML does not parse: {reason}", source=source, line=line) from None
-    except yaml.reader.ReaderError as exc:
-        line = text[: max(exc.position, 0)].count("\n") + 1
-        raise ImportFailure(f"YAML does not parse: {exc.reason}", source=source, line=line) from None
-    except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
-        raise ImportFailure(f"YAML does not parse: {type(exc).__name__}", source=source) from None
-    except RecursionError:
-        raise ImportFailure("YAML does not parse: nested too deeply", source=source) from None
-    finally:
-        loader.dispose()
-    if data is None:
-        raise ImportFailure("empty file", source=source)
-    if not isinstance(data, dict):
-        raise ImportFailure(f"expected a mapping at the top level, found {_type_name(data)}", source=source)
-    return data
-
-
 # -- field rules --------------------------------------------------------------------------------------
-
-
-def _type_name(value) -> str:
-    return {dict: "a mapping", list: "a list", str: "text", bool: "a boolean", int: "a number"}.get(
-        type(value), type(value).__name__
-    )
-
-
-def _type_error(source: str, name: str, expected: str, value) -> ImportFailure:
-    return ImportFailure(f"expected {expected}, found {_type_name(value)}", source=source, field=name)
-
-
-def _scalar(value, *, source: str, name: str) -> str:
-    """Text of a scalar field ('' when absent); a list, mapping or other structure is a type error."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str | int | float):
-        return str(value).strip()
-    raise _type_error(source, name, "a single value", value)
-
-
-def _expect_list(value, *, source: str, name: str) -> list:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise _type_error(source, name, "a list", value)
-    return value
-
-
-def _unquote(text: str) -> str:
-    return text.strip(_QUOTES)
 
 
 def normalise_choice(raw: str, vocabulary: Sequence[str]) -> tuple[str, str | None]:
     """(value from `vocabulary` or '', warning or None) for a status/stage as written (see module doc)."""
-    text = _unquote(raw).lower()
-    if text in _PLACEHOLDERS:
+    text = unquote(raw).lower()
+    if text in PLACEHOLDERS:
         return "", None
     remark = ""
     if "(" in text:
         text, _, remark = text.partition("(")
-        text = _unquote(text)
+        text = unquote(text)
     text = " ".join(text.split())
     note = f" (remark '({remark.rstrip()}' dropped)" if remark else ""
     if text in vocabulary:
@@ -320,7 +179,7 @@ def normalise_choice(raw: str, vocabulary: Sequence[str]) -> tuple[str, str | No
 
 def normalise_version(raw: str) -> tuple[str, str | None]:
     """('1.27' or '', warning or None) for a milestone as written (see module doc)."""
-    text = _unquote(raw).lower()
+    text = unquote(raw).lower()
     if text in _VERSION_PLACEHOLDERS:
         return "", None
     match = _VERSION_RE.match(text)
@@ -335,8 +194,8 @@ def normalise_version(raw: str) -> tuple[str, str | None]:
 
 def parse_date(raw: str) -> tuple[datetime.date | None, str | None]:
     """(date or None, warning or None) for a `YYYY-MM-DD` field as written (see module doc)."""
-    text = _unquote(raw)
-    if text.lower() in _PLACEHOLDERS or text.lower() == "yyyy-mm-dd":
+    text = unquote(raw)
+    if text.lower() in PLACEHOLDERS or text.lower() == "yyyy-mm-dd":
         return None, None
     match = _DATE_RE.match(text)
     if not match:
@@ -347,56 +206,10 @@ def parse_date(raw: str) -> tuple[datetime.date | None, str | None]:
         return None, f"impossible date {raw!r} ({exc}); left empty"
 
 
-def parse_people(entries: Iterable, *, source: str, name: str) -> tuple[tuple[PersonRef, ...], list[str]]:
-    """People named in a list field, deduplicated case-insensitively (first spelling wins), and warnings."""
-    people: dict[str, PersonRef] = {}
-    warnings = []
-    for index, entry in enumerate(entries):
-        if entry is None:  # an empty list item
-            continue
-        if isinstance(entry, bool) or not isinstance(entry, str | int):
-            raise _type_error(source, f"{name}[{index}]", "a GitHub handle", entry)
-        refs, warning = _parse_person(str(entry))
-        if warning:
-            warnings.append(f"{source}: {name}[{index}]: {warning}")
-        for ref in refs:
-            people.setdefault(ref.key, ref)
-    return tuple(people.values()), warnings
-
-
-def _parse_person(raw: str) -> tuple[list[PersonRef], str | None]:
-    simple = _SIMPLE_HANDLE_RE.match(raw)
-    if simple:  # the common case, "@handle", answered without the searches below
-        # "@TBD", "@TODO", "@none": placeholders written as handles are nobody (a person called TBD).
-        return ([] if simple.group(1).lower() in _PLACEHOLDERS else [PersonRef(github=simple.group(1))]), None
-    text = _unquote(raw)
-    if text.lower() in _PLACEHOLDERS:
-        return [], None
-    email = ""
-    email_match = _EMAIL_RE.search(text)
-    if email_match:
-        email = email_match.group(1)[:254]
-        text = (text[: email_match.start()] + text[email_match.end() :]).strip()
-    handles = _AT_HANDLE_RE.findall(text)
-    handles = [handle for handle in handles if handle.lower() not in _PLACEHOLDERS]
-    if len(handles) > 1:
-        return [PersonRef(github=h) for h in handles], None
-    if handles:
-        rest = _AT_HANDLE_RE.sub(" ", text)
-        display = " ".join(rest.replace("(", " ").replace(")", " ").replace(",", " ").split()).strip(" -:")
-        return [PersonRef(github=handles[0], name=display[:200], email=email)], None
-    bare = _unquote(text).lstrip("@")
-    if bare.lower() in _PLACEHOLDERS:
-        return [], None
-    if _HANDLE_RE.match(bare):
-        return [PersonRef(github=bare, email=email)], None
-    return [], f"no GitHub handle in {raw!r}; dropped"
-
-
 def parse_sig(raw: str) -> str | None:
     """A SIG slug ('sig-node') from what was written, or None when it is not one."""
-    text = _unquote(raw).lower()
-    if text not in _PLACEHOLDERS and _SLUG_RE.match(text) and len(text) <= 64:
+    text = unquote(raw).lower()
+    if text not in PLACEHOLDERS and _SLUG_RE.match(text) and len(text) <= 64:
         return text
     return None
 
@@ -440,8 +253,8 @@ def _directory_problem(directory: str) -> str:
 def _kep_number(raw, directory: str, *, source: str) -> tuple[int, str | None]:
     """The KEP's number: the field if it is a positive number, else the directory's prefix (see module doc)."""
     if isinstance(raw, list | dict):
-        raise _type_error(source, "kep-number", "a number", raw)
-    text = "" if raw is None or isinstance(raw, bool) else _unquote(str(raw))
+        raise type_error(source, "kep-number", "a number", raw)
+    text = "" if raw is None or isinstance(raw, bool) else unquote(str(raw))
     from_directory = directory_number(directory)
     if text.isascii() and text.isdigit() and 0 < int(text) <= MAX_INT:
         number = int(text)
@@ -472,13 +285,13 @@ def parse_kep(text: str, *, source: str, directory: str, source_path: str = "") 
         if message:
             warnings.append(f"{source}: {name}: {message}")
 
-    def scalar(name: str) -> str:
-        return _scalar(data.get(name), source=source, name=name)
+    def field_text(name: str) -> str:
+        return scalar(data.get(name), source=source, name=name)
 
     number, message = _kep_number(data.get("kep-number"), directory, source=source)
     warn("kep-number", message)
 
-    title = " ".join(scalar("title").split())
+    title = " ".join(field_text("title").split())
     if not title:
         raise ImportFailure("missing (a KEP needs a title)", source=source, field="title")
     if title.lower() in _TEMPLATE_TITLES:
@@ -491,7 +304,7 @@ def parse_kep(text: str, *, source: str, directory: str, source_path: str = "") 
         warn("title", f"longer than {TITLE_MAX} characters; cut")
         title = title[:TITLE_MAX]
 
-    owning_raw = scalar("owning-sig")
+    owning_raw = field_text("owning-sig")
     owning_sig = parse_sig(owning_raw)
     if not owning_sig:
         reason = "missing" if not owning_raw else f"not a SIG name: {owning_raw!r}"
@@ -502,19 +315,19 @@ def parse_kep(text: str, *, source: str, directory: str, source_path: str = "") 
     entries = [
         (f"{name}[{index}]", entry)
         for name in ("participating-sigs", "participating-groups")
-        for index, entry in enumerate(_expect_list(data.get(name), source=source, name=name))
+        for index, entry in enumerate(expect_list(data.get(name), source=source, name=name))
     ]
     for slot, entry in entries:
-        raw = _scalar(entry, source=source, name=slot)
+        raw = scalar(entry, source=source, name=slot)
         slug = parse_sig(raw)
         if slug:
             participating.setdefault(slug)
-        elif _unquote(raw).lower() not in _PLACEHOLDERS:
+        elif unquote(raw).lower() not in PLACEHOLDERS:
             warn(slot, f"not a SIG name: {raw!r}; dropped")
 
-    status, message = normalise_choice(scalar("status"), KEP_STATUSES)
+    status, message = normalise_choice(field_text("status"), KEP_STATUSES)
     warn("status", message)
-    stage, message = normalise_choice(scalar("stage"), KEP_STAGES)
+    stage, message = normalise_choice(field_text("stage"), KEP_STAGES)
     warn("stage", message)
 
     def version(name: str, raw: str) -> str:
@@ -522,16 +335,16 @@ def parse_kep(text: str, *, source: str, directory: str, source_path: str = "") 
         warn(name, message)
         return value
 
-    latest = version("latest-milestone", scalar("latest-milestone"))
+    latest = version("latest-milestone", field_text("latest-milestone"))
     milestones = data.get("milestone")
     if milestones is None:
         milestones = {}
     if not isinstance(milestones, dict):
-        raise _type_error(source, "milestone", "a mapping of stage to version", milestones)
+        raise type_error(source, "milestone", "a mapping of stage to version", milestones)
     per_stage = {
         stage_name: version(
             f"milestone.{stage_name}",
-            _scalar(milestones.get(stage_name), source=source, name=f"milestone.{stage_name}"),
+            scalar(milestones.get(stage_name), source=source, name=f"milestone.{stage_name}"),
         )
         for stage_name in ("alpha", "beta", "stable", "deprecated")
     }
@@ -539,13 +352,13 @@ def parse_kep(text: str, *, source: str, directory: str, source_path: str = "") 
     people = {}
     for name in ("authors", "reviewers", "approvers"):
         people[name], messages = parse_people(
-            _expect_list(data.get(name), source=source, name=name), source=source, name=name
+            expect_list(data.get(name), source=source, name=name), source=source, name=name
         )
         warnings.extend(messages)
 
     dates = {}
     for name in ("creation-date", "last-updated"):
-        dates[name], message = parse_date(scalar(name))
+        dates[name], message = parse_date(field_text(name))
         warn(name, message)
 
     gates = _feature_gates(data.get("feature-gates"), source=source, warn=warn)
@@ -555,10 +368,10 @@ def parse_kep(text: str, *, source: str, directory: str, source_path: str = "") 
     if disable_raw is None or isinstance(disable_raw, bool):
         disable_supported = disable_raw
     else:
-        text_value = _scalar(disable_raw, source=source, name="disable-supported").lower()
+        text_value = scalar(disable_raw, source=source, name="disable-supported").lower()
         words = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
-        disable_supported = words.get(_unquote(text_value))
-        if disable_supported is None and _unquote(text_value) not in _PLACEHOLDERS:
+        disable_supported = words.get(unquote(text_value))
+        if disable_supported is None and unquote(text_value) not in PLACEHOLDERS:
             warn("disable-supported", f"not true/false: {disable_raw!r}; left empty")
 
     slug = directory[:SLUG_MAX]
@@ -591,12 +404,12 @@ def parse_kep(text: str, *, source: str, directory: str, source_path: str = "") 
 def _feature_gates(value, *, source: str, warn) -> tuple[FeatureGateRecord, ...]:
     """Feature gates by name (a gate listed twice has its components merged); nameless gates are dropped."""
     gates: dict[str, list[str]] = {}
-    for index, entry in enumerate(_expect_list(value, source=source, name="feature-gates")):
+    for index, entry in enumerate(expect_list(value, source=source, name="feature-gates")):
         slot = f"feature-gates[{index}]"
         if not isinstance(entry, dict):
-            raise _type_error(source, slot, "a mapping with name and components", entry)
-        name = _unquote(_scalar(entry.get("name"), source=source, name=f"{slot}.name"))
-        if name and name.lower() in _PLACEHOLDERS:  # "name: None" (keps/sig-storage/3314-csi-changed-block-tracking)
+            raise type_error(source, slot, "a mapping with name and components", entry)
+        name = unquote(scalar(entry.get("name"), source=source, name=f"{slot}.name"))
+        if name and name.lower() in PLACEHOLDERS:  # "name: None" (keps/sig-storage/3314-csi-changed-block-tracking)
             warn(slot, f"{name!r} is a placeholder, not a gate name; dropped")
             continue
         if not name or len(name) > GATE_NAME_MAX:
@@ -604,11 +417,11 @@ def _feature_gates(value, *, source: str, warn) -> tuple[FeatureGateRecord, ...]
             continue
         components = gates.setdefault(name, [])
         for c_index, component in enumerate(
-            _expect_list(entry.get("components"), source=source, name=f"{slot}.components")
+            expect_list(entry.get("components"), source=source, name=f"{slot}.components")
         ):
             # One real entry reads "kube-apiserver,kubelet": a comma separates components.
-            for part in _scalar(component, source=source, name=f"{slot}.components[{c_index}]").split(","):
-                part = _unquote(part)
+            for part in scalar(component, source=source, name=f"{slot}.components[{c_index}]").split(","):
+                part = unquote(part)
                 if part and part not in components:
                     components.append(part)
     return tuple(FeatureGateRecord(name=name, components=tuple(parts)) for name, parts in gates.items())
@@ -620,8 +433,8 @@ def parse_prr(text: str, *, source: str, file_number: int | None, source_path: s
     warnings: list[str] = []
     raw_number = data.get("kep-number")
     if isinstance(raw_number, list | dict):
-        raise _type_error(source, "kep-number", "a number", raw_number)
-    stated = _unquote(str(raw_number)) if raw_number is not None and not isinstance(raw_number, bool) else ""
+        raise type_error(source, "kep-number", "a number", raw_number)
+    stated = unquote(str(raw_number)) if raw_number is not None and not isinstance(raw_number, bool) else ""
     stated_number = int(stated) if stated.isascii() and stated.isdigit() and 0 < int(stated) <= MAX_INT else None
     if file_number is not None:
         number = file_number
@@ -650,7 +463,7 @@ def parse_prr(text: str, *, source: str, file_number: int | None, source_path: s
         if value is None:
             continue
         if not isinstance(value, dict):
-            raise _type_error(source, key, "a mapping with approver", value)
+            raise type_error(source, key, "a mapping with approver", value)
         approver_raw = value.get("approver")
         if approver_raw is None:
             warnings.append(f"{source}: {key}.approver: missing; stage ignored")

@@ -70,8 +70,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from community.importers.people import PresenterRef
 from core.importing import ImportFailure
 from core.text import MONTH_NUMBERS
+from releases.retro_records import KepRowRecord, RetroEntryRecord, RetroRecord
 
 __all__ = [
     "AgendaItemRecord",
@@ -105,14 +107,6 @@ URL_MAX = 500
 # -- records -------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PresenterRef:
-    """A GitHub handle as written; `explicit` when written as `@handle` (certainly a handle)."""
-
-    handle: str
-    explicit: bool
-
-
 @dataclass
 class AgendaItemRecord:
     order: int
@@ -124,40 +118,6 @@ class AgendaItemRecord:
     links: tuple[str, ...]
     releases: tuple[str, ...]
     line: int
-
-
-@dataclass
-class RetroEntryRecord:
-    category: str  # went_well | to_improve | action_item (releases.choices.RetroCategory values)
-    text: str
-    owner: PresenterRef | None
-    status: str  # "" unless an action item: open | in_progress | done | dropped
-    line: int
-
-
-@dataclass
-class KepRowRecord:
-    number: int
-    title: str
-    status: str  # releases.choices.EnhancementStatus value
-    type: str  # EnhancementType value or ""
-    target_stage: str  # TargetStage value or ""
-    assignee: str  # GitHub handle or ""
-    line: int
-
-
-@dataclass
-class RetroRecord:
-    """What one meeting says about one release's retrospective."""
-
-    release: str
-    held: bool  # the meeting held this release's retro (not merely quoted its tally)
-    line: int
-    source_url: str = ""
-    tracked: int | None = None
-    merged: int | None = None
-    entries: list[RetroEntryRecord] = field(default_factory=list)
-    keps: list[KepRowRecord] = field(default_factory=list)
 
 
 @dataclass

@@ -25,8 +25,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from community.models import Person, Sig
 from core.models import Heartbeat
-from keps.models import Kep, Person, Sig
+from keps.models import Kep
 from releases.choices import HistorySource, TargetStage, TrackedSource
 from releases.github import GitHubClient, GitHubError, GitHubNotFound
 from releases.github.graphql import GraphQL

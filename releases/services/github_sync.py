@@ -36,7 +36,8 @@ from django.db.models import Min
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from keps.models import Kep, Person, Sig
+from community.models import Person, Sig
+from keps.models import Kep
 from releases import metrics
 from releases.choices import HistorySource, MilestoneKind, TrackedSource
 from releases.github import (

@@ -39,6 +39,7 @@ from releases.services.release_files import (
 )
 from releases.services.release_state import release_states_refresh
 from releases.services.schedule import SCHEDULE_IMPORT_LOCK, release_schedule_import
+from releases.signals import releases_created
 
 _RELEASE_FOLDER = re.compile(r"^release-v?(\d+)\.(\d+)$")
 #: The files of a release directory, in the order they are read; of each group's names, the first found is read
@@ -108,9 +109,6 @@ def release_directories_import(
     now: datetime.datetime | None = None,
 ) -> ImportReport:
     """Import every file of the release directories under `paths` (see the module docstring)."""
-    # Imported here: meetings.services imports releases.services (retro), so a module-level import is circular.
-    from meetings.services import agenda_items_link_releases
-
     files = release_directories_find(paths=paths)
     report = ImportReport()
 
@@ -120,7 +118,7 @@ def release_directories_import(
             schedule = parse_schedule(text, version_hint=version_from_path(path))
             outcome = release_schedule_import(schedule=schedule, now=now or timezone.now())
             if outcome.created:
-                agenda_items_link_releases(versions=[outcome.release.version])
+                releases_created.send(sender=Release, versions=[outcome.release.version])
             warnings = [(w.line, w.message) for w in schedule.warnings]
             counted = FileOutcome(outcome.created, outcome.updated, outcome.unchanged, outcome.changes, warnings)
             _count(report, counted, path, dry_run=dry_run)

@@ -18,8 +18,9 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from keps.models import Kep, Person, Sig
-from keps.services_sigs import sig_resolver_load
+from community.models import Person, Sig
+from community.services import sig_resolver_load
+from keps.models import Kep
 from releases.choices import (
     EnhancementStatus,
     ExceptionDecision,

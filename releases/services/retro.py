@@ -19,13 +19,13 @@ from __future__ import annotations
 import datetime
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from keps.models import Kep, Person, Sig
+from community.models import Person, Sig
+from keps.models import Kep
 from releases.choices import ActionStatus, HistorySource, RetroCategory, TrackedSource
 from releases.models import (
     EnhancementStatusChange,
@@ -35,12 +35,10 @@ from releases.models import (
     TrackedEnhancement,
     parse_version,
 )
+from releases.retro_records import RetroRecord
 
 from .stats import release_stats_request
 from .tracking import RecordedChange, tracked_enhancements_create, tracked_enhancements_record
-
-if TYPE_CHECKING:
-    from meetings.importers.notes import RetroRecord
 
 __all__ = ["release_ensure_versions", "retro_notes_import"]
 

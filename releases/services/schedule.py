@@ -24,6 +24,7 @@ from releases.importers.schedule import Schedule, milestone_key, parse_schedule,
 from releases.models import Milestone, Release
 from releases.rules import release_state
 from releases.services.stats import release_stats_request
+from releases.signals import releases_created
 
 #: Name of the advisory lock that serialises concurrent schedule imports.
 SCHEDULE_IMPORT_LOCK = "import_schedule"
@@ -184,10 +185,6 @@ def release_schedules_import(
     release before it existed are pointed at it. What changed is noted (shown in a dry run, or with -v 2);
     a dry run writes nothing. Release states are computed at `now` (default: the time each file is written).
     """
-    # Imported here: meetings.services imports this package (releases.services.retro), so a module-level
-    # import would be circular.
-    from meetings.services import agenda_items_link_releases
-
     files = release_schedule_files_find(paths=paths)
 
     def import_file(path: Path, report: ImportReport) -> None:
@@ -200,7 +197,7 @@ def release_schedules_import(
         outcome = release_schedule_import(schedule=schedule, now=now or timezone.now())
         if outcome.created:
             # Meeting agenda items may name this release from before it existed.
-            agenda_items_link_releases(versions=[outcome.release.version])
+            releases_created.send(sender=Release, versions=[outcome.release.version])
         report.count("created", outcome.created)
         report.count("updated", outcome.updated)
         report.count("unchanged", outcome.unchanged)

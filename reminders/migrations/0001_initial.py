@@ -2,8 +2,8 @@
 SlackWebhook) with their tables, which keep their names (`db_table`), so no row moves.
 
 The tables were made by releases' and people's own migrations, which every database has run before this one (the
-dependencies say so): this migration records the models in the reminders app's state only, and releases 0010 and
-people 0004 take them out of those apps' state. The content types of the three models are renamed to the reminders
+dependencies say so): this migration records the models in the reminders app's state only, and releases 0011 and
+people 0005 take them out of those apps' state. The content types of the three models are renamed to the reminders
 app, so their permissions (and the role groups holding them) and the admin's log entries follow; on a database
 that has none yet (a new one) there is nothing to rename.
 """
@@ -39,10 +39,10 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
+        ("community", "0002_content_types"),
         ("contenttypes", "0002_remove_content_type_name"),
-        ("keps", "0006_kep_plan_history"),
-        ("people", "0003_profile_github_id"),
-        ("releases", "0009_tracking_board"),
+        ("people", "0004_move_to_community"),
+        ("releases", "0010_move_to_community"),
     ]
 
     operations = [
@@ -80,7 +80,7 @@ class Migration(migrations.Migration):
                         ('retry_at', models.DateTimeField(blank=True, null=True)),
                         ('refusals', models.PositiveIntegerField(default=0)),
                         ('milestone', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reminder_deliveries', to='releases.milestone')),
-                        ('person', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to='keps.person')),
+                        ('person', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to='community.person')),
                     ],
                     options={
                         'verbose_name_plural': 'reminder deliveries',
@@ -100,7 +100,7 @@ class Migration(migrations.Migration):
                         ('disabled_reason', models.TextField(blank=True)),
                         ('disabled_at', models.DateTimeField(blank=True, null=True)),
                         ('updated_at', models.DateTimeField(default=django.utils.timezone.now)),
-                        ('sig', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='slack_webhook', to='keps.sig')),
+                        ('sig', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='slack_webhook', to='community.sig')),
                     ],
                     options={
                         'verbose_name': 'Slack webhook',

@@ -36,6 +36,7 @@ INSTALLED_APPS = [
     "django_filters",
     "django_tables2",
     "core",
+    "community",
     "keps",
     "releases",
     "meetings",
@@ -139,12 +140,13 @@ SIGTRACKER_PAGE_CACHE_RECHECK = float(os.environ.get("SIGTRACKER_PAGE_CACHE_RECH
 # Apps whose tables the public pages read: a write to any of their tables but the unwatched ones makes cached pages
 # stale (database triggers, kept in sync with the models after every migrate). No page shows reminder deliveries,
 # and reminder workers write them all the time.
-SIGTRACKER_PAGE_CACHE_WATCHED_APPS = ["keps", "releases", "meetings"]
+SIGTRACKER_PAGE_CACHE_WATCHED_APPS = ["community", "keps", "releases", "meetings"]
 # What export_data writes and import_data reads (core/backup.py): every row a curator cares about; from auth only
 # groups and users (permissions come from migrate).
 SIGTRACKER_EXPORTED_MODELS = [
     "auth.group",
     "auth.user",
+    "community",
     "keps",
     "releases",
     "meetings",
@@ -154,7 +156,7 @@ SIGTRACKER_EXPORTED_MODELS = [
     "admin.logentry",
 ]
 # Rows migrations create (role groups, seeded SIG aliases): present in a fresh database, matched by natural key.
-SIGTRACKER_MIGRATION_SEEDED_MODELS = ["auth.group", "keps.sigalias"]
+SIGTRACKER_MIGRATION_SEEDED_MODELS = ["auth.group", "community.sigalias"]
 SIGTRACKER_PAGE_CACHE_UNWATCHED_TABLES = ["releases_reminderdelivery"]
 
 # Private mode: every page needs a login (for a company running its own release train).

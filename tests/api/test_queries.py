@@ -6,7 +6,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from keps.models import DesignGroup, FeatureGate, Kep, Sig
+from community.models import Sig
+from keps.models import DesignGroup, FeatureGate, Kep
 from meetings.models import AgendaItem, Meeting
 from releases.choices import ActionStatus, EnhancementStatus, MilestoneKind, RetroCategory
 from releases.models import (

@@ -6,7 +6,7 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from keps.models import Person
+from community.models import Person
 from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState
 from reminders.models import Unsubscription
 from reminders.unsubscribe import unsubscribe_url

@@ -20,21 +20,10 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
-APP_PACKAGES = ["sigtracker", "core", "devdata", "releases", "keps", "meetings", "api", "people", "manage.py"]
+# The project's own packages, as setuptools is told to find them ("keps*" -> keps).
+APP_PACKAGES = [p.rstrip("*") for p in PYPROJECT["tool"]["setuptools"]["packages"]["find"]["include"]] + ["manage.py"]
 TOOLING_PACKAGES = ["tests", "bench"]
-FIRST_PARTY = {
-    "sigtracker",
-    "core",
-    "devdata",
-    "releases",
-    "keps",
-    "meetings",
-    "reminders",
-    "api",
-    "people",
-    "tests",
-    "bench",
-}
+FIRST_PARTY = {p for p in APP_PACKAGES if p != "manage.py"} | set(TOOLING_PACKAGES)
 RUNTIME = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]]
 DEV = [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"]["dev"]]
 

@@ -223,5 +223,5 @@ def test_admin_forms_require_csrf(admin_user):
 
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(admin_user)
-    response = strict.post(reverse("admin:keps_sig_add"), {"slug": "sig-x"})
+    response = strict.post(reverse("admin:community_sig_add"), {"slug": "sig-x"})
     assert response.status_code == 403

@@ -11,8 +11,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
+from community.roles import sig_membership_grant
 from keps.models import Kep
-from keps.roles import sig_membership_grant
 from releases.models import EnhancementStatusChange, TrackedEnhancement
 from tests.factories import (
     AgendaItemFactory,
@@ -107,14 +107,17 @@ def test_bad_export_files_change_nothing(tmp_path, content, message):
 @pytest.mark.django_db
 def test_a_bad_row_rolls_back_the_whole_import(tmp_path):
     rows = [
-        {"model": "keps.sig", "fields": {"slug": "sig-node", "name": "", "mailing_list": "", "reminder_offsets": []}},
+        {
+            "model": "community.sig",
+            "fields": {"slug": "sig-node", "name": "", "mailing_list": "", "reminder_offsets": []},
+        },
         {"model": "keps.kep", "fields": {"number": 0, "title": "bad", "owning_sig": ["sig-node"]}},
     ]
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(rows))
     with pytest.raises(CommandError, match="bad.json"):
         call_command("import_data", str(bad), verbosity=0)
-    from keps.models import Sig
+    from community.models import Sig
 
     assert not Sig.objects.exists()
 

@@ -8,6 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import DataError
 
+from community.models import Sig
 from core.importing import (
     ImportCommand,
     ImportFailure,
@@ -17,7 +18,6 @@ from core.importing import (
     import_in_one_transaction,
     parsed_in_chunks,
 )
-from keps.models import Sig
 
 pytestmark = pytest.mark.django_db
 

@@ -8,9 +8,10 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
+from community.models import Person
 from devdata.fixtures import FIXTURE_FILES
 from devdata.living_cycle import DEMO_NAME
-from keps.models import Kep, Person
+from keps.models import Kep
 from meetings.models import AgendaItem
 from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement
 

@@ -13,8 +13,9 @@ from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection
 
+from community.models import Person, Sig
 from devdata.fixtures import FIXTURE_FILES
-from keps.models import DesignGroup, FeatureGate, Kep, Person, PrrApproval, Sig
+from keps.models import DesignGroup, FeatureGate, Kep, PrrApproval
 from meetings.models import AgendaItem, Meeting
 from releases.models import (
     EnhancementStatusChange,
@@ -92,13 +93,13 @@ def demo_data(django_db_setup, django_db_blocker):
 
 
 def _empty_domain_tables():
-    """Empty the tables of the three domain apps (their many-to-many tables included): cheaper than a
+    """Empty the tables of the domain apps (their many-to-many tables included): cheaper than a
     full flush, which re-creates permissions and content types. Rows the migrations seed (SIG aliases) stay, as
     the next test module expects a freshly migrated database."""
     seeded = {label.lower() for label in settings.SIGTRACKER_MIGRATION_SEEDED_MODELS}
     tables = [
         model._meta.db_table
-        for label in ("keps", "releases", "meetings")
+        for label in ("community", "keps", "releases", "meetings")
         for model in apps.get_app_config(label).get_models(include_auto_created=True)
         if model._meta.label_lower not in seeded
     ]

@@ -7,8 +7,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from community.models import Sig
 from devdata.living_cycle import DEMO_NAME, demo_cycle_ensure
-from keps.models import Sig
 from people.models import Profile
 from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState
 from releases.models import Milestone, Release, TrackedEnhancement

@@ -9,8 +9,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db.models import Count, F, Max, Min, Q
 
+from community.models import Person, Sig
 from devdata.synthetic import SyntheticDataError, reference_instant, synthetic_data_generate
-from keps.models import DesignGroup, FeatureGate, Kep, Person, PrrApproval, Sig
+from keps.models import DesignGroup, FeatureGate, Kep, PrrApproval
 from meetings.models import AgendaItem, Meeting
 from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState, RetroCategory
 from releases.models import (

@@ -11,8 +11,8 @@ from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from keps.models import Person
-from keps.roles import sig_membership_grant
+from community.models import Person
+from community.roles import sig_membership_grant
 from meetings.models import Meeting
 from releases.models import EnhancementStatusChange, Milestone, RetroItem, TrackedEnhancement
 from tests.factories import (

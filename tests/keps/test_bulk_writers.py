@@ -8,6 +8,7 @@ import datetime
 import pytest
 from django.db.models.functions import Lower
 
+from community.models import Person
 from keps.bulk_writers import (
     KEP_COLUMNS,
     GateKey,
@@ -21,7 +22,7 @@ from keps.bulk_writers import (
     PrrRow,
     _sql_columns,
 )
-from keps.models import FeatureGate, Kep, Person, PrrApproval
+from keps.models import FeatureGate, Kep, PrrApproval
 
 pytestmark = pytest.mark.django_db
 

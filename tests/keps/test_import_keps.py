@@ -15,7 +15,8 @@ from django.db import connection
 from django.db.models.functions import Lower
 from django.test.utils import CaptureQueriesContext
 
-from keps.models import FeatureGate, Kep, Person, PrrApproval, Sig
+from community.models import Person, Sig
+from keps.models import FeatureGate, Kep, PrrApproval
 from tests.concurrency import run_together
 from tests.factories import KepFactory, PersonFactory
 from tests.special_files import fifo_with_a_writer

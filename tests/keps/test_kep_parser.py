@@ -9,20 +9,18 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from community.importers.people import PersonRef
 from core.importing import ImportFailure, read_text
 from keps.importers.kep_yaml import (
     KEP_STAGES,
     KEP_STATUSES,
-    PRR_STAGES,
     KepRecord,
-    PersonRef,
     PrrRecord,
     choose_kep_records,
     normalise_choice,
     normalise_version,
     parse_date,
     parse_kep,
-    parse_people,
     parse_prr,
 )
 
@@ -343,35 +341,6 @@ def test_deprecated_milestone_is_kept():
     assert kep(text).deprecated_milestone == "1.32"
 
 
-# -- people ---------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "raw, expected",
-    [
-        ("@SergeyKanzhelev", [PersonRef("SergeyKanzhelev")]),
-        ("mrunalp", [PersonRef("mrunalp")]),
-        ("“@sjenning”", [PersonRef("sjenning")]),
-        ("Jane Doe (@janedoe)", [PersonRef("janedoe", name="Jane Doe")]),
-        ("@janedoe <jane@example.com>", [PersonRef("janedoe", email="jane@example.com")]),
-        ("with input from @bgrant0607, @dchen1107", [PersonRef("bgrant0607"), PersonRef("dchen1107")]),
-        ("TBD", []),
-    ],
-)
-def test_person_forms(raw, expected):
-    assert list(parse_people([raw], source="f", name="authors")[0]) == expected
-
-
-def test_people_dedupe_case_insensitively_and_warn_on_unusable_entries():
-    people, warnings = parse_people(["@Alice", "@alice", "Bob Smith <bob@example.com>"], source="f", name="authors")
-    assert people == (PersonRef("Alice"),)
-    assert warnings == ["f: authors[2]: no GitHub handle in 'Bob Smith <bob@example.com>'; dropped"]
-
-
-def test_numeric_handle_is_kept_as_text():
-    assert parse_people([12345], source="f", name="authors")[0] == (PersonRef("12345"),)
-
-
 # -- SIGs and feature gates -----------------------------------------------------------------------------
 
 
@@ -492,52 +461,6 @@ def test_binary_and_huge_files_are_refused_by_read_text(tmp_path):
         handle.truncate(20 * 1024 * 1024)  # sparse: 20 MB without writing them
     with pytest.raises(ImportFailure, match="too large"):
         read_text(huge)
-
-
-# -- PRR files ------------------------------------------------------------------------------------------
-
-PRR_1029 = """\
-kep-number: 1029
-alpha:
-  approver: "@deads2k"
-beta:
-  approver: "@soltysh"
-"""
-
-
-def test_prr_file_reads_approver_per_stage():
-    record = parse_prr(PRR_1029, source="keps/prod-readiness/sig-node/1029.yaml", file_number=1029)
-    assert record == PrrRecord(
-        number=1029,
-        approvals=(("alpha", PersonRef("deads2k")), ("beta", PersonRef("soltysh"))),
-        source_path="keps/prod-readiness/sig-node/1029.yaml",
-    )
-
-
-def test_prr_file_name_wins_over_a_wrong_kep_number():  # prod-readiness/sig-node/688.yaml says 277
-    record = parse_prr("kep-number: 277\nstable:\n  approver: '@ehashman'\n", source="688.yaml", file_number=688)
-    assert record.number == 688
-    assert "says 277 but the file is named 688.yaml" in record.warnings[0]
-
-
-def test_prr_unknown_stage_is_ignored_with_warning_and_deprecated_is_deprecation():
-    text = "kep-number: 281\nremoved:\n  approver: '@a'\ndeprecated:\n  approver: '@b'\n"
-    record = parse_prr(text, source="281.yaml", file_number=281)
-    assert record.approvals == (("deprecation", PersonRef("b")),)
-    assert any("removed: not a PRR stage" in w for w in record.warnings)
-    assert set(PRR_STAGES) >= {stage for stage, _ in record.approvals}
-
-
-def test_prr_without_any_number_is_skipped():
-    with pytest.raises(ImportFailure) as exc:
-        parse_prr("alpha:\n  approver: '@a'\n", source="x.yaml", file_number=None)
-    assert exc.value.field == "kep-number"
-
-
-def test_prr_stage_of_wrong_type_is_skipped():
-    with pytest.raises(ImportFailure) as exc:
-        parse_prr("kep-number: 1\nalpha: '@a'\n", source="1.yaml", file_number=1)
-    assert exc.value.field == "alpha"
 
 
 # -- properties -----------------------------------------------------------------------------------------

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from django.db import DataError, connection, transaction
 
+from community.models import Person, Sig
 from core.importing import ImportReport, ImportUsageError, import_lock
-from keps.models import Kep, Person, PrrApproval, Sig
+from keps.models import Kep, PrrApproval
 from keps.services import KEP_IMPORT_LOCK, kep_tree_find, kep_tree_import
 from tests.concurrency import run_together
 from tests.factories import AgendaItemFactory

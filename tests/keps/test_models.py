@@ -1,7 +1,8 @@
 import pytest
 from django.db import IntegrityError, transaction
 
-from keps.models import Kep, Person
+from community.models import Person
+from keps.models import Kep
 from tests.factories import FeatureGateFactory, KepFactory, PersonFactory, PrrApprovalFactory
 
 pytestmark = pytest.mark.django_db

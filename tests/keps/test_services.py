@@ -7,8 +7,9 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from community.models import Person
 from keps.importers.kep_yaml import parse_kep, parse_prr
-from keps.models import FeatureGate, Kep, Person, PrrApproval
+from keps.models import FeatureGate, Kep, PrrApproval
 from keps.services import kep_import_session
 
 pytestmark = pytest.mark.django_db

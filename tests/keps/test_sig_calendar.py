@@ -8,8 +8,8 @@ import pytest
 from django.core.management import call_command
 from icalendar import Calendar
 
-from keps.meeting_schedule import meeting_when_text, next_meeting_at, sig_next_meetings
-from keps.models import SigMeeting
+from community.meeting_schedule import meeting_when_text, next_meeting_at, sig_next_meetings
+from community.models import SigMeeting
 from tests.factories import SigFactory
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from keps.models import FeatureGate, Kep, Sig
+from community.models import Sig
+from keps.models import FeatureGate, Kep
 from releases.models import Release
 from tests.factories import (
     AgendaItemFactory,

@@ -11,8 +11,9 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from community.models import Person, Sig
 from core.importing import ImportFailure
-from keps.models import Kep, Person, Sig
+from keps.models import Kep
 from meetings.importers.notes import parse_meeting_notes
 from meetings.models import AgendaItem, Meeting
 from meetings.services import agenda_items_link_keps, meeting_notes_import

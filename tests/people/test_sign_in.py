@@ -7,7 +7,7 @@ import httpx
 import pytest
 from django.contrib.auth.models import User
 
-from keps.models import Person
+from community.models import Person
 from people.models import PreferenceChange, Profile
 from tests.factories import PersonFactory
 

@@ -6,7 +6,7 @@ import icalendar
 import pytest
 from django.utils import timezone
 
-from keps.models import Person
+from community.models import Person
 from people.models import PreferenceChange, Profile
 from releases.choices import ActionStatus, EnhancementStatus, MilestoneKind, ReleaseState, RetroCategory
 from releases.rules import REQUIREMENTS

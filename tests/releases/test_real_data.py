@@ -12,7 +12,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from keps.models import Kep, Person, PrrApproval
+from community.models import Person
+from keps.models import Kep, PrrApproval
 from releases import selectors
 from releases.choices import EnhancementStatus, MilestoneKind, StatsSource
 from releases.models import Milestone, Release, ReleaseStats, TrackedEnhancement
@@ -144,7 +145,7 @@ def test_a_chairs_reminder_gives_the_true_reason_and_their_meetings_show_on_me(c
     assert "curator" not in message.text
 
     # /me/ for that chair lists SIG Node's next meeting, as the home page does.
-    from keps.meeting_schedule import sig_next_meetings
+    from community.meeting_schedule import sig_next_meetings
     from people.selectors import my_work
 
     home = [m for m in sig_next_meetings(now=timezone.now()) if m.sig.slug == "sig-node"]

@@ -4,6 +4,7 @@ import datetime
 
 import pytest
 
+from meetings import selectors as meeting_selectors
 from releases import selectors
 from releases.choices import ActionStatus, EnhancementStatus, MilestoneKind, RetroCategory, StatsSource
 from releases.models import ReleaseStats
@@ -156,10 +157,12 @@ def test_meetings_between_and_latest():
     for day in (1, 8, 15, 22):
         MeetingFactory(sig=sig, date=datetime.date(2022, 3, day))
     MeetingFactory(sig=sig, date=datetime.date(2022, 3, 29), cancelled=True)
-    rows, total = selectors.meetings_between(start=datetime.date(2022, 3, 5), end=datetime.date(2022, 3, 31), limit=2)
+    rows, total = meeting_selectors.meetings_between(
+        start=datetime.date(2022, 3, 5), end=datetime.date(2022, 3, 31), limit=2
+    )
     assert total == 4 and [m.date.day for m in rows] == [29, 22]
-    assert selectors.meetings_between(start=None, end=datetime.date(2022, 3, 31)) == ([], 0)
-    latest = selectors.meeting_latest(on_or_before=datetime.date(2022, 3, 30))
+    assert meeting_selectors.meetings_between(start=None, end=datetime.date(2022, 3, 31)) == ([], 0)
+    latest = meeting_selectors.meeting_latest(on_or_before=datetime.date(2022, 3, 30))
     assert latest.date == datetime.date(2022, 3, 22)  # the cancelled one was not held
 
 

@@ -6,8 +6,8 @@ from django.contrib.admin.models import DELETION, LogEntry
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from keps.choices import SigRole
-from keps.roles import sig_membership_grant
+from community.choices import SigRole
+from community.roles import sig_membership_grant
 from releases.models import EnhancementStatusChange, ReleaseStats, TrackedEnhancement
 from tests.factories import KepFactory, ReleaseFactory, SigFactory, TrackedEnhancementFactory
 

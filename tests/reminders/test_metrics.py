@@ -7,7 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from keps.models import Person
+from community.models import Person
 from releases.choices import MilestoneKind
 from reminders.channels import slack_recipient
 from reminders.choices import DeliveryState

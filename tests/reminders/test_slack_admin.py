@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from keps.roles import sig_membership_grant
+from community.roles import sig_membership_grant
 from reminders.channels import slack_webhook_set_url
 from reminders.models import SlackWebhook
 from tests.factories import SigFactory

@@ -5,8 +5,9 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from keps.models import FeatureGate, Sig
-from keps.roles import sig_membership_grant
+from community.models import Sig
+from community.roles import sig_membership_grant
+from keps.models import FeatureGate
 from tests.factories import (
     AgendaItemFactory,
     FeatureGateFactory,

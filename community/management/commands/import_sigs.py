@@ -2,12 +2,12 @@
 
 from pathlib import Path
 
+from community.services import sigs_yaml_import
 from core.importing import ImportCommand, ImportReport
-from keps.services_sigs import sigs_yaml_import
 
 
 class Command(ImportCommand):
-    """Calls `keps.services_sigs.sigs_yaml_import`: one file, one transaction; a group the parser cannot import is
+    """Calls `community.services.sigs_yaml_import`: one file, one transaction; a group the parser cannot import is
     skipped with one line naming its place, and the others are imported."""
 
     help = (

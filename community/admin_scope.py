@@ -118,3 +118,10 @@ class SigScopedInlineMixin:
         if editable is not None and db_field.related_model is Sig:
             kwargs["queryset"] = db_field.related_model.objects.filter(pk__in=editable)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class PublicSigScopedAdminMixin(SigScopedAdminMixin):
+    """KEPs and people are public and referred to across SIGs (a sig-node meeting discusses a sig-scheduling
+    KEP), so every staff user sees them all; changing and deleting stay within the user's SIGs."""
+
+    scope_visibility = False

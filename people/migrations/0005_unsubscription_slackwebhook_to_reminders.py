@@ -6,7 +6,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("people", "0003_profile_github_id"),
+        ("people", "0004_move_to_community"),
         ("reminders", "0001_initial"),
     ]
 

@@ -6,7 +6,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("releases", "0009_tracking_board"),
+        ("releases", "0010_move_to_community"),
         ("reminders", "0001_initial"),
     ]
 

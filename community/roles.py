@@ -7,26 +7,15 @@ liaison of sig-node changes sig-node's rows and nothing of sig-scheduling's.
 
 from django.contrib.auth.models import Group
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
-from django.db.models import Q
 
-from keps.choices import SigRole
-from keps.models import Kep, Sig, SigMembership
+from community.choices import SigRole
+from community.models import Sig, SigMembership
 
 ROLE_GROUPS = {SigRole.LEAD: "SIG lead", SigRole.LIAISON: "Release liaison", SigRole.VIEWER: "Viewer"}
 
 _VIEW_MODELS = {
-    "keps": [
-        "sig",
-        "person",
-        "kep",
-        "featuregate",
-        "prrapproval",
-        "designgroup",
-        "sigmembership",
-        "sigleadership",
-        "sigmeeting",
-        "sigalias",
-    ],
+    "community": ["sig", "person", "sigmembership", "sigleadership", "sigmeeting", "sigalias"],
+    "keps": ["kep", "featuregate", "prrapproval", "designgroup"],
     "releases": [
         "release",
         "milestone",
@@ -46,7 +35,8 @@ _VIEW_MODELS = {
 _LIAISON_EDITS = {
     "releases": ["trackedenhancement", "enhancementexception", "retrospective", "retroitem"],
     "meetings": ["meeting", "agendaitem"],
-    "keps": ["person", "kep", "featuregate"],
+    "community": ["person"],
+    "keps": ["kep", "featuregate"],
 }
 # A lead also runs the release calendar and reminders.
 _LEAD_EDITS = {
@@ -171,21 +161,3 @@ def user_visible_sig_ids(user) -> set[int] | None:
     if user.is_superuser:
         return None
     return set(SigMembership.objects.filter(user=user).values_list("sig_id", flat=True))
-
-
-def person_sig_ids(person) -> set[int]:
-    """The SIGs a person belongs to, for deciding who may change their details (email, reminder opt-out).
-
-    A person belongs to the owning SIG of every KEP they author, review or approve, and to the SIG of every
-    tracked enhancement they are the enhancements contact of. (PRR approvals and meeting presentations do not
-    count: PRR approvers and presenters serve every SIG.)
-    """
-    if not person.pk:
-        return set()
-    from releases.models import TrackedEnhancement
-
-    kep_sigs = Kep.objects.filter(Q(authors=person) | Q(reviewers=person) | Q(approvers=person)).values_list(
-        "owning_sig_id", flat=True
-    )
-    contact_sigs = TrackedEnhancement.objects.filter(enhancements_contact=person).values_list("sig_id", flat=True)
-    return set(kep_sigs) | set(contact_sigs)

@@ -253,7 +253,7 @@ def sig_aliases_seed_if_empty(*, apps=None, using: str = "default") -> int:
 
     registry = apps or live_apps
     try:
-        alias_model = registry.get_model("keps", "SigAlias")
+        alias_model = registry.get_model("community", "SigAlias")
     except LookupError:
         return 0  # migrated to a state before the alias table
     if alias_model._meta.db_table not in connections[using].introspection.table_names():

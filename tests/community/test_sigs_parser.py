@@ -1,4 +1,4 @@
-"""The sigs.yaml parser (keps/importers/sigs_yaml.py): examples from the real file's shapes, old and new, and
+"""The sigs.yaml parser (community/importers/sigs_yaml.py): examples from the real file's shapes, old and new, and
 properties on arbitrary input. No database."""
 
 import datetime
@@ -8,8 +8,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.importing import ImportFailure
-from keps.importers.sigs_yaml import (
+from community.importers.sigs_yaml import (
     SigsFile,
     mailing_list_address,
     parse_day,
@@ -18,6 +17,7 @@ from keps.importers.sigs_yaml import (
     parse_time,
     parse_tz,
 )
+from core.importing import ImportFailure
 
 CURRENT = """\
 sigs:

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from keps.models import Person, Sig, SigLeadership, SigMeeting
+from community.models import Person, Sig, SigLeadership, SigMeeting
 from tests.factories import KepFactory, PersonFactory, SigFactory
 
 pytestmark = pytest.mark.django_db
@@ -332,7 +332,7 @@ def test_digest_goes_to_the_imported_list_and_notes_to_chairs_and_tech_leads_wit
 def test_known_aliases_come_back_after_a_flush_but_a_curators_deletion_stays():
     from django.core.management import call_command
 
-    from keps.models import SigAlias
+    from community.models import SigAlias
 
     call_command("flush", interactive=False, verbosity=0)
     assert SigAlias.objects.get(spelling="sig-machinery").sig_slug == "sig-api-machinery"

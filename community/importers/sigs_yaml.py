@@ -47,8 +47,9 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from core.importing import ImportFailure
+from core.importing.yaml_text import load_mapping
 
-from .kep_yaml import PersonRef, load_mapping
+from .people import PersonRef
 
 __all__ = [
     "GROUP_LISTS",

@@ -1,5 +1,5 @@
 """The role groups survive history: keps/migrations/0003_role_groups.py replays with the grants of its
-day whatever keps.roles.GROUP_GRANTS says today, and the post_migrate handler brings the groups up to
+day whatever community.roles.GROUP_GRANTS says today, and the post_migrate handler brings the groups up to
 today's grants, idempotently.
 """
 
@@ -11,7 +11,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 
-from keps import roles
+from community import roles
 from tests.factories import MeetingFactory, SigFactory
 
 # Migrations run DDL: the test needs real transactions (and its teardown flush re-runs post_migrate).
