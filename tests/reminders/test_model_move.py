@@ -3,16 +3,12 @@ keeps every delivery, unsubscribe and Slack webhook, readable through the new mo
 log entries of those models follow them (their content types are relabelled, not made anew)."""
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import psycopg
 import pytest
 from django.db import connection
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.scratch_db import manage
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db]
 
@@ -28,6 +24,8 @@ BEFORE = [
 WRITE_BEFORE = """
 import datetime, json
 from django.db import connection
+
+from tests.scratch_db import manage
 from django.db.migrations.executor import MigrationExecutor
 from reminders.channels import encrypt_url
 
@@ -106,6 +104,8 @@ import json
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 
+from tests.scratch_db import manage
+
 labels = sorted(
     ContentType.objects.filter(model__in=["reminderdelivery", "unsubscription", "slackwebhook"]).values_list(
         "app_label", flat=True
@@ -121,13 +121,7 @@ print("BACK", json.dumps({"labels": labels, "rows": rows}))
 
 
 def _manage(database_url: str, *args: str) -> str:
-    environ = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
-    environ.update(DJANGO_SETTINGS_MODULE="sigtracker.settings.test", DATABASE_URL=database_url)
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=environ, capture_output=True, text=True, timeout=300
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result.stdout
+    return manage(database_url, "sigtracker.settings.test", *args)
 
 
 def _printed(output: str, tag: str):
@@ -136,7 +130,8 @@ def _printed(output: str, tag: str):
 
 @pytest.fixture
 def scratch_database_url():
-    """An empty PostgreSQL database beside the test database, dropped afterwards."""
+    """An empty PostgreSQL database beside the test database, dropped afterwards; named apart from
+    `tests.scratch_db`'s, so the two migration tests may run side by side."""
     if connection.vendor != "postgresql":
         pytest.skip("the move is checked on PostgreSQL, where production data lives")
     db = connection.settings_dict
