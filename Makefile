@@ -49,6 +49,7 @@ test-fast: install
 
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/hadolint Containerfile
 

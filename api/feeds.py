@@ -56,7 +56,7 @@ class _StatusChangeFeed(_AtomFeed):
         te = item.tracked_enhancement
         before = _STATUS_LABELS.get(item.from_status, item.from_status) or "new"
         after = _STATUS_LABELS.get(item.to_status, item.to_status)
-        return f"v{te.release.version} KEP-{te.kep.number} {te.kep.title}: {before} → {after}"
+        return f"v{te.release.version} {te.display_name}: {before} → {after}"
 
     def item_description(self, item):
         te = item.tracked_enhancement

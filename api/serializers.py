@@ -7,7 +7,6 @@ from rest_framework import serializers
 
 from community.models import Sig
 from keps.models import DesignGroup, FeatureGate, Kep, KepPlanChange
-from keps.selectors import kep_timeline
 from meetings.models import AgendaItem, Meeting
 from releases.models import (
     EnhancementException,
@@ -21,6 +20,7 @@ from releases.models import (
     TrackedEnhancement,
 )
 from releases.prr import prr_approver_of, prr_of
+from releases.selectors_kep_timeline import kep_timeline
 
 
 @extend_schema_field(OpenApiTypes.URI)
@@ -160,8 +160,13 @@ class CurrentReleaseSerializer(serializers.Serializer):
 
 class TrackedEnhancementSerializer(serializers.ModelSerializer):
     release = serializers.CharField(source="release.version", read_only=True)
-    kep = serializers.IntegerField(source="kep.number", read_only=True)
-    kep_title = serializers.CharField(source="kep.title", read_only=True)
+    kep = serializers.IntegerField(
+        source="kep.number", read_only=True, allow_null=True, default=None, help_text="Null for a KEP-less feature."
+    )
+    kep_title = serializers.CharField(source="kep.title", read_only=True, allow_null=True, default=None)
+    feature_name = serializers.SerializerMethodField(
+        help_text="An early feature sheet's name for a feature with no KEP (kep null); null for a KEP."
+    )
     sig = serializers.CharField(source="sig.slug", read_only=True)
     enhancements_contact = serializers.CharField(
         source="enhancements_contact.github", read_only=True, allow_null=True, default=None
@@ -179,6 +184,9 @@ class TrackedEnhancementSerializer(serializers.ModelSerializer):
     def get_prr_status(self, obj) -> str:
         return prr_of(obj)
 
+    def get_feature_name(self, obj) -> str | None:
+        return None if obj.kep_id else obj.feature_name
+
     def get_prr_approver(self, obj) -> str | None:
         return prr_approver_of(obj) or None
 
@@ -189,6 +197,7 @@ class TrackedEnhancementSerializer(serializers.ModelSerializer):
             "release",
             "kep",
             "kep_title",
+            "feature_name",
             "sig",
             "type",
             "target_stage",
@@ -238,13 +247,20 @@ class ExceptionRequestSerializer(serializers.ModelSerializer):
     def get_kep(self, obj) -> int | None:
         if obj.kep_number:
             return obj.kep_number
-        return obj.tracked_enhancement.kep.number if obj.tracked_enhancement_id else None
+        row = obj.tracked_enhancement if obj.tracked_enhancement_id else None
+        return row.kep.number if row is not None and row.kep_id else None
 
 
 class StatusChangeSerializer(serializers.ModelSerializer):
     tracked_enhancement = serializers.IntegerField(source="tracked_enhancement_id", read_only=True)
     release = serializers.CharField(source="tracked_enhancement.release.version", read_only=True)
-    kep = serializers.IntegerField(source="tracked_enhancement.kep.number", read_only=True)
+    kep = serializers.IntegerField(
+        source="tracked_enhancement.kep.number",
+        read_only=True,
+        allow_null=True,
+        default=None,
+        help_text="Null for a KEP-less feature.",
+    )
     sig = serializers.CharField(source="tracked_enhancement.sig.slug", read_only=True)
     instant = serializers.SerializerMethodField(
         help_text="exact: when it happened; observed: a sync saw it, it happened between observed_since and "

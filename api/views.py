@@ -5,7 +5,8 @@ the same number of queries whatever their length (tests/api/test_queries.py). Ev
 answers 304 to a matching If-None-Match before any query runs (api/caching.py).
 """
 
-from django.db.models import F, Prefetch
+from django.db.models import F, Prefetch, Value
+from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
@@ -17,14 +18,13 @@ from rest_framework.settings import api_settings
 
 from community.models import Sig
 from keps import selectors as kep_selectors
-from keps import selectors_history as kep_history_selectors
 from keps.filtersets import DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet
 from keps.models import Kep
 from meetings import selectors as meeting_selectors
 from meetings.filtersets import MeetingFilterSet
 from meetings.models import AgendaItem
 from releases import selectors as release_selectors
-from releases import selectors_published
+from releases import selectors_feature_gates, selectors_plans, selectors_published
 from releases.choices import RetroCategory
 from releases.filtersets import ExceptionRequestFilterSet, ReleaseFilterSet
 from releases.models import (
@@ -111,20 +111,27 @@ class ReleaseViewSet(ReadOnlyViewSet):
         )
 
 
+#: The cursor position of a KEP-less feature: past every KEP number (a PositiveIntegerField's largest value).
+KEPLESS_CURSOR_POSITION = 2**31 - 1
+
+
 class TrackedEnhancementViewSet(ListOnlyViewSet):
     """A release's tracked enhancements with the enhancement list page's filters (`?release=1.27` required), in
-    KEP-number order, with slips counted as the page does."""
+    KEP-number order, KEP-less features last by name, with slips counted as the page does."""
 
     serializer_class = serializers.TrackedEnhancementSerializer
     filterset_class = TrackedEnhancementApiFilterSet
-    ordering = ("kep_number",)
+    # The cursor's position is a number: KEP-less features share one past every KEP (ties are the cursor's offset).
+    ordering = ("kep_number", "feature_name", "id")
 
     def get_queryset(self):
         version = self.request.query_params.get("release", "")
         release = Release.objects.filter(version=version).first() if version else None
         if release is None:  # the FilterSet answers 400 for a missing or unknown release
             return TrackedEnhancement.objects.none()
-        return release_selectors.tracked_enhancement_list(release=release).annotate(kep_number=F("kep__number"))
+        return release_selectors.tracked_enhancement_list(release=release).annotate(
+            kep_number=Coalesce(F("kep__number"), Value(KEPLESS_CURSOR_POSITION))
+        )
 
 
 class ExceptionRequestViewSet(ListOnlyViewSet):
@@ -165,7 +172,7 @@ class KepViewSet(ReadOnlyViewSet):
 
     def get_queryset(self):
         if self.action == "retrieve":
-            return kep_history_selectors.with_slip_counts(kep_selectors.kep_detail_queryset())
+            return selectors_plans.with_slip_counts(kep_selectors.kep_detail_queryset())
         return kep_selectors.kep_list()
 
 
@@ -177,7 +184,7 @@ class FeatureGateViewSet(ListOnlyViewSet):
     ordering = ("name", "pk")
 
     def get_queryset(self):
-        return kep_selectors.feature_gate_list()
+        return selectors_feature_gates.feature_gate_list()
 
 
 class DesignGroupViewSet(ReadOnlyViewSet):
@@ -278,6 +285,11 @@ class SchemaView(ConditionalGetMixin, SpectacularAPIView):
 
     permission_classes = [PublicReadOnly]
     authentication_classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
+
+    def _get_version_parameter(self, request):
+        # The API has one version, named by its path (/api/v1/): drf-spectacular would take `?version=` as a
+        # schema version and write it into the Content-Disposition header, where a newline is a server error.
+        return None
 
 
 class DocsView(ConditionalGetMixin, SpectacularSwaggerView):

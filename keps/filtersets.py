@@ -1,11 +1,11 @@
 """FilterSets for the KEP pages: one per listable model, each with a `q` search; shared by views and selectors."""
 
 import django_filters
+from django.apps import apps
 from django.db.models import Q
 
 from community.models import Sig
 from core.text import parse_kep_number
-from releases.models import Release
 
 from .choices import KepStage, KepStatus
 from .models import DesignGroup, FeatureGate, Kep
@@ -20,7 +20,9 @@ def _design_groups(request=None):
 
 
 def _releases(request=None):
-    return Release.objects.order_by("-major", "-minor")
+    # KEPs are tracked in releases by the releases app, which sits above this one: its model is found through
+    # the app registry, as the relation the filters follow (`tracked_enhancements__release`) is found by name.
+    return apps.get_model("releases", "Release").objects.order_by("-major", "-minor")
 
 
 class KepFilterSet(django_filters.FilterSet):

@@ -1,38 +1,30 @@
-"""Reads of KEP plan history (git, `import_keps --history`) beside the tracked sets (board, labels, notes).
-
-Two sources, always named: "planned" is what kep.yaml said on master and when that changed (a slip by
-`releases.rules.plan_slip`); "tracked" is the release team's record (`releases.rules.SLIP_STATUSES`: removed from
-the milestone or deferred). Each function issues a fixed number of queries.
+"""Reads of KEP plan history (git, `import_keps --history`): what kep.yaml said on master and when that changed
+(a slip by `keps.plans.plan_slip`). "Planned", always named as such; the release team's "tracked" slips, beside
+it, are `releases.selectors_plans`. Each function issues a fixed number of queries.
 """
 
 from __future__ import annotations
 
-import datetime
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from releases.choices import Freeze
-from releases.models import Milestone, Release, TrackedEnhancement, parse_version
-from releases.rules import FREEZE_MILESTONE, SLIP_STATUSES, end_of_day_pacific
+from core.versions import parse_version, version_parts
 
 from .models import Kep, KepHistoryCursor, KepPlanChange
-from .selectors import version_parts
 
 __all__ = [
     "PlanHistory",
+    "PlanRow",
+    "SigSlips",
     "SlipRanking",
     "kep_plan_history",
+    "plan_history_imported",
     "plan_slip_count",
-    "planned_at_freeze",
-    "slip_list",
     "slip_ranking",
-    "timeline_with_plans",
-    "tracked_slip_count",
     "with_history_flag",
-    "with_slip_counts",
 ]
 
 #: Plan fields a row shows a change of, with their labels.
@@ -67,26 +59,6 @@ def plan_slip_count(*, since: str = "", until: str = "") -> Coalesce:
     )
     counted = slips.order_by().values("kep_number").annotate(n=Count("pk")).values("n")
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
-
-
-def tracked_slip_count() -> Coalesce:
-    """Tracked slips of the outer KEP: releases whose board removed or deferred it."""
-    rows = (
-        TrackedEnhancement.objects.filter(kep=OuterRef("pk"), status__in=SLIP_STATUSES)
-        .order_by()
-        .values("kep")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    return Coalesce(Subquery(rows, output_field=IntegerField()), Value(0))
-
-
-def with_slip_counts(queryset: QuerySet[Kep], *, since: str = "", until: str = "") -> QuerySet[Kep]:
-    """KEPs annotated with `plan_slips` (git) and `tracked_slips` (board)."""
-    return queryset.annotate(plan_slips=plan_slip_count(since=since, until=until), tracked_slips=tracked_slip_count())
-
-
-# --- a KEP's page and API -------------------------------------------------------------------------------
 
 
 @dataclass
@@ -191,48 +163,6 @@ def _sig_rank(row: SigSlips):
 # --- the release page -----------------------------------------------------------------------------------
 
 
-@dataclass
-class FreezePlan:
-    at: datetime.datetime  # the end of enhancements-freeze day, Pacific
-    planned: int  # KEPs whose kep.yaml on master named this release as latest-milestone then
-
-
-def planned_at_freeze(*, release: Release) -> FreezePlan | None:
-    """How many KEPs planned `release` at its enhancements freeze: per the last plan change of each KEP
-    committed before the end of freeze day (US Pacific). None without a freeze date or any history import."""
-    freeze = (
-        Milestone.objects.filter(release=release, kind=FREEZE_MILESTONE[Freeze.ENHANCEMENTS], sig__isnull=True)
-        .order_by("at")
-        .first()
-    )
-    if freeze is None or not KepHistoryCursor.objects.exists():
-        return None
-    cutoff = end_of_day_pacific(freeze.at, all_day=freeze.all_day)
-    latest: dict[int, str] = defaultdict(str)
-    for number, milestone in (
-        KepPlanChange.objects.filter(committed_at__lt=cutoff)
-        .order_by("kep_number", "committed_at", "pk")
-        .values_list("kep_number", "latest_milestone")
-    ):
-        latest[number] = milestone
-    return FreezePlan(at=cutoff, planned=sum(1 for value in latest.values() if value == release.version))
-
-
-def slip_list(*, since: str = "", until: str = "") -> QuerySet[Kep]:
-    """KEPs with at least one slip of either source, annotated, for the slips page (its FilterSet applies the
-    rest)."""
-    keps = with_slip_counts(Kep.objects.select_related("owning_sig"), since=since, until=until)
-    return keps.filter(Q(plan_slips__gt=0) | Q(tracked_slips__gt=0))
-
-
-def timeline_with_plans(*, timeline, history: PlanHistory) -> None:
-    """Set each tracked release's `planned` (`keps.selectors.TimelineRow`): the plan change in force at the end of
-    its enhancements-freeze day (Pacific), so the page shows planned (git) beside tracked (board). No query."""
-    changes = [row.change for row in history.rows]
-    for row in timeline.rows:
-        freeze = row.enhancements_freeze
-        if freeze is None:
-            continue
-        cutoff = end_of_day_pacific(freeze.at, all_day=freeze.all_day)
-        in_force = [change for change in changes if change.committed_at < cutoff]
-        row.planned = in_force[-1] if in_force else None
+def plan_history_imported() -> bool:
+    """Whether `import_keps --history` ever ran (pages say "no history imported" rather than "no slips")."""
+    return KepHistoryCursor.objects.exists()

@@ -10,9 +10,11 @@ from django.views.generic import DetailView
 
 from community.models import Sig
 from core.views import PublicListView
+from meetings import selectors as meeting_selectors
 from releases import selectors as release_selectors
+from releases import selectors_approvers, selectors_feature_gates, selectors_kep_timeline, selectors_perma_beta
+from releases import selectors_plans as release_plans
 from releases import selectors_published as release_published
-from releases.models import Release
 
 from . import ical, selectors, selectors_history
 from .filtersets import (
@@ -61,10 +63,10 @@ class KepDetailView(DetailView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         kep = self.object
-        mentions, mention_total = selectors.kep_mentions(kep=kep)
-        timeline = selectors.kep_timeline(kep=kep)
+        mentions, mention_total = meeting_selectors.kep_mentions(kep=kep)
+        timeline = selectors_kep_timeline.kep_timeline(kep=kep)
         plan_history = selectors_history.kep_plan_history(number=kep.number, imported=kep.plan_history_imported)
-        selectors_history.timeline_with_plans(timeline=timeline, history=plan_history)
+        release_plans.timeline_with_plans(timeline=timeline, history=plan_history)
         context.update(
             timeline=timeline,
             plan_history=plan_history,
@@ -103,7 +105,7 @@ class PermaBetaView(PublicListView):
         kwargs = super().get_filterset_kwargs(filterset_class)
         data = self.request.GET.copy()
         if not data.get("min_releases"):
-            data["min_releases"] = str(selectors.PERMA_BETA_DEFAULT_RELEASES)
+            data["min_releases"] = str(selectors_perma_beta.PERMA_BETA_DEFAULT_RELEASES)
         kwargs["data"] = data
         return kwargs
 
@@ -111,7 +113,7 @@ class PermaBetaView(PublicListView):
         # Computed once per request: an export builds the table a second time.
         if not hasattr(self, "result"):
             valid = self.filterset.is_valid()
-            self.result = selectors.perma_beta_list(filters=self.filterset.data) if valid else None
+            self.result = selectors_perma_beta.perma_beta_list(filters=self.filterset.data) if valid else None
         return self.result.rows if self.result else []
 
     def get_table(self, **kwargs):
@@ -119,7 +121,7 @@ class PermaBetaView(PublicListView):
         # Authors, gates and latest mentions only for the rows shown (every row when exporting).
         exporting = self.request.GET.get(self.export_trigger_param) in self.export_formats
         rows = table.data if exporting else [row.record for row in table.paginated_rows]
-        selectors.perma_beta_enrich(rows=[row for row in rows if not hasattr(row.kep, "last_mention_date")])
+        meeting_selectors.perma_beta_enrich(rows=[row for row in rows if not hasattr(row.kep, "last_mention_date")])
         return table
 
     def get_context_data(self, **kwargs):
@@ -143,13 +145,13 @@ class SlipListView(PublicListView):
 
     def get_queryset(self):
         since, until = self._range()
-        return selectors_history.slip_list(since=since, until=until)
+        return release_plans.slip_list(since=since, until=until)
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         since, until = self._range()
         context["ranking"] = selectors_history.slip_ranking(keps=self.object_list, since=since, until=until)
-        context["history_imported"] = selectors_history.KepHistoryCursor.objects.exists()
+        context["history_imported"] = selectors_history.plan_history_imported()
         return context
 
 
@@ -162,7 +164,7 @@ class FeatureGateListView(PublicListView):
     extra_context = {"nav": "feature-gates"}
 
     def get_queryset(self):
-        return selectors.feature_gate_list()
+        return selectors_feature_gates.feature_gate_list()
 
 
 class ApproverListView(PublicListView):
@@ -178,21 +180,21 @@ class ApproverListView(PublicListView):
     def get_queryset(self):
         return selectors.Kep.objects.none()
 
-    def selection(self) -> tuple[Release | None, object]:
+    def selection(self) -> tuple[object, object]:
         """(release, SIG or None) the request asks for; no release when the filters are invalid."""
         if not hasattr(self, "_selection"):
             if not self.filterset.is_bound:
-                self._selection = (Release.objects.current(), None)
+                self._selection = (release_selectors.release_current(), None)
             elif self.filterset.is_valid():
                 data = self.filterset.form.cleaned_data
-                self._selection = (data.get("release") or Release.objects.current(), data.get("sig"))
+                self._selection = (data.get("release") or release_selectors.release_current(), data.get("sig"))
             else:
                 self._selection = (None, None)
         return self._selection
 
     def get_table_data(self):
         release, sig = self.selection()
-        return selectors.approver_load(release=release, sig=sig)
+        return selectors_approvers.approver_load(release=release, sig=sig)
 
     def get_table_kwargs(self):
         release, _ = self.selection()

@@ -2,7 +2,18 @@
 
 import datetime
 
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, Value
+from django.db.models import (
+    Count,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    prefetch_related_objects,
+)
 from django.db.models.functions import Coalesce
 from django.utils.safestring import SafeString
 
@@ -128,3 +139,38 @@ def meeting_latest(*, on_or_before: datetime.date) -> Meeting | None:
         .order_by("-date", "sig__slug")
         .first()
     )
+
+
+# -- a KEP's page ---------------------------------------------------------------------------------------------------
+
+
+#: Agenda items listed on a KEP's page; the rest are one click away on the filtered meetings list.
+KEP_MENTIONS_SHOWN = 50
+
+
+def kep_mentions(*, kep: Kep, limit: int = KEP_MENTIONS_SHOWN) -> tuple[list[AgendaItem], int]:
+    """The newest `limit` agenda items that mention the KEP, and how many there are in all."""
+    items = AgendaItem.objects.filter(keps=kep)
+    shown = list(items.select_related("meeting__sig").order_by("-meeting__date", "order")[:limit])
+    return shown, items.count()
+
+
+def perma_beta_enrich(*, rows) -> None:
+    """Add authors, feature gates and the latest meeting mention to the KEPs of `rows` (three queries)."""
+    keps = [row.kep for row in rows]
+    if not keps:
+        return
+    prefetch_related_objects(keps, "feature_gates", "authors")
+    latest_item = AgendaItem.objects.filter(keps=OuterRef("pk")).order_by("-meeting__date", "-meeting_id")
+    meeting_of = dict(
+        Kep.objects.filter(pk__in=[k.pk for k in keps])
+        .annotate(meeting_id=Subquery(latest_item.values("meeting_id")[:1]))
+        .values_list("pk", "meeting_id")
+    )
+    meetings = (
+        Meeting.objects.select_related("sig").only("date", "sig__slug").in_bulk(set(meeting_of.values()) - {None})
+    )
+    for kep in keps:
+        meeting = meetings.get(meeting_of.get(kep.pk))
+        kep.last_mention_date = meeting.date if meeting else None
+        kep.last_mention_sig = meeting.sig.slug if meeting else ""

@@ -28,10 +28,10 @@ def my_calendar(*, person: Person, now: datetime.datetime | None = None) -> byte
         event = Event()
         event.add("uid", f"{milestone_uid_base(milestone)}-person-{person.pk}@sigtracker")
         event.add("dtstamp", stamp)
-        numbers = ", ".join(f"KEP-{kep.row.kep.number}" for kep in keps)
+        numbers = ", ".join(kep.row.subject for kep in keps)
         event.add("summary", f"{milestone_summary(milestone)}: {numbers}")
         event.add("dtstart", milestone.at.astimezone(datetime.UTC))
-        lines = [f"KEP-{kep.row.kep.number} {kep.row.kep.title} ({kep.row.get_status_display()})" for kep in keps]
+        lines = [f"{kep.row.display_name} ({kep.row.get_status_display()})" for kep in keps]
         lines += ["", "By then each needs:", *(f"- {need}" for need in REQUIREMENTS[milestone.kind])]
         lines += ["", f"{base_url}/me/"]
         event.add("description", "\n".join(lines))

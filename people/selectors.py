@@ -125,9 +125,9 @@ def my_work(*, person: Person, now: datetime.datetime | None = None) -> MyWork:
         roles = [
             label
             for label, people in (
-                ("author", row.kep.authors.all()),
-                ("reviewer", row.kep.reviewers.all()),
-                ("approver", row.kep.approvers.all()),
+                ("author", row.kep.authors.all() if row.kep_id else ()),
+                ("reviewer", row.kep.reviewers.all() if row.kep_id else ()),
+                ("approver", row.kep.approvers.all() if row.kep_id else ()),
             )
             if person in people
         ]

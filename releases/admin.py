@@ -14,6 +14,7 @@ from core.admin import GuardedActionsMixin
 
 from .choices import ActionStatus, EnhancementStatus, ExceptionDecision, Freeze, PrrStatus, RetroCategory
 from .models import (
+    KEPLESS_NOTE,
     EnhancementException,
     EnhancementStatusChange,
     FeatureSheetRow,
@@ -199,6 +200,8 @@ class TrackedEnhancementForm(forms.ModelForm):
             # The board's SIG is the KEP's owning SIG unless the lead says otherwise.
             cleaned["sig"] = kep.owning_sig
             self.instance.sig = kep.owning_sig
+        if kep is None and "kep" in self.fields and not cleaned.get("sig") and "sig" in self.fields:
+            self.add_error("sig", "A feature without a KEP needs its SIG.")
         return cleaned
 
     class Meta:
@@ -206,6 +209,7 @@ class TrackedEnhancementForm(forms.ModelForm):
         fields = [
             "release",
             "kep",
+            "feature_name",
             "sig",
             "type",
             "target_stage",
@@ -334,7 +338,7 @@ def request_exception(modeladmin, request, queryset):
         created = exception_request_create(tracked_enhancement=row, user=request.user)
         if created is None:
             modeladmin.message_user(
-                request, f"KEP-{row.kep.number} already asked for an exception to that freeze.", messages.WARNING
+                request, f"{row.subject} already asked for an exception to that freeze.", messages.WARNING
             )
         else:
             made.append((row, created))
@@ -345,7 +349,7 @@ def request_exception(modeladmin, request, queryset):
     )
     for row, created in made:
         modeladmin.message_user(
-            request, f"KEP-{row.kep.number}: {created.get_freeze_display().lower()} exception requested (pending)."
+            request, f"{row.subject}: {created.get_freeze_display().lower()} exception requested (pending)."
         )
     if len(rows) == 1 and made:
         url = reverse("admin:releases_trackedenhancement_change", args=[rows[0].pk])
@@ -386,7 +390,7 @@ class TrackedEnhancementAdmin(SigScopedAdminMixin, admin.ModelAdmin):
         "feature_blog",
         ("enhancements_contact", admin.RelatedOnlyFieldListFilter),
     ]
-    search_fields = ["=kep__number", "kep__title", "notes", "enhancements_contact__github"]
+    search_fields = ["=kep__number", "kep__title", "feature_name", "notes", "enhancements_contact__github"]
     autocomplete_fields = ["release", "kep", "sig", "enhancements_contact", "assignee", "prr_approver"]
     list_select_related = ["release", "kep", "sig", "enhancements_contact", "prr_approver"]
     inlines = [ExceptionInline, StatusChangeInline]
@@ -439,8 +443,8 @@ class TrackedEnhancementAdmin(SigScopedAdminMixin, admin.ModelAdmin):
 
     @admin.display(description="Checklist comment (copy onto the tracking issue; nothing is posted)")
     def checklist_comment(self, obj):
-        if obj is None or obj.pk is None:
-            return "—"
+        if obj is None or obj.pk is None or obj.kep_id is None:
+            return "—"  # the checklist is a KEP's (its kep.yaml, PRR file, tracking issue)
         text = tracked_enhancement_checklist(tracked_enhancement=obj)
         return format_html(
             '<textarea readonly rows="16" cols="100" class="vLargeTextField checklist-comment" '
@@ -454,11 +458,11 @@ class TrackedEnhancementAdmin(SigScopedAdminMixin, admin.ModelAdmin):
 
     @admin.display(ordering="kep__number", description="KEP")
     def kep_number(self, obj):
-        return obj.kep.number
+        return obj.kep.number if obj.kep_id else "—"
 
     @admin.display(ordering="kep__title", description="Title")
     def short_title(self, obj):
-        title = obj.kep.title
+        title = obj.kep.title if obj.kep_id else f"{obj.feature_name} {KEPLESS_NOTE}"
         return title if len(title) <= 48 else title[:47] + "…"
 
     @admin.display(description="GitHub issue")

@@ -105,7 +105,8 @@ class TrackedEnhancementFilterSet(django_filters.FilterSet):
         return queryset.filter(feature_blog=value == "yes")
 
     def search(self, queryset, name, value):
-        """A KEP number ("1287", "KEP-1287") matches exactly; other text searches KEP titles and contacts."""
+        """A KEP number ("1287", "KEP-1287") matches exactly; other text searches KEP titles, the names of KEP-less
+        features and contacts."""
         value = value.strip()
         if not value:
             return queryset
@@ -115,6 +116,7 @@ class TrackedEnhancementFilterSet(django_filters.FilterSet):
         return queryset.filter(
             Q(kep__title__icontains=value)
             | Q(kep__slug__icontains=value)
+            | Q(feature_name__icontains=value)
             | Q(enhancements_contact__github__icontains=value.lstrip("@"))
         )
 

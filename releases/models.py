@@ -8,6 +8,7 @@ from django.core.validators import URLValidator
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import urlencode
 
 from community.models import Person, Sig
 from core.text import line_breaking_characters
@@ -239,8 +240,20 @@ class TrackedEnhancementQuerySet(models.QuerySet):
         return super().bulk_update(objs, fields, batch_size=batch_size)
 
 
+#: What pages, exports and feeds say beside a tracked enhancement with no KEP.
+KEPLESS_NOTE = "(feature sheet, no KEP)"
+
+
 class TrackedEnhancement(models.Model):
-    """A KEP opted into a release, with its status on the release team's board.
+    """A KEP opted into a release, with its status on the release team's board; or, before KEPs, a feature of
+    an early release's feature sheet that names no features/enhancements issue (`kep` empty, `feature_name` the
+    sheet's name for it, source "feature sheet").
+
+    A KEP-less row is an enhancement all the same: the release team tracked it, it shipped or left, and the merge
+    rate, funnel, board and API count it. It is one table rather than a second model so that every figure keeps
+    reading one set of rows; what only a KEP has (its catalogue page, a GitHub tracking issue, slips across
+    releases) is absent on such a row, and syncs leave it alone. One row per release and KEP, or per release and
+    feature name when there is no KEP; a row names one or the other.
 
     The status of a row is set only through `releases.services.tracking` (which writes the history row and
     queues the stats): creating a row (`save()` of a new one, `bulk_create()`), saving a changed status on a row
@@ -249,7 +262,21 @@ class TrackedEnhancement(models.Model):
     """
 
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="tracked_enhancements")
-    kep = models.ForeignKey(Kep, on_delete=models.CASCADE, related_name="tracked_enhancements")
+    kep = models.ForeignKey(
+        Kep,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="tracked_enhancements",
+        help_text="Empty for a feature of an early feature sheet that names no KEP.",
+    )
+    feature_name = models.CharField(
+        max_length=300,
+        blank=True,
+        default="",
+        db_default="",  # bulk COPY loaders (the synthetic demo data) name only the columns they know
+        help_text="The feature sheet's name for a feature with no KEP.",
+    )
     sig = models.ForeignKey(Sig, on_delete=models.PROTECT, related_name="tracked_enhancements")
     type = models.CharField(max_length=20, choices=EnhancementType.choices, blank=True)
     target_stage = models.CharField(max_length=20, choices=TargetStage.choices, blank=True)
@@ -300,13 +327,28 @@ class TrackedEnhancement(models.Model):
     objects = TrackedEnhancementQuerySet.as_manager()
 
     class Meta:
-        ordering = ["release__major", "release__minor", "kep__number"]
+        # KEP-less rows after the KEPs of their release, by name.
+        ordering = ["release__major", "release__minor", models.F("kep__number").asc(nulls_last=True), "feature_name"]
         indexes = [models.Index(fields=["release", "status"], name="trackedenh_release_status_idx")]
         constraints = [
             models.UniqueConstraint(
                 fields=["release", "kep"],
+                condition=models.Q(kep__isnull=False),
                 name="trackedenh_unique_release_kep",
                 violation_error_message="This KEP is already tracked in this release.",
+            ),
+            models.UniqueConstraint(
+                fields=["release", "feature_name"],
+                condition=models.Q(kep__isnull=True),
+                name="trackedenh_unique_release_feature",
+                violation_error_message="A feature of this name is already tracked in this release.",
+            ),
+            # Exactly one: a KEP's row is named by its KEP, so no second name can drift from it.
+            models.CheckConstraint(
+                condition=models.Q(kep__isnull=False, feature_name="")
+                | (models.Q(kep__isnull=True) & ~models.Q(feature_name="")),
+                name="trackedenh_names_kep_or_feature",
+                violation_error_message="Name the KEP, or for a feature without one, the feature (not both).",
             ),
             models.CheckConstraint(
                 condition=models.Q(status__in=EnhancementStatus.values),
@@ -341,7 +383,28 @@ class TrackedEnhancement(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.release.version} KEP-{self.kep.number}"
+        return f"{self.release.version} {self.subject}"
+
+    @property
+    def has_kep(self) -> bool:
+        return self.kep_id is not None
+
+    @property
+    def subject(self) -> str:
+        """What is tracked: "KEP-1287", or a KEP-less feature's name with where it comes from."""
+        if self.kep_id is not None:
+            return f"KEP-{self.kep.number}"
+        return f"{self.feature_name} {KEPLESS_NOTE}"
+
+    @property
+    def title(self) -> str:
+        """The KEP's title, or the KEP-less feature's name."""
+        return self.kep.title if self.kep_id is not None else self.feature_name
+
+    @property
+    def display_name(self) -> str:
+        """One line for lists, feeds and calendars: "KEP-1287 In-place resize", or `subject` without a KEP."""
+        return f"{self.subject} {self.kep.title}" if self.kep_id is not None else self.subject
 
     def clean(self):
         lines = [line.strip() for line in self.docs_pr_urls.splitlines() if line.strip()]
@@ -373,7 +436,8 @@ class TrackedEnhancement(models.Model):
             self._stored_status = self.status
 
     def get_absolute_url(self):
-        return reverse("releases:enhancement_list", kwargs={"version": self.release.version}) + f"?q={self.kep.number}"
+        url = reverse("releases:enhancement_list", kwargs={"version": self.release.version})
+        return url + "?" + urlencode({"q": self.kep.number if self.kep_id is not None else self.feature_name})
 
     @property
     def is_at_risk(self) -> bool:
@@ -415,6 +479,13 @@ class EnhancementException(models.Model):
     issue or PR, which the exception files of 2019-2022 name) or about a KEP not in the catalogue yet has no
     tracked enhancement: it keeps its release, `kep_number` and `issue_url`. A KEP may ask several times for
     one freeze (asked, denied, asked again): each request is a row.
+
+    How a request about no KEP counts: as a request of its release, by freeze and decision, like any other (the
+    release page's "Exception requests" section and weekly numbers, `/api/v1/exception-requests/`, all read the
+    requests by `release`, never through a tracked enhancement). It is not made a KEP-less tracked enhancement:
+    a kubernetes/kubernetes issue or PR (a bug fix, a test, a dependency bump let in after code freeze) is not an
+    enhancement the release team tracked, and counting it as one would add to the merge rate's denominator what
+    was never on the board. KEP-less tracked enhancements are the early feature sheets' features only.
 
     `source` says where it was recorded; rows of the exception file (`source_key` their identity in it) are
     rewritten by each import of that file, rows typed in the admin or read from the board are not.
@@ -514,9 +585,12 @@ class EnhancementException(models.Model):
 
     @property
     def subject(self) -> str:
-        """What the request is about: "KEP-1186", or the issue's link."""
-        number = self.kep_number or (self.tracked_enhancement.kep.number if self.tracked_enhancement_id else None)
-        return f"KEP-{number}" if number else self.issue_url
+        """What the request is about: "KEP-1186", a KEP-less feature's name, or the issue's link."""
+        row = self.tracked_enhancement if self.tracked_enhancement_id else None
+        number = self.kep_number or (row.kep.number if row is not None and row.kep_id else None)
+        if number:
+            return f"KEP-{number}"
+        return self.issue_url or (row.feature_name if row is not None else "")
 
     @property
     def pull_request_list(self) -> list[str]:
@@ -546,10 +620,10 @@ class CurrentHistoryManager(models.Manager):
 class FeatureSheetRow(models.Model):
     """One row of an early release's features tracking sheet (`features.csv`, 1.3-1.12), as published.
 
-    Every row is kept here, the sheet being the only record of those releases. A row naming its features /
-    enhancements issue is also a tracked enhancement of its KEP (`tracked_enhancement`, source "feature sheet"),
-    so the board, stats and API show it like any other; a row naming none is a KEP-less feature: it lives only
-    here, by name, SIG, stage and assignees, and the release page lists it with the others.
+    Every row is kept here, the sheet being the only record of those releases. Each is also a tracked enhancement
+    (`tracked_enhancement`, source "feature sheet"), so the board, stats and API show it like any other: of its
+    KEP when it names its features / enhancements issue, else a KEP-less one by the row's name (`feature_name`).
+    Only a row naming neither an issue nor a SIG has no tracked enhancement (a board row needs a SIG).
     """
 
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="feature_sheet_rows")

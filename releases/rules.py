@@ -13,10 +13,10 @@ and the release schedules (sig-release `releases/release-1.xx/README.md`).
 import datetime
 import functools
 import itertools
-import re
 import zoneinfo
 from dataclasses import dataclass, field
 
+from core.versions import parse_version  # noqa: F401  (a rule's name)
 from keps.plans import PLAN_STAGE_ORDER, plan_slip, planned_target  # noqa: F401  (the rules' names)
 
 from .choices import (
@@ -396,17 +396,6 @@ class GitHubVerdict:
 def github_milestone_title(version: str) -> str:
     """The milestone of a release in kubernetes/enhancements: 1.35 -> v1.35."""
     return f"v{version}"
-
-
-_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)?$")
-
-
-def parse_version(value: str) -> tuple[int, int]:
-    """`"v1.24"`, `"1.24"` or `"1.24.0"` -> `(1, 24)`; raises ValueError for anything else."""
-    match = _VERSION.match(str(value).strip())
-    if not match:
-        raise ValueError(f"not a release version: {value!r}")
-    return int(match.group(1)), int(match.group(2))
 
 
 @functools.lru_cache(maxsize=1024)

@@ -212,7 +212,8 @@ def _slip_count() -> Coalesce:
 
 
 def tracked_enhancement_list(*, release: Release, filters: dict | None = None) -> QuerySet[TrackedEnhancement]:
-    """The tracked enhancements of a release with KEP, SIG and contact joined and `slips` annotated.
+    """The tracked enhancements of a release with KEP, SIG and contact joined and `slips` annotated (0 for a
+    KEP-less feature: slips follow a KEP across releases).
 
     `filters` are the query parameters of `TrackedEnhancementFilterSet` (q, sig, type, stage, status). Rows carry
     their PRR file's approver (`releases.prr.with_prr`), so `prr_of(row)` costs no query.
@@ -221,7 +222,8 @@ def tracked_enhancement_list(*, release: Release, filters: dict | None = None) -
         TrackedEnhancement.objects.filter(release=release)
         .select_related("kep", "sig", "enhancements_contact", "release", "prr_approver")
         .annotate(slips=_slip_count(), **latest_exception_annotations())
-        .order_by("kep__number")
+        # KEP-less features (NULL number: last in ascending order) after the KEPs, by name.
+        .order_by("kep__number", "feature_name")
     )
     if filters is not None:
         queryset = TrackedEnhancementFilterSet(filters, queryset=queryset).qs
@@ -265,10 +267,9 @@ def release_weekly_numbers(*, release: Release) -> WeeklyNumbers:
 
 
 def release_pending_exceptions(*, release: Release, sig: Sig | None = None) -> list[EnhancementException]:
-    """Exception requests of a release still waiting for a decision, earliest deadline first."""
-    queryset = EnhancementException.objects.filter(
-        tracked_enhancement__release=release, decision=ExceptionDecision.PENDING
-    )
+    """Exception requests of a release still waiting for a decision, earliest deadline first; those about no
+    tracked enhancement (a kubernetes/kubernetes issue) too, except when asked for one SIG's."""
+    queryset = EnhancementException.objects.filter(release=release, decision=ExceptionDecision.PENDING)
     if sig is not None:
         queryset = queryset.filter(tracked_enhancement__sig=sig)
     return list(
@@ -355,7 +356,9 @@ def at_risk_for_milestone(*, release: Release, milestone: Milestone | None, sig:
     queryset = TrackedEnhancement.objects.filter(release=release, status__in=statuses)
     if sig is not None:
         queryset = queryset.filter(sig=sig)
-    rows = list(queryset.select_related("kep", "sig", "enhancements_contact").order_by("kep__number")[:limit])
+    rows = list(
+        queryset.select_related("kep", "sig", "enhancements_contact").order_by("kep__number", "feature_name")[:limit]
+    )
     # Always count, even when the rows fit: the page then issues the same queries whatever the data.
     return rows, queryset.count(), statuses
 
@@ -449,3 +452,9 @@ def person_sig_ids(person) -> set[int]:
     )
     contact_sigs = TrackedEnhancement.objects.filter(enhancements_contact=person).values_list("sig_id", flat=True)
     return set(kep_sigs) | set(contact_sigs)
+
+
+def release_current() -> Release | None:
+    """The release pages default to: the one whose cycle holds today, else the latest released, else the first
+    planned (`ReleaseQuerySet.current`, the rule of `releases.rules.current_release`)."""
+    return Release.objects.current()

@@ -36,7 +36,8 @@ def _latest(source: str, column: str):
 def board_label_disagreements(*, release: Release) -> list[BoardLabelDisagreement]:
     """Rows of `release` whose board status and labels disagree, by KEP number."""
     rows = (
-        TrackedEnhancement.objects.filter(release=release)
+        # Only the tracking board writes `board_status`, and it leaves KEP-less rows alone.
+        TrackedEnhancement.objects.filter(release=release, kep__isnull=False)
         .exclude(board_status="")
         .annotate(
             label_status=_latest(HistorySource.GITHUB, "to_status"),

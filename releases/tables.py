@@ -12,7 +12,7 @@ from django.utils.timezone import template_localtime
 from core.tables import BaseTable
 
 from .choices import EnhancementStatus, ExceptionDecision, Freeze, PrrStatus, StatsSource
-from .models import Release, TrackedEnhancement
+from .models import KEPLESS_NOTE, Release, TrackedEnhancement
 from .prr import prr_approver_of, prr_of
 
 SLIPS_HELP = "Times removed from or deferred in a milestone, up to and including this release"
@@ -124,8 +124,11 @@ class ReleaseTable(BaseTable):
         return "" if value is None else round(value, 4)
 
 
-def _kep_url(record, table) -> str:
-    """linkify: the KEP's page, as `Kep.get_absolute_url()` gives it, without a URL resolution per row."""
+def _kep_url(record, table) -> str | None:
+    """linkify: the KEP's page, as `Kep.get_absolute_url()` gives it, without a URL resolution per row; no link
+    for a KEP-less feature (it has no page of its own)."""
+    if record.kep_id is None:
+        return None
     return f"{table.reverse_once('keps:kep_list')}{record.kep.number}/"
 
 
@@ -151,7 +154,14 @@ class TrackedEnhancementTable(BaseTable):
         linkify=_kep_url,
         attrs={"td": {"class": "nowrap"}},
     )
-    title = tables.Column(accessor="kep__title", verbose_name="Title", order_by=("kep__title",), linkify=_kep_url)
+    # A KEP-less feature (an early feature sheet's row naming no KEP) shows its name instead.
+    title = tables.Column(
+        accessor="kep__title",
+        verbose_name="Title",
+        order_by=("kep__title", "feature_name"),
+        linkify=_kep_url,
+        empty_values=(),
+    )
     sig = tables.Column(
         accessor="sig__slug", verbose_name="SIG", order_by=("sig__slug",), attrs={"td": {"class": "nowrap"}}
     )
@@ -194,6 +204,14 @@ class TrackedEnhancementTable(BaseTable):
 
     def render_kep(self, value):
         return f"KEP-{value}"
+
+    def render_title(self, record):
+        if record.kep_id is None:
+            return format_html('{} <span class="muted">{}</span>', record.feature_name, KEPLESS_NOTE)
+        return record.kep.title
+
+    def value_title(self, record):
+        return record.title
 
     def render_status(self, record, value):
         status = record.status
@@ -239,7 +257,7 @@ class TrackedEnhancementTable(BaseTable):
         return f"@{value}"
 
     def value_kep(self, value):
-        return value
+        return "" if value is None else value
 
     def value_status(self, record):
         return record.get_status_display()

@@ -15,10 +15,9 @@ from community.meeting_schedule import sig_next_meetings
 from community.models import Sig
 from core.charts import Series, line_bar_chart
 from core.views import PublicListView
-from keps import selectors_history as kep_history_selectors
 from meetings import selectors as meeting_selectors
 
-from . import selectors, selectors_published
+from . import selectors, selectors_plans, selectors_published
 from .choices import EnhancementStatus, ReleaseState, StatsSource
 from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
 from .ical import milestones_calendar
@@ -172,7 +171,7 @@ class ReleaseDetailView(TemplateView):
             meetings=meetings,
             meeting_total=meeting_total,
             is_active=release.state == ReleaseState.ACTIVE,
-            freeze_plan=kep_history_selectors.planned_at_freeze(release=release),
+            freeze_plan=selectors_plans.planned_at_freeze(release=release),
         )
         exception_requests, exception_counts = selectors_published.release_exception_requests(release=release)
         context.update(

@@ -3,7 +3,7 @@ retry rules, the pseudo-recipient of a channel's delivery rows, and turning a ch
 
 An incoming-webhook URL is a credential (whoever has it posts to the channel), so the database holds it encrypted
 with Fernet under a key derived from SECRET_KEY (HKDF-SHA256; SECRET_KEY_FALLBACKS still decrypt after a key
-rotation), and the admin shows only its host and last four characters (`url_hint`).
+rotation), and the admin shows only its host and last four characters (`url_hint`); both in `webhook_urls`.
 
 Slack's documented answers (https://api.slack.com/messaging/webhooks, "Handling errors"): 200 with the body `ok`;
 `429` with `Retry-After` when rate limited; `404`/`410` with `no_service`, `no_team`, `channel_not_found`,
@@ -21,16 +21,11 @@ failure); and of an answer only Slack's one-word error codes are kept, never a b
 must not land in `ReminderDelivery.error` or a command's output).
 """
 
-import base64
 import re
 import urllib.request
 from dataclasses import dataclass
 from http.client import HTTPException
-from urllib.parse import urlparse, urlsplit
 
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from django.conf import settings
 from django.utils import timezone
 from slack_sdk.http_retry import RateLimitErrorRetryHandler
@@ -39,6 +34,7 @@ from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryInterv
 from slack_sdk.webhook import WebhookClient, WebhookResponse
 
 from .models import SlackWebhook
+from .webhook_urls import encrypt_url, is_webhook_url, url_hint, validate_webhook_url
 
 #: Answers (body or status) meaning the webhook or its channel is gone for good: the channel is turned off.
 REVOKED_ERRORS = frozenset(
@@ -69,74 +65,8 @@ def slack_sig_slug(recipient: str) -> str | None:
     return local if domain.lower() == SLACK_DOMAIN else None
 
 
-# --- the URL at rest ------------------------------------------------------------------------------------
-
-
-def _fernet(secret: str) -> Fernet:
-    key = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"sigtracker", info=b"slack-webhook-url").derive(
-        secret.encode()
-    )
-    return Fernet(base64.urlsafe_b64encode(key))
-
-
-def _keys() -> MultiFernet:
-    secrets = [settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", [])]
-    return MultiFernet([_fernet(secret) for secret in secrets])
-
-
-def encrypt_url(url: str) -> str:
-    return _keys().encrypt(url.encode()).decode()
-
-
-def decrypt_url(token: str) -> str:
-    """The URL; raises ValueError when no current or fallback SECRET_KEY decrypts it (the key was replaced)."""
-    try:
-        return _keys().decrypt(token.encode()).decode()
-    except InvalidToken as exc:
-        raise ValueError("the webhook URL cannot be decrypted with SECRET_KEY or SECRET_KEY_FALLBACKS") from exc
-
-
-def url_hint(url: str) -> str:
-    """What the admin shows of a webhook URL: its host and last four characters, e.g. hooks.slack.com/…x7Qz."""
-    return f"{urlparse(url).hostname or '?'}/…{url[-4:]}"
-
-
-#: The path of an incoming webhook: /services/<team>/<bot>/<secret>, letters and digits.
-_WEBHOOK_PATH = re.compile(r"/services/[A-Za-z0-9_-]+/[A-Za-z0-9_-]+/[A-Za-z0-9_-]+")
 #: Slack's error answers are one lower-case word (`no_service`, `invalid_payload`); nothing else is kept.
 _SLACK_CODE = re.compile(r"[a-z_]{1,64}")
-
-
-def _allowed_origin() -> tuple[str, str]:
-    origin = urlsplit(getattr(settings, "SIGTRACKER_SLACK_WEBHOOK_ORIGIN", "") or "https://hooks.slack.com")
-    return origin.scheme, origin.netloc.lower()
-
-
-def is_webhook_url(url: str) -> bool:
-    """Whether `url` is a Slack incoming webhook: the allowed origin exactly (scheme, host, port; no user, no
-    look-alike host such as hooks.slack.com.evil.example), a /services/T…/B…/… path, no query or fragment."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return False
-    # The whole netloc compared: a user part, another port or a longer host name all differ.
-    return (
-        (parts.scheme, parts.netloc.lower()) == _allowed_origin()
-        and bool(_WEBHOOK_PATH.fullmatch(parts.path))
-        and not parts.query
-        and not parts.fragment
-    )
-
-
-def validate_webhook_url(url: str) -> None:
-    from django.core.exceptions import ValidationError
-
-    if not is_webhook_url(url):
-        scheme, host = _allowed_origin()
-        raise ValidationError(
-            f"Only Slack incoming-webhook URLs are accepted: {scheme}://{host}/services/T…/B…/… "
-            "(Slack → Apps → Incoming Webhooks)."
-        )
 
 
 # --- posting --------------------------------------------------------------------------------------------

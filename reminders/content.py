@@ -186,6 +186,7 @@ def _open_items(*, release_ids: set[int], sig_ids: list[int]) -> tuple:
             decision=ExceptionDecision.PENDING,
             tracked_enhancement__release__in=release_ids,
             tracked_enhancement__sig__in=sig_ids,
+            tracked_enhancement__kep__isnull=False,
         )
         .select_related("tracked_enhancement__kep", "tracked_enhancement__sig")
         .order_by(F("deadline").asc(nulls_last=True), "requested_at", "pk")

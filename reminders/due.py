@@ -79,7 +79,8 @@ def _catch_up() -> datetime.timedelta:
 
 def board_at(*, release_id: int, as_of: datetime.datetime, sig_ids=None):
     """Tracked enhancements of a release that were on the board at `as_of`, with `status_then` annotated."""
-    rows = TrackedEnhancement.objects.filter(release_id=release_id)
+    # Reminders go to a KEP's people: a KEP-less feature (an early feature sheet's) has none.
+    rows = TrackedEnhancement.objects.filter(release_id=release_id, kep__isnull=False)
     if sig_ids is not None:
         rows = rows.filter(sig_id__in=sig_ids)
     # With each row's PRR file approver: the PRR freeze asks for an approved PRR (`rules.is_ready_for`, `prr_of`).

@@ -2,8 +2,8 @@
 
 from django import forms
 
-from .channels import validate_webhook_url
 from .models import SlackWebhook
+from .webhook_urls import validate_webhook_url
 
 
 class SlackWebhookForm(forms.ModelForm):

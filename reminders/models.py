@@ -130,6 +130,6 @@ class SlackWebhook(models.Model):
 
     @property
     def url(self) -> str:
-        from .channels import decrypt_url
+        from .webhook_urls import decrypt_url
 
         return decrypt_url(self.url_encrypted)

@@ -369,9 +369,12 @@ def _sync(release, repo, client, report, *, dry_run, now, echo) -> None:
                     continue  # opened after release day: cannot have been in this release
                 issues[issue.number] = issue
 
+        # A KEP-less feature (an early feature sheet's) has no tracking issue: the sync leaves it alone.
         rows = {
             row.kep.number: row
-            for row in TrackedEnhancement.objects.filter(release=release).select_related("kep", "sig", "assignee")
+            for row in TrackedEnhancement.objects.filter(release=release, kep__isnull=False).select_related(
+                "kep", "sig", "assignee"
+            )
         }
         # Keep an issue once seen: one that left every list (e.g. an old release's) is still read by number.
         kept = sorted({row.github_issue_number for row in rows.values() if row.github_issue_number} - set(issues))

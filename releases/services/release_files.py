@@ -5,6 +5,8 @@ matched by their identity in the file, unchanged rows are not written, and rows 
 longer holds are removed (the file owns them: exception requests of source "exception file", the release's feature
 sheet rows, its team). Rows from elsewhere (requests typed in the admin or read from the board; tracked
 enhancements of the sync or the notes) are never changed, except that a request is linked to its KEP's row.
+Every feature sheet row is a tracked enhancement: of its KEP, or KEP-less by its name (renamed with the sheet,
+never duplicated); an exception request about no KEP stays a request of its release, with no tracked row.
 
 Status writes go through `releases.services.tracking`: a tracked enhancement created here gets its first status
 there, with history of source "exception file" or "feature sheet", marked as assumed (the files give dates, not
@@ -37,6 +39,7 @@ from releases.importers.roster import Roster
 from releases.models import (
     EnhancementException,
     FeatureSheetRow,
+    Milestone,
     Release,
     ReleaseTeamMember,
     TrackedEnhancement,
@@ -326,8 +329,10 @@ def _sheet_status(record: FeatureRecord, release: Release, today: datetime.date)
 
 @transaction.atomic
 def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> FileOutcome:
-    """Make `release`'s feature sheet rows those of `sheet`; a row naming its issue is also the tracked
-    enhancement of that KEP (created, with a stub KEP when the catalogue lacks it, as the GitHub sync does)."""
+    """Make `release`'s feature sheet rows those of `sheet`; each row is also a tracked enhancement (source
+    "feature sheet"): of its KEP when it names its issue (created, with a stub KEP when the catalogue lacks it, as
+    the GitHub sync does), else a KEP-less one by the row's name, so the release's figures count every feature the
+    team tracked. Rows already tracked (by KEP, or by name) are left as they are."""
     outcome = FileOutcome()
     sigs = _sigs(sheet.features, outcome)
     numbers = {record.number for record in sheet.features if record.number}
@@ -335,6 +340,15 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
     rows = {
         te.kep.number: te for te in release.tracked_enhancements.select_related("kep").filter(kep__number__in=numbers)
     }
+    named = {te.feature_name: te for te in release.tracked_enhancements.filter(kep__isnull=True)}
+    # The KEP-less row each place of the sheet was tracked as, to follow a feature renamed in the sheet.
+    placed = {
+        row.position: row.tracked_enhancement
+        for row in release.feature_sheet_rows.select_related("tracked_enhancement").filter(
+            tracked_enhancement__kep__isnull=True, tracked_enhancement__source=TrackedSource.FEATURE_SHEET
+        )
+    }
+    kepless_names = {record.name for record in sheet.features if not record.number}
     handles = {handle.lower() for record in sheet.features for handle in record.assignees[:1]}
     people = {}
     if handles:
@@ -342,72 +356,51 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
         for handle in handles:
             query |= Q(github__iexact=handle)
         people = {p.github.lower(): p for p in Person.objects.filter(query)}
-    at = _midnight(release.release_date or release.cycle_start or timezone.now().date())
+    context = _SheetContext(
+        release=release,
+        people=people,
+        at=_midnight(release.release_date or release.cycle_start or timezone.now().date()),
+        freeze=release.milestones.filter(kind=FREEZE_MILESTONE[Freeze.ENHANCEMENTS], sig__isnull=True)
+        .order_by("at")
+        .first(),
+    )
     wanted = {}
     for position, record in enumerate(sheet.features, start=1):
         sig = sigs.get(record.sig_slug)
-        row = rows.get(record.number) if record.number else None
-        if record.number and row is None:
-            kep = keps.get(record.number)
-            if kep is None and sig is None:
-                outcome.warnings.append(
-                    (record.line, f"#{record.number}: no SIG and no KEP to file it under; kept as a sheet row only")
-                )
-            else:
-                if kep is None:
-                    kep = Kep.objects.create(
-                        number=record.number,
-                        title=record.name,
-                        owning_sig=sig,
-                        tracking_issue_url=f"https://github.com/kubernetes/enhancements/issues/{record.number}",
-                        is_stub=True,
-                    )
-                    keps[record.number] = kep
+        if record.number:
+            row = rows.get(record.number)
+            if row is None:
+                kep = keps.get(record.number)
+                if kep is None and sig is None:
+                    message = f"#{record.number}: no SIG and no KEP to file it under; kept as a sheet row only"
+                    outcome.warnings.append((record.line, message))
+                else:
+                    if kep is None:
+                        kep = keps[record.number] = _stub_kep(record, sig)
+                        outcome.created += 1
+                        outcome.changes.append(f"stub KEP-{record.number} created from the feature sheet")
+                    row = rows[record.number] = _sheet_tracked(context, record, kep=kep, sig=sig or kep.owning_sig)
                     outcome.created += 1
-                    outcome.changes.append(f"stub KEP-{record.number} created from the feature sheet")
-                assignee = record.assignees[0].lower() if record.assignees else ""
-                if assignee and assignee not in people:
-                    people[assignee] = Person.objects.create(github=record.assignees[0])
-                status = _sheet_status(record, release, timezone.now().date())
-                freeze = (
-                    release.milestones.filter(kind=FREEZE_MILESTONE[Freeze.ENHANCEMENTS], sig__isnull=True)
-                    .order_by("at")
-                    .first()
-                )
-                moved = (
-                    status == EnhancementStatus.REMOVED and record.moved_to and freeze is not None and freeze.at < at
-                )
-                row = tracked_enhancement_create(
-                    release=release,
-                    kep=kep,
-                    # A row the sheet still lists as tracked but whose note moves it on was tracked at the
-                    # enhancements freeze and left later: it counts in the merge rate's denominator.
-                    status=EnhancementStatus.TRACKED_CODE if moved else status,
-                    source=HistorySource.FEATURE_SHEET,
-                    author=f"features.csv:{record.line}",
-                    at=freeze.at if moved else at,
-                    # A sheet says what shipped, not when each row reached each freeze: the release day stands in.
-                    assumed=not moved,
-                    note="listed in the release's feature sheet",
-                    sig=sig or kep.owning_sig,
-                    target_stage=record.stage,
-                    type=record.type,
-                    assignee=people.get(assignee),
-                    docs_pr_urls=record.docs_url,
-                )
-                if moved:
-                    row = tracked_enhancement_set_status(
-                        tracked_enhancement=row,
-                        status=EnhancementStatus.REMOVED,
-                        source=HistorySource.FEATURE_SHEET,
-                        author=f"features.csv:{record.line}",
-                        at=at,
-                        note=f"the sheet's note moves it to the {record.moved_to} milestone",
-                        assumed=True,
-                    )
-                rows[record.number] = row
+                    outcome.changes.append(f"{release.version} KEP-{record.number} tracked from the feature sheet")
+        else:
+            row = named.get(record.name)
+            previous = placed.get(position)
+            if row is None and previous is not None and previous.feature_name not in kepless_names:
+                # Same place, another name, the old one gone from the sheet: the feature renamed, not a new one
+                # (a second row would count it twice). The name is no status: the row keeps its history.
+                outcome.changes.append(f"{release.version} {previous.feature_name!r} renamed {record.name!r}")
+                outcome.updated += 1
+                named.pop(previous.feature_name, None)
+                previous.feature_name = record.name
+                previous.save(update_fields=["feature_name", "updated_at"])
+                row = named[record.name] = previous
+            if row is None and sig is None:
+                message = f"{record.name!r}: no issue and no SIG to file it under; kept as a sheet row only"
+                outcome.warnings.append((record.line, message))
+            elif row is None:
+                row = named[record.name] = _sheet_tracked(context, record, kep=None, sig=sig)
                 outcome.created += 1
-                outcome.changes.append(f"{release.version} KEP-{record.number} tracked from the feature sheet")
+                outcome.changes.append(f"{release.version} {record.name!r} tracked from the feature sheet (no KEP)")
         wanted[position] = {
             "release": release,
             "position": position,
@@ -430,6 +423,67 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
         FeatureSheetRow, existing, wanted, FEATURE_FIELDS, outcome, lambda v: f"{release.version} feature {v['name']!r}"
     )
     return outcome
+
+
+@dataclass(frozen=True)
+class _SheetContext:
+    """What every tracked enhancement a sheet opens shares: its release, the people by handle (added to as new
+    assignees are met), the instant standing in for release day, and the enhancements freeze (None if unknown)."""
+
+    release: Release
+    people: dict
+    at: datetime.datetime
+    freeze: Milestone | None
+
+
+def _stub_kep(record: FeatureRecord, sig: Sig) -> Kep:
+    return Kep.objects.create(
+        number=record.number,
+        title=record.name,
+        owning_sig=sig,
+        tracking_issue_url=f"https://github.com/kubernetes/enhancements/issues/{record.number}",
+        is_stub=True,
+    )
+
+
+def _sheet_tracked(context: _SheetContext, record: FeatureRecord, *, kep: Kep | None, sig: Sig) -> TrackedEnhancement:
+    """The tracked enhancement of one sheet row (of `kep`, or KEP-less by the row's name), with its history."""
+    release, people, at, freeze = context.release, context.people, context.at, context.freeze
+    assignee = record.assignees[0].lower() if record.assignees else ""
+    if assignee and assignee not in people:
+        people[assignee] = Person.objects.create(github=record.assignees[0])
+    status = _sheet_status(record, release, timezone.now().date())
+    moved = status == EnhancementStatus.REMOVED and record.moved_to and freeze is not None and freeze.at < at
+    row = tracked_enhancement_create(
+        release=release,
+        kep=kep,
+        feature_name="" if kep is not None else record.name,
+        # A row the sheet still lists as tracked but whose note moves it on was tracked at the
+        # enhancements freeze and left later: it counts in the merge rate's denominator.
+        status=EnhancementStatus.TRACKED_CODE if moved else status,
+        source=HistorySource.FEATURE_SHEET,
+        author=f"features.csv:{record.line}",
+        at=freeze.at if moved else at,
+        # A sheet says what shipped, not when each row reached each freeze: the release day stands in.
+        assumed=not moved,
+        note="listed in the release's feature sheet",
+        sig=sig,
+        target_stage=record.stage,
+        type=record.type,
+        assignee=people.get(assignee),
+        docs_pr_urls=record.docs_url,
+    )
+    if moved:
+        row = tracked_enhancement_set_status(
+            tracked_enhancement=row,
+            status=EnhancementStatus.REMOVED,
+            source=HistorySource.FEATURE_SHEET,
+            author=f"features.csv:{record.line}",
+            at=at,
+            note=f"the sheet's note moves it to the {record.moved_to} milestone",
+            assumed=True,
+        )
+    return row
 
 
 # --- the release team -------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Iterable
 
+from celery import current_app
 from django.conf import settings
 from django.core.cache import caches
 from django.db import transaction
@@ -413,9 +414,11 @@ def _iso(at) -> str | None:
 def _slips(release_ids: set[int]) -> dict[int, list[dict]]:
     """Per release, the KEPs removed or deferred in it, with the earlier releases that tracked them and
     how many times each has slipped up to and including that release."""
-    slipped_keps = TrackedEnhancement.objects.filter(release_id__in=release_ids, status__in=OUT_OF_PLAY).values(
-        "kep_id"
-    )
+    # A slip is a KEP's, followed across releases: a KEP-less feature that left its release counts in `removed`
+    # and `deferred`, not here.
+    slipped_keps = TrackedEnhancement.objects.filter(
+        release_id__in=release_ids, status__in=OUT_OF_PLAY, kep__isnull=False
+    ).values("kep_id")
     history = defaultdict(list)
     for row in (
         TrackedEnhancement.objects.filter(kep_id__in=Subquery(slipped_keps))
@@ -495,6 +498,9 @@ PENDING_CACHE = "shared"
 #: started by then (a backlog, a lost message), the next edit queues another: a duplicate recompute is
 #: cheap, an edit left uncomputed until the nightly run is not.
 PENDING_GRACE_SECONDS = 60
+#: The queued recompute: a task of this app (`releases.tasks`) that calls this module, so it is looked up by name
+#: in Celery's registry (routes and eager mode apply as to any task) instead of imported back.
+STATS_TASK = "releases.tasks.compute_release_stats"
 
 
 def pending_key(release_id: int) -> str:
@@ -531,15 +537,13 @@ def _pending_clear(release_id: int) -> None:
 
 
 def _enqueue(release_ids: Iterable[int]) -> None:
-    from releases.tasks import compute_release_stats
-
     delay = getattr(settings, "SIGTRACKER_STATS_DEBOUNCE_SECONDS", 5)
     for release_id in sorted(release_ids):
         # A job for this release is queued and has not started: it will see these changes too.
         if not _pending_mark(release_id, timeout=delay + PENDING_GRACE_SECONDS):
             continue
         try:
-            compute_release_stats.apply_async(args=[release_id], countdown=delay)
+            current_app.tasks[STATS_TASK].apply_async(args=[release_id], countdown=delay)
         except Exception:
             # The edit is committed; a broker outage must not turn it into an error page. The nightly
             # recompute catches up, and the next edit of this release tries again.

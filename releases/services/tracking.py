@@ -272,7 +272,8 @@ def tracked_enhancement_mirror_history(
 def tracked_enhancement_create(
     *,
     release,
-    kep,
+    kep=None,
+    feature_name: str = "",
     status: str = EnhancementStatus.AT_RISK_ENHANCEMENTS,
     user=None,
     author: str = "",
@@ -285,7 +286,8 @@ def tracked_enhancement_create(
     **fields,
 ) -> TrackedEnhancement:
     """Opt `kep` into `release` with its first status, kept as the first history row (`assumed`: at an instant
-    nobody recorded).
+    nobody recorded). Without a KEP, `feature_name` names the feature (a feature sheet's row naming no KEP) and
+    `sig` must be given.
 
     The SIG defaults to the KEP's owning SIG and the target stage (when not given at all) to the KEP's stage, as
     the release team fills in the board from kep.yaml. The row's own `source` (where it came from) follows the history's
@@ -293,17 +295,21 @@ def tracked_enhancement_create(
     """
     if status not in EnhancementStatus.values:
         raise ValueError(f"status: unknown value {status!r}")
+    if kep is None and not feature_name:
+        raise ValueError("a tracked enhancement names its KEP or, without one, its feature")
     fields.setdefault("sig_id", None)
-    if not fields.get("sig") and not fields.get("sig_id"):
+    if not fields.get("sig") and not fields.get("sig_id") and kep is not None:
         fields["sig_id"] = kep.owning_sig_id
     # Only when the caller says nothing: an importer that passes "" knows the stage then is unknown (kep.yaml's stage
     # today is not what a KEP targeted in a release years ago).
-    if "target_stage" not in fields and kep.stage in TargetStage.values:
+    if "target_stage" not in fields and kep is not None and kep.stage in TargetStage.values:
         fields["target_stage"] = kep.stage
     if fields.get("sig") is not None:
         fields.pop("sig_id", None)
     fields.setdefault("source", _ROW_SOURCE.get(source, TrackedSource.ADMIN))
-    row = TrackedEnhancement(release=release, kep=kep, status=status, **fields)
+    row = TrackedEnhancement(
+        release=release, kep=kep, feature_name="" if kep is not None else feature_name, status=status, **fields
+    )
     if at is not None:
         row.created_at = at
     with status_writer():

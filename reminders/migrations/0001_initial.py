@@ -2,7 +2,7 @@
 SlackWebhook) with their tables, which keep their names (`db_table`), so no row moves.
 
 The tables were made by releases' and people's own migrations, which every database has run before this one (the
-dependencies say so): this migration records the models in the reminders app's state only, and releases 0011 and
+dependencies say so): this migration records the models in the reminders app's state only, and releases 0012 and
 people 0005 take them out of those apps' state. The content types of the three models are renamed to the reminders
 app, so their permissions (and the role groups holding them) and the admin's log entries follow; on a database
 that has none yet (a new one) there is nothing to rename.
@@ -42,7 +42,7 @@ class Migration(migrations.Migration):
         ("community", "0002_content_types"),
         ("contenttypes", "0002_remove_content_type_name"),
         ("people", "0004_move_to_community"),
-        ("releases", "0010_move_to_community"),
+        ("releases", "0011_kepless_tracked_enhancements"),
     ]
 
     operations = [

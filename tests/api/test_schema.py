@@ -108,3 +108,13 @@ def test_docs_page_is_browsable(client, api_data):
     assert b"/api/v1/schema/" in response.content
     root = client.get("/api/v1/", HTTP_ACCEPT="text/html")
     assert root.status_code == 200 and b"tracked-enhancements" in root.content
+
+
+def test_a_version_parameter_names_no_other_schema(client):
+    """The API's one version is its path; `?version=` (a newline in it included) changes nothing of the answer."""
+    plain = client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    for version in ("2", "x\ny", "v1"):
+        response = client.get("/api/v1/schema/", {"version": version}, HTTP_ACCEPT="application/vnd.oai.openapi+json")
+        assert response.status_code == 200
+        assert response.content == plain.content
+        assert response["Content-Disposition"] == plain["Content-Disposition"]

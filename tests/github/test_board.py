@@ -398,3 +398,21 @@ def test_beat_reads_the_board_after_the_labels(db, github):
     assert "v1.36 board #250: 1 items read" in result
     row = rows(release)[301]
     assert (row.status, row.prr_status) == (S.AT_RISK_CODE, "in_review")
+
+
+def test_a_kepless_row_is_left_alone(world):
+    # A feature sheet's feature naming no KEP is no item of the board: the sync leaves it as the sheet made it.
+    from community.models import Sig
+    from releases.services.tracking import tracked_enhancement_create
+
+    row = tracked_enhancement_create(
+        release=world,
+        feature_name="Old feature",
+        sig=Sig.objects.get(slug="sig-node"),
+        status=S.DONE,
+        source=HistorySource.FEATURE_SHEET,
+    )
+    board_release_sync(version="1.36", now=T0)
+    row.refresh_from_db()
+    assert (row.status, row.board_status, row.history.count()) == (S.DONE, "", 1)
+    assert TrackedEnhancement.objects.filter(release=world, kep__isnull=False).count() == 2

@@ -204,3 +204,23 @@ def test_rate_limit_far_ahead_stops_with_exit_1_and_keeps_what_synced(db, github
     with pytest.raises(CommandError) as raised:
         call_command("sync_github", "--release", "1.35", verbosity=0)
     assert raised.value.returncode == 1 and "resets at" in str(raised.value)
+
+
+def test_a_kepless_row_is_left_alone(db, github):
+    # A feature sheet's feature naming no KEP has no tracking issue: the sync, which reads every row of the release
+    # by its KEP number, leaves it as the sheet made it.
+    from releases.choices import HistorySource
+    from releases.services.tracking import tracked_enhancement_create
+
+    release = make_release()
+    sig = SigFactory(slug="sig-node")
+    KepFactory(number=102, owning_sig=sig, title="Node swap")
+    row = tracked_enhancement_create(
+        release=release, feature_name="Old feature", sig=sig, status=S.DONE, source=HistorySource.FEATURE_SHEET
+    )
+    scenario(github)
+    report = github_release_sync(version="1.35", repo="kubernetes/enhancements")
+    assert report.created == 2
+    row.refresh_from_db()
+    assert (row.status, row.github_issue_url, row.history.count()) == (S.DONE, "", 1)
+    assert TrackedEnhancement.objects.filter(release=release).count() == 3

@@ -6,7 +6,7 @@ import icalendar
 import pytest
 from django.utils import timezone
 
-from community.models import Person
+from community.models import Person, Sig
 from people.models import PreferenceChange, Profile
 from releases.choices import ActionStatus, EnhancementStatus, MilestoneKind, ReleaseState, RetroCategory
 from releases.rules import REQUIREMENTS
@@ -158,3 +158,32 @@ def test_preferences_refuse_a_bad_time_zone(client, world):
     response = client.post("/me/preferences/", {"email": "x@example.com", "time_zone": "Mars/Olympus"})
     assert response.status_code == 200
     assert Profile.objects.get(pk=world["profile"].pk).time_zone == "Asia/Tokyo"
+
+
+def test_me_my_calendar_and_the_dashboard_list_a_kepless_feature_assigned_to_me(client, world):
+    # A feature sheet's feature naming no KEP, assigned to me: listed by its name, with no KEP link or KEP roles.
+    from releases.choices import HistorySource
+    from releases.models import Release
+    from releases.services.tracking import tracked_enhancement_create
+
+    tracked_enhancement_create(
+        release=Release.objects.get(version="1.33"),
+        feature_name="Sheet feature",
+        sig=Sig.objects.get(slug="sig-node"),
+        status=EnhancementStatus.AT_RISK_ENHANCEMENTS,
+        source=HistorySource.FEATURE_SHEET,
+        assignee=world["me"],
+    )
+    client.force_login(world["user"])
+    response = client.get("/me/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Sheet feature (feature sheet, no KEP)" in page and "KEP-2727" in page
+    secret = world["profile"].calendar_secret
+    client.logout()
+    calendar = icalendar.Calendar.from_ical(client.get(f"/me/calendar/{secret}.ics").content)
+    summaries = [str(event["summary"]) for event in calendar.walk("VEVENT")]
+    assert any("Sheet feature (feature sheet, no KEP)" in summary for summary in summaries)
+    # The dashboard's at-risk list of the current release names it too.
+    dashboard = client.get("/")
+    assert dashboard.status_code == 200 and "Sheet feature" in dashboard.content.decode()

@@ -8,11 +8,11 @@ from types import SimpleNamespace
 import pytest
 from django.core.management import call_command
 
-from keps.selectors import perma_beta_reference_version
 from people.selectors import current_and_next_releases
 from releases.choices import ReleaseState
 from releases.models import Release
 from releases.rules import TYPICAL_CYCLE, current_release, release_state
+from releases.selectors_perma_beta import perma_beta_reference_version
 from releases.services.release_state import release_states_refresh
 from tests.factories import ReleaseFactory
 

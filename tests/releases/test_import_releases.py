@@ -86,8 +86,11 @@ def test_every_file_of_every_release_directory(imported):
     assert set(EnhancementException.objects.values_list("source", flat=True)) == {ExceptionSource.EXCEPTION_FILE}
     assert FeatureSheetRow.objects.filter(release__version="1.4").count() == 28
     assert FeatureSheetRow.objects.filter(release__version="1.12").count() == 38
-    assert FeatureSheetRow.objects.filter(tracked_enhancement__isnull=True).count() == 2  # the KEP-less features
-    assert TrackedEnhancement.objects.filter(release__version="1.4", source=TrackedSource.FEATURE_SHEET).count() == 26
+    # Every sheet row is tracked: 1.4's two rows naming no issue ("Simplified turn up", "Google ContainerVM Image")
+    # as KEP-less tracked enhancements, the other 26 by their KEP.
+    assert not FeatureSheetRow.objects.filter(tracked_enhancement__isnull=True).exists()
+    assert TrackedEnhancement.objects.filter(release__version="1.4", source=TrackedSource.FEATURE_SHEET).count() == 28
+    assert TrackedEnhancement.objects.filter(release__version="1.4", kep__isnull=True).count() == 2
     assert ReleaseTeamMember.objects.filter(release__version="1.24").count() == 38  # 7 roles of 5, 1 + 2
     assert ReleaseTeamMember.objects.filter(release__version="1.35").count() == 34
     assert ReleaseTeamMember.objects.filter(release__version="1.9").count() == 16  # 11 roles, 5 shadows
@@ -123,7 +126,7 @@ def test_an_exception_of_a_catalogued_kep_is_on_its_board_row_with_derived_histo
 
 
 def test_a_kep_denied_a_code_freeze_exception_missed_code_freeze(imported):
-    from keps.selectors import kep_timeline
+    from releases.selectors_kep_timeline import kep_timeline
 
     # KEP-1287 asked on 30 Jul 2022 to pass v1.25's code freeze (3 Aug) and was denied: the calendar alone (only
     # the enhancements freeze had passed when it was asked) would say it missed the enhancements freeze.
@@ -218,6 +221,13 @@ def test_features_of_a_sheet_below_summary_rows(tmp_path):
     stub = Kep.objects.get(number=12)
     assert stub.is_stub and stub.owning_sig.slug == "sig-node"
     assert rows.get(number=12).tracked_enhancement.assignee.github == "alice"
+    kepless = rows.get(number=None).tracked_enhancement
+    assert (kepless.kep, kepless.feature_name, kepless.sig.slug) == (
+        None,
+        "A feature without an issue",
+        "sig-cluster-lifecycle",
+    )
+    assert kepless.assignee.github == "carol"
 
 
 def test_missing_path_is_a_usage_error(tmp_path):

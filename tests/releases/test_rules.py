@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from keps import selectors as kep_selectors
 from keps.models import PrrApproval
 from releases import rules, selectors
 from releases.choices import EnhancementStatus, Freeze, MilestoneKind
 from releases.models import EnhancementStatusChange, TrackedEnhancement
 from releases.prr import prr_of, with_prr
+from releases.selectors_kep_timeline import kep_timeline
 from reminders.content import digest_context
 from reminders.due import reminders_due
 from reminders.planning import reminder_deliveries_plan
@@ -116,7 +116,7 @@ def test_kep_timeline_names_the_freeze_a_slip_missed_from_the_rules():
     EnhancementStatusChange.objects.create(
         tracked_enhancement=row, to_status=EnhancementStatus.REMOVED, changed_at=FREEZE_AT + 12 * DAY
     )
-    timeline = kep_selectors.kep_timeline(kep=kep)
+    timeline = kep_timeline(kep=kep)
     assert timeline.slips == 1
     assert [r.missed_freeze for r in timeline.rows] == [Freeze.ENHANCEMENTS.label]
 

@@ -27,7 +27,7 @@ from django.db import connection
 
 from tests.scratch_db import manage
 from django.db.migrations.executor import MigrationExecutor
-from reminders.channels import encrypt_url
+from reminders.webhook_urls import encrypt_url
 
 loader = MigrationExecutor(connection).loader
 state = loader.project_state(sorted(loader.applied_migrations))

@@ -10,9 +10,10 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
-from reminders.channels import encrypt_url, slack_recipient, url_hint, validate_webhook_url
+from reminders.channels import slack_recipient
 from reminders.choices import DeliveryState
 from reminders.models import ReminderDelivery, SlackWebhook
+from reminders.webhook_urls import encrypt_url, url_hint, validate_webhook_url
 from tests.factories import SigFactory
 from tests.reminder_board import FREEZE, HOUR
 from tests.reminders.slack_standin import SlackStandIn

@@ -5,6 +5,8 @@ import datetime
 import pytest
 
 from keps import selectors
+from meetings import selectors as meeting_selectors
+from releases import selectors_approvers, selectors_kep_timeline, selectors_perma_beta
 from releases.choices import EnhancementStatus, MilestoneKind
 from releases.models import EnhancementStatusChange
 from tests.factories import (
@@ -36,7 +38,7 @@ def test_perma_beta_counts_releases_since_the_stage_against_the_newest_release()
     old = KepFactory(number=1, stage="beta", beta_milestone="1.22")  # 3 releases in beta at 1.25
     KepFactory(number=2, stage="beta", beta_milestone="1.23")  # 2
     KepFactory(number=3, stage="stable", beta_milestone="1.20", stable_milestone="1.22")  # graduated
-    result = selectors.perma_beta_list(filters={})
+    result = selectors_perma_beta.perma_beta_list(filters={})
     assert result.newest == "1.25"
     assert result.min_releases == 3
     assert [(row.kep.number, row.releases, row.since) for row in result.rows] == [(old.number, 3, "1.22")]
@@ -47,7 +49,7 @@ def test_perma_beta_n_is_a_filter(n, expected):
     releases("1.25")
     KepFactory(number=1, stage="beta", beta_milestone="1.22")
     KepFactory(number=2, stage="beta", beta_milestone="1.23")
-    rows = selectors.perma_beta_list(filters={"min_releases": str(n)}).rows
+    rows = selectors_perma_beta.perma_beta_list(filters={"min_releases": str(n)}).rows
     assert [row.kep.number for row in rows] == expected
 
 
@@ -55,22 +57,22 @@ def test_perma_beta_alpha_and_stage_filter():
     releases("1.30")
     KepFactory(number=1, stage="alpha", alpha_milestone="1.21")
     KepFactory(number=2, stage="beta", beta_milestone="1.25")
-    assert [r.kep.number for r in selectors.perma_beta_list(filters={}).rows] == [1, 2]
-    assert [r.kep.number for r in selectors.perma_beta_list(filters={"stage": "alpha"}).rows] == [1]
+    assert [r.kep.number for r in selectors_perma_beta.perma_beta_list(filters={}).rows] == [1, 2]
+    assert [r.kep.number for r in selectors_perma_beta.perma_beta_list(filters={"stage": "alpha"}).rows] == [1]
 
 
 def test_perma_beta_orders_numerically_across_1_9_and_1_10():
     releases("1.10")
     KepFactory(number=1, stage="beta", beta_milestone="1.9")
     KepFactory(number=2, stage="beta", beta_milestone="1.7")
-    rows = selectors.perma_beta_list(filters={"min_releases": "1"}).rows
+    rows = selectors_perma_beta.perma_beta_list(filters={"min_releases": "1"}).rows
     assert [(r.kep.number, r.releases) for r in rows] == [(2, 3), (1, 1)]
 
 
 def test_newest_release_includes_kep_milestones():
     releases("1.24")
     KepFactory(stage="beta", beta_milestone="1.22", latest_milestone="1.26")
-    assert selectors.newest_release_version() == "1.26"
+    assert selectors_perma_beta.newest_release_version() == "1.26"
 
 
 def around_today(start_days: int, end_days: int) -> dict:
@@ -87,7 +89,7 @@ def test_perma_beta_counts_against_the_current_release_not_the_newest_known():
     ReleaseFactory(version="1.35", state="active", **around_today(-10, 80))
     ReleaseFactory(version="1.37", state="planning", **around_today(100, 200))  # a schedule published early
     KepFactory(number=1, stage="beta", beta_milestone="1.31", latest_milestone="1.40")
-    result = selectors.perma_beta_list(filters={})
+    result = selectors_perma_beta.perma_beta_list(filters={})
     assert result.newest == "1.35"
     assert [(r.kep.number, r.releases) for r in result.rows] == [(1, 4)]
 
@@ -96,7 +98,7 @@ def test_perma_beta_without_an_active_release_counts_against_the_latest_released
     ReleaseFactory(version="1.34", state="released")
     ReleaseFactory(version="1.36", state="planning", **around_today(30, 120))
     KepFactory(number=1, stage="beta", beta_milestone="1.31")
-    assert selectors.perma_beta_list(filters={}).newest == "1.34"
+    assert selectors_perma_beta.perma_beta_list(filters={}).newest == "1.34"
 
 
 @pytest.mark.parametrize("status", ["withdrawn", "rejected", "replaced", "implemented"])
@@ -104,7 +106,7 @@ def test_perma_beta_leaves_out_closed_keps(status):
     releases("1.30")
     KepFactory(number=1, stage="alpha", alpha_milestone="1.19", status=status)
     KepFactory(number=2, stage="alpha", alpha_milestone="1.19", status="implementable")
-    assert [r.kep.number for r in selectors.perma_beta_list(filters={}).rows] == [2]
+    assert [r.kep.number for r in selectors_perma_beta.perma_beta_list(filters={}).rows] == [2]
 
 
 def test_perma_beta_without_stage_milestone_uses_the_tracking_board():
@@ -112,7 +114,7 @@ def test_perma_beta_without_stage_milestone_uses_the_tracking_board():
     kep = KepFactory(number=7, stage="beta", beta_milestone="")
     TrackedEnhancementFactory(kep=kep, release=rel["1.21"], target_stage="beta", status=EnhancementStatus.DONE)
     undated = KepFactory(number=8, stage="beta", beta_milestone="")
-    result = selectors.perma_beta_list(filters={})
+    result = selectors_perma_beta.perma_beta_list(filters={})
     assert [(r.kep.number, r.since, r.since_source, r.releases) for r in result.rows] == [
         (7, "1.21", "tracking board", 5)
     ]
@@ -129,8 +131,8 @@ def test_perma_beta_lists_gates_owner_and_latest_mention():
     newer = MeetingFactory(date=datetime.date(2022, 9, 6))
     AgendaItemFactory(meeting=older).keps.add(kep)
     AgendaItemFactory(meeting=newer).keps.add(kep)
-    (row,) = selectors.perma_beta_list(filters={}).rows
-    selectors.perma_beta_enrich(rows=[row])
+    (row,) = selectors_perma_beta.perma_beta_list(filters={}).rows
+    meeting_selectors.perma_beta_enrich(rows=[row])
     assert [g.name for g in row.feature_gates] == ["InPlacePodVerticalScaling"]
     assert row.kep.owning_sig.slug == "sig-node"
     assert row.kep.last_mention_date == datetime.date(2022, 9, 6)
@@ -139,10 +141,10 @@ def test_perma_beta_lists_gates_owner_and_latest_mention():
 
 def test_perma_beta_with_no_release_known_lists_nothing():
     KepFactory(number=1, stage="beta", beta_milestone="1.22")
-    result = selectors.perma_beta_list(filters={"min_releases": "1"})
+    result = selectors_perma_beta.perma_beta_list(filters={"min_releases": "1"})
     assert (result.newest, result.rows, result.undated) == ("", [], 1)
     KepFactory(number=2, stage="beta", beta_milestone="1.22", latest_milestone="1.22")
-    result = selectors.perma_beta_list(filters={"min_releases": "1"})
+    result = selectors_perma_beta.perma_beta_list(filters={"min_releases": "1"})
     assert (result.newest, result.rows) == ("1.22", [])  # its own latest milestone: 0 releases in beta
 
 
@@ -172,7 +174,7 @@ def test_timeline_slips_missed_freeze_and_stages():
     TrackedEnhancementFactory(kep=kep, release=rel["1.27"], target_stage="alpha", status=EnhancementStatus.DONE)
     TrackedEnhancementFactory(kep=kep, release=rel["1.28"], target_stage="beta", status=EnhancementStatus.DONE)
 
-    timeline = selectors.kep_timeline(kep=kep)
+    timeline = selectors_kep_timeline.kep_timeline(kep=kep)
     assert [r.release.version for r in timeline.rows] == ["1.25", "1.26", "1.27", "1.28"]
     assert timeline.slips == 2
     assert [r.slips_so_far for r in timeline.rows] == [1, 2, 2, 2]
@@ -185,7 +187,7 @@ def test_timeline_slips_missed_freeze_and_stages():
 def test_timeline_removed_without_any_record_of_when():
     kep = KepFactory()
     TrackedEnhancementFactory(kep=kep, status=EnhancementStatus.REMOVED)
-    (row,) = selectors.kep_timeline(kep=kep).rows
+    (row,) = selectors_kep_timeline.kep_timeline(kep=kep).rows
     assert row.slipped and row.missed_freeze == ""
 
 
@@ -194,7 +196,7 @@ def test_mentions_newest_first_and_capped():
     for week in range(5):
         AgendaItemFactory(meeting=MeetingFactory(date=datetime.date(2022, 1, 4) + datetime.timedelta(weeks=week)),
                           title=f"week {week}").keps.add(kep)  # fmt: skip
-    shown, total = selectors.kep_mentions(kep=kep, limit=3)
+    shown, total = meeting_selectors.kep_mentions(kep=kep, limit=3)
     assert [item.title for item in shown] == ["week 4", "week 3", "week 2"]
     assert total == 5
 
@@ -217,7 +219,7 @@ def test_approver_load_by_stage_with_prr_approver_of_the_target_stage():
     TrackedEnhancementFactory(kep=probes, release=rel["1.28"], target_stage="beta")
     TrackedEnhancementFactory(kep=other, release=rel["1.27"], target_stage="alpha")
 
-    loads = {(load.person.github, load.role): load for load in selectors.approver_load(release=rel["1.28"])}
+    loads = {(load.person.github, load.role): load for load in selectors_approvers.approver_load(release=rel["1.28"])}
     assert set(loads) == {
         ("derekwaynecarr", "approver"),
         ("wojtek-t", "PRR approver"),
@@ -226,7 +228,7 @@ def test_approver_load_by_stage_with_prr_approver_of_the_target_stage():
     assert loads["derekwaynecarr", "approver"].count("beta") == 2
     assert [k.number for k in loads["wojtek-t", "PRR approver"].by_stage["beta"]] == [1287]
     assert [k.number for k in loads["johnbelamaric", "PRR approver"].by_stage["beta"]] == [2727]
-    assert selectors.approver_load(release=None) == []
+    assert selectors_approvers.approver_load(release=None) == []
 
 
 # --- design groups --------------------------------------------------------------------------------------
@@ -267,7 +269,7 @@ def test_perma_beta_owning_sig_filter():
     releases("1.30")
     sched = KepFactory(number=1, stage="beta", beta_milestone="1.22", owning_sig__slug="sig-scheduling")
     KepFactory(number=2, stage="beta", beta_milestone="1.22")
-    rows = selectors.perma_beta_list(filters={"owning_sig": "sig-scheduling"}).rows
+    rows = selectors_perma_beta.perma_beta_list(filters={"owning_sig": "sig-scheduling"}).rows
     assert [r.kep.number for r in rows] == [sched.number]
 
 
@@ -278,7 +280,7 @@ def test_approver_load_sig_filter():
     for kep in (node_kep, sched_kep):
         kep.approvers.add(approver)
         TrackedEnhancementFactory(kep=kep, release=rel, target_stage="stable")
-    (everyone,) = selectors.approver_load(release=rel)
+    (everyone,) = selectors_approvers.approver_load(release=rel)
     assert everyone.total == 2
-    (node_only,) = selectors.approver_load(release=rel, sig=node_kep.owning_sig)
+    (node_only,) = selectors_approvers.approver_load(release=rel, sig=node_kep.owning_sig)
     assert [k.number for k in node_only.stable] == [1]

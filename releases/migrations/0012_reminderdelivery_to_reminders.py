@@ -6,7 +6,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("releases", "0010_move_to_community"),
+        ("releases", "0011_kepless_tracked_enhancements"),
         ("reminders", "0001_initial"),
     ]
 
