@@ -153,8 +153,8 @@ def run() -> list[Figure]:
     client = Celery("sigtracker-bench", broker=REDIS_URL, set_as_current=False)
     try:
         with scratch_database():
-            from releases.choices import DeliveryState
-            from releases.models import ReminderDelivery
+            from reminders.choices import DeliveryState
+            from reminders.models import ReminderDelivery
 
             build_data()
             db = connection.settings_dict
@@ -166,7 +166,7 @@ def run() -> list[Figure]:
             try:
                 start = time.perf_counter()
                 # Sent to the queue the project routes the task to (this bare client knows no routes).
-                task = "releases.tasks.send_due_freeze_reminders"
+                task = "reminders.tasks.send_due_freeze_reminders"
                 queue = settings.CELERY_TASK_ROUTES[task]["queue"]
                 client.send_task(task, kwargs={"now": DUE.isoformat()}, queue=queue)
                 deadline = start + 120

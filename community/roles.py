@@ -25,11 +25,11 @@ _VIEW_MODELS = {
         "retrospective",
         "retroitem",
         "releasestats",
-        "reminderdelivery",
         "releaseteammember",
         "featuresheetrow",
     ],
     "meetings": ["meeting", "agendaitem"],
+    "reminders": ["reminderdelivery"],
 }
 # A wrangler edits their SIG's board, meetings and retros (and the people and KEPs those rows refer to).
 _LIAISON_EDITS = {
@@ -40,10 +40,10 @@ _LIAISON_EDITS = {
 }
 # A lead also runs the release calendar and reminders.
 _LEAD_EDITS = {
-    "releases": ["release", "milestone", "reminderdelivery", "releaseteammember", "featuresheetrow"],
-    "keps": ["prrapproval", "designgroup"],
+    "releases": ["release", "milestone", "releaseteammember", "featuresheetrow"],
     # A SIG's Slack channel for the digest: its leads set it (the URL is a credential, so no view for others).
-    "people": ["slackwebhook"],
+    "reminders": ["reminderdelivery", "slackwebhook"],
+    "keps": ["prrapproval", "designgroup"],
 }
 #: Group name -> [(actions, {app: [model, ...]}), ...]
 GROUP_GRANTS = {

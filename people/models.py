@@ -1,5 +1,6 @@
 """A person's own account: the GitHub sign-in linked to them, their reminder preferences, the secret of their
-calendar feed, one-click unsubscribes, and the log of every change they (or a link they clicked) made."""
+calendar feed, and the log of every change they (or a link they clicked) made. (The one-click unsubscribes
+themselves are the reminders app's, `reminders.models.Unsubscription`.)"""
 
 import secrets
 import zoneinfo
@@ -7,12 +8,10 @@ import zoneinfo
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 
 from community.models import Person
-from releases.choices import ReminderKind
 
 from .choices import ChangeSource
 
@@ -79,33 +78,6 @@ class Profile(models.Model):
         return zoneinfo.ZoneInfo(self.time_zone) if self.time_zone else None
 
 
-class Unsubscription(models.Model):
-    """One address that asked, with a one-click link, for no more reminders of one kind."""
-
-    address = models.EmailField(help_text="Stored in lower case.")
-    kind = models.CharField(max_length=20, choices=ReminderKind.choices)
-    at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["-at"]
-        constraints = [
-            models.UniqueConstraint(
-                Lower("address"),
-                "kind",
-                name="unsubscription_once_per_address_kind",
-                violation_error_message="This address is already unsubscribed from these reminders.",
-            ),
-            models.CheckConstraint(
-                condition=models.Q(kind__in=ReminderKind.values),
-                name="unsubscription_kind_valid",
-                violation_error_message="Unknown kind of reminder.",
-            ),
-        ]
-
-    def __str__(self):
-        return f"{self.address} unsubscribed from {self.get_kind_display()}"
-
-
 class PreferenceChange(models.Model):
     """Append-only log of a change to someone's reminder settings: who, when, what, from where."""
 
@@ -123,43 +95,3 @@ class PreferenceChange(models.Model):
 
     def __str__(self):
         return f"{self.at:%Y-%m-%d %H:%M} {self.field}: {self.old!r} → {self.new!r}"
-
-
-class SlackWebhook(models.Model):
-    """A SIG's Slack incoming webhook: where its freeze digest is posted, beside the mailing list.
-
-    The URL is a credential: it is stored encrypted (`people.slack`), and shown back only as `url_hint`. A webhook
-    that Slack says is gone (404/410, `no_service`, `channel_is_archived`, ...) is turned off by the sender with
-    the reason, and the admin warns about it; a curator sets a new URL (which turns it on again)."""
-
-    sig = models.OneToOneField("community.Sig", on_delete=models.CASCADE, related_name="slack_webhook")
-    url_encrypted = models.TextField(editable=False)
-    url_hint = models.CharField(max_length=200, editable=False, help_text="Host and last four characters.")
-    channel = models.CharField(max_length=100, blank=True, help_text="For people: the channel it posts to.")
-    enabled = models.BooleanField(default=True)
-    disabled_reason = models.TextField(blank=True)
-    disabled_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["sig"]
-        verbose_name = "Slack webhook"
-        constraints = [
-            models.CheckConstraint(
-                condition=models.Q(enabled=True) | ~models.Q(disabled_reason=""),
-                name="slack_webhook_disabled_with_reason",
-                violation_error_message="A disabled Slack webhook says why.",
-            ),
-        ]
-
-    def __str__(self):
-        return f"Slack webhook of {self.sig} ({self.url_hint})"
-
-    def get_absolute_url(self):
-        return reverse("admin:people_slackwebhook_change", args=[self.pk])
-
-    @property
-    def url(self) -> str:
-        from .slack import decrypt_url
-
-        return decrypt_url(self.url_encrypted)

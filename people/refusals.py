@@ -1,12 +1,7 @@
-"""Whether a reminder may go to an address: one-click unsubscribes and people's own preferences.
-
-Imported by releases.services.reminders (planning and, again, right before sending), so it imports no releases
-module but the choices."""
+"""A person's own reminder preferences as a skip reason: the check the reminders app asks before each personal
+note (named in SIGTRACKER_REMINDER_PREFERENCE_CHECKS, so that the reminders app needs no import of this one)."""
 
 from community.models import Person
-from releases.choices import ReminderKind
-
-from .models import Unsubscription
 
 
 def _span(hours: int) -> str:
@@ -15,17 +10,10 @@ def _span(hours: int) -> str:
     return f"{hours // 24} days before" if hours % 24 == 0 else f"{hours} hours before"
 
 
-def reminder_refusal(*, kind: str, address: str, offset_hours: int | None = None) -> str:
-    """Why a reminder of `kind` must not go to `address` (a skip reason), or "" when it may.
-
-    A one-click unsubscribe of that address from that kind; for personal notes, also the settings of the people
-    with that address: email switched off, or not one of the offsets they chose. As with opting out, an address
-    shared by several people is skipped only when every one of them has said so."""
-    unsubscribed = Unsubscription.objects.filter(address__iexact=address, kind=kind).first()
-    if unsubscribed:
-        return f"unsubscribed from {ReminderKind(kind).label.lower()}s with one click on {unsubscribed.at:%Y-%m-%d}"
-    if kind != ReminderKind.PERSONAL:
-        return ""
+def preference_refusal(*, address: str, offset_hours: int | None = None) -> str:
+    """Why the people with `address` want no personal note at `offset_hours` (a skip reason), or "" when they do:
+    email switched off, or not one of the offsets they chose. As with opting out, an address shared by several
+    people is skipped only when every one of them has said so; a person without a profile gets every note."""
     people = list(Person.objects.filter(email__iexact=address).select_related("profile"))
     reasons = []
     for person in people:

@@ -1,5 +1,5 @@
 """Reads of the people app: a person's "what I owe by when" and their deadlines for the calendar.
-(Whether a reminder may go to an address is `people.refusals`, which the reminder service imports.)"""
+(Whether a person's preferences stop a reminder is `people.refusals`, which the reminders app asks.)"""
 
 import datetime
 from dataclasses import dataclass, field

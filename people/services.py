@@ -5,13 +5,12 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
-from django.utils import timezone
 
 from community.models import Person
+from reminders.models import Unsubscription
 
 from .choices import ChangeSource
-from .models import PreferenceChange, Profile, SlackWebhook, Unsubscription, new_calendar_secret
-from .slack import encrypt_url, url_hint, validate_webhook_url
+from .models import PreferenceChange, Profile, new_calendar_secret
 
 
 @dataclass(frozen=True)
@@ -185,26 +184,3 @@ def calendar_secret_reset(*, person: Person, user) -> Profile:
     profile.save(update_fields=["calendar_secret"])
     _log(person=person, user=user, source=ChangeSource.CALENDAR, field="calendar_secret", old="(old)", new="(new)")
     return profile
-
-
-# --- Slack webhooks -------------------------------------------------------------------------------------
-
-
-def slack_webhook_set_url(*, webhook: SlackWebhook, url: str) -> SlackWebhook:
-    """Set (or replace) the incoming-webhook URL of a SIG's Slack channel (`webhook` new or saved, with its other
-    fields as they are to be saved), stored encrypted; a new URL turns the channel on again."""
-    validate_webhook_url(url)
-    webhook.url_encrypted, webhook.url_hint = encrypt_url(url), url_hint(url)
-    webhook.enabled, webhook.disabled_reason, webhook.disabled_at = True, "", None
-    webhook.updated_at = timezone.now()
-    webhook.save()
-    return webhook
-
-
-def slack_webhook_disable(*, webhook_id: int, reason: str) -> bool:
-    """Turn a SIG's Slack channel off after Slack said the webhook is gone; False if it was already off."""
-    return bool(
-        SlackWebhook.objects.filter(pk=webhook_id, enabled=True).update(
-            enabled=False, disabled_reason=reason[:2000] or "disabled", disabled_at=timezone.now()
-        )
-    )

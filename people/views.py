@@ -9,14 +9,15 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from releases.choices import ReminderKind
 from releases.selectors_published import person_release_roles
+from reminders.choices import ReminderKind
+from reminders.models import Unsubscription
+from reminders.unsubscribe import ONE_CLICK_FIELD, ONE_CLICK_VALUE, BadToken, unsubscribe_address
 
 from . import selectors, services
 from .forms import PreferencesForm
 from .ical import my_calendar
-from .models import Profile, Unsubscription
-from .unsubscribe import ONE_CLICK_FIELD, ONE_CLICK_VALUE, BadToken, unsubscribe_address
+from .models import Profile
 
 sign_in_required = login_required(login_url="account_login")
 

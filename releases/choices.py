@@ -86,18 +86,6 @@ class StatsSource(models.TextChoices):
     RECORDED_TALLY = "recorded_tally", "Recorded retro tally"
 
 
-class ReminderKind(models.TextChoices):
-    DIGEST = "digest", "SIG digest"
-    PERSONAL = "personal", "Personal note"
-
-
-class DeliveryState(models.TextChoices):
-    CLAIMED = "claimed", "Claimed (sending)"
-    SENT = "sent", "Sent"
-    FAILED = "failed", "Failed"
-    SKIPPED = "skipped", "Skipped"
-
-
 class HistorySource(models.TextChoices):
     """Where a status change of a tracked enhancement was made (history rows keep theirs)."""
 

@@ -18,7 +18,6 @@ from keps.models import VERSION_REGEX, Kep
 
 from .choices import (
     ActionStatus,
-    DeliveryState,
     DocsStatus,
     EnhancementStatus,
     EnhancementType,
@@ -30,7 +29,6 @@ from .choices import (
     PrrStatus,
     ReleaseRoleKind,
     ReleaseState,
-    ReminderKind,
     RetroCategory,
     StatsSource,
     TargetStage,
@@ -928,56 +926,6 @@ class ReleaseStats(models.Model):
 
     def __str__(self):
         return f"{self.release.version} stats ({self.sig or 'all SIGs'})"
-
-
-class ReminderDelivery(models.Model):
-    """One reminder email to one recipient for one milestone and offset: claimed before sending,
-    marked sent after, so a retried or duplicated task never sends it twice."""
-
-    class Anchor(models.TextChoices):
-        FREEZE = "freeze", "Before the freeze"
-        EXCEPTION_CLOSE = "exception_close", "Before the exception window closes"
-        #: An approved exception request's own deadline (a personal note to the KEP's people; `due_at` plus
-        #: `offset_hours` is that deadline).
-        EXCEPTION_DEADLINE = "exception_deadline", "Before an exception request's deadline"
-
-    milestone = models.ForeignKey(Milestone, on_delete=models.CASCADE, related_name="reminder_deliveries")
-    anchor = models.CharField(max_length=20, choices=Anchor.choices, default=Anchor.FREEZE)
-    offset_hours = models.IntegerField(help_text="Hours before the anchor; 0 is the moment itself.")
-    kind = models.CharField(max_length=20, choices=ReminderKind.choices)
-    recipient = models.EmailField()
-    person = models.ForeignKey(Person, on_delete=models.SET_NULL, null=True, blank=True)
-    state = models.CharField(max_length=20, choices=DeliveryState.choices, default=DeliveryState.CLAIMED)
-    due_at = models.DateTimeField()
-    claimed_at = models.DateTimeField(null=True, blank=True)
-    sent_at = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
-    message_id = models.CharField(max_length=200, blank=True)
-    error = models.TextField(blank=True)
-    #: When a refused (failed) delivery is handed out again by the next planning run; empty: no automatic retry
-    #: left (the admin's "Retry now" still can).
-    retry_at = models.DateTimeField(null=True, blank=True)
-    #: How many times the server refused it for good (5xx) or its transient retries ran out; sets the back-off.
-    refusals = models.PositiveIntegerField(default=0)
-
-    class Meta:
-        ordering = ["-due_at", "recipient"]
-        verbose_name_plural = "reminder deliveries"
-        constraints = [
-            models.UniqueConstraint(
-                fields=["milestone", "anchor", "offset_hours", "kind", "recipient"],
-                name="delivery_once_per_recipient",
-                violation_error_message="This reminder was already sent to this recipient.",
-            ),
-            models.CheckConstraint(
-                condition=models.Q(state__in=DeliveryState.values),
-                name="delivery_state_valid",
-                violation_error_message="Unknown state.",
-            ),
-        ]
-
-    def __str__(self):
-        return f"{self.milestone} −{self.offset_hours}h → {self.recipient} ({self.state})"
 
 
 class GitHubCachedResponse(models.Model):

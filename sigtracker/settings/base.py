@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "keps",
     "releases",
     "meetings",
+    "reminders",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -149,6 +150,7 @@ SIGTRACKER_EXPORTED_MODELS = [
     "keps",
     "releases",
     "meetings",
+    "reminders",
     "people",
     "api",
     "admin.logentry",
@@ -279,8 +281,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 # recomputes; `default`: everything else (beat's heartbeat, tasks not listed here).
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
-    "releases.tasks.send_due_freeze_reminders": {"queue": "reminders"},
-    "releases.tasks.deliver_reminders": {"queue": "reminders"},
+    "reminders.tasks.send_due_freeze_reminders": {"queue": "reminders"},
+    "reminders.tasks.deliver_reminders": {"queue": "reminders"},
     "releases.tasks.sync_github_current_release": {"queue": "github"},
     "releases.tasks.compute_release_stats": {"queue": "stats"},
     "releases.tasks.compute_all_release_stats": {"queue": "stats"},
@@ -298,7 +300,7 @@ SIGTRACKER_BEAT_HEARTBEAT_SECONDS = int(os.environ.get("SIGTRACKER_BEAT_HEARTBEA
 CELERY_BEAT_SCHEDULE = {
     # Freeze reminders: every 15 minutes, so a reminder is at most a quarter hour late.
     "send-freeze-reminders": {
-        "task": "releases.tasks.send_due_freeze_reminders",
+        "task": "reminders.tasks.send_due_freeze_reminders",
         "schedule": crontab(minute="*/15"),
     },
     # Nightly at 03:10 UTC, a full recompute of every release's stats (catches admin edits made in bulk).
@@ -349,6 +351,9 @@ SIGTRACKER_REMINDER_RETRY_BACKOFF_SECONDS = float(os.environ.get("SIGTRACKER_REM
 # the admin's "Retry now".
 SIGTRACKER_REMINDER_REFUSED_BACKOFF_MINUTES = int(os.environ.get("SIGTRACKER_REMINDER_REFUSED_BACKOFF_MINUTES", "30"))
 SIGTRACKER_REMINDER_REFUSED_RETRIES = int(os.environ.get("SIGTRACKER_REMINDER_REFUSED_RETRIES", "3"))
+# What people set for themselves that stops a personal note (reminders.consent asks these; the people app, above
+# the reminders app, answers): each a callable `(*, address, offset_hours) -> str`, a skip reason or "".
+SIGTRACKER_REMINDER_PREFERENCE_CHECKS = ["people.refusals.preference_refusal"]
 # Stats recomputes queued after edits wait this long, so a burst of edits makes one job per release.
 SIGTRACKER_STATS_DEBOUNCE_SECONDS = int(os.environ.get("SIGTRACKER_STATS_DEBOUNCE_SECONDS", "5"))
 # The only origin Slack webhook URLs may point at (scheme://host[:port]); anything else is refused when saved and
@@ -420,7 +425,7 @@ SPECTACULAR_SETTINGS = {
 # SIGTRACKER_METRICS_PORT (0: none). The collectors list the apps' metrics read from the database at scrape time.
 SIGTRACKER_METRICS_ALLOWED_NETWORKS = env_list("SIGTRACKER_METRICS_ALLOWED_NETWORKS")
 SIGTRACKER_METRICS_PORT = int(os.environ.get("SIGTRACKER_METRICS_PORT", "0"))
-SIGTRACKER_METRICS_COLLECTORS = ["releases.metrics.database_families"]
+SIGTRACKER_METRICS_COLLECTORS = ["reminders.metrics.database_families", "releases.metrics.database_families"]
 
 # Logs to stderr: SIGTRACKER_LOG_FORMAT "human" (the default; production's is "json", one object per line with the
 # request or task id, core/logs.py).

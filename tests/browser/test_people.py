@@ -7,9 +7,9 @@ import pytest
 from django.utils import timezone
 
 from community.models import Person
-from people.models import Unsubscription
-from people.unsubscribe import unsubscribe_url
 from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState
+from reminders.models import Unsubscription
+from reminders.unsubscribe import unsubscribe_url
 from tests.factories import KepFactory, MilestoneFactory, PersonFactory, ReleaseFactory, SigFactory
 from tests.factories import TrackedEnhancementFactory as Tracked
 

@@ -294,9 +294,11 @@ def test_sig_filters_show_community_sigs_only_once_sigs_yaml_is_imported(client,
 def test_digest_goes_to_the_imported_list_and_notes_to_chairs_and_tech_leads_with_email(tmp_path):
     from zoneinfo import ZoneInfo
 
-    from releases.choices import EnhancementStatus, MilestoneKind, ReminderKind
+    from releases.choices import EnhancementStatus, MilestoneKind
     from releases.models import EnhancementStatusChange
-    from releases.services import reminders
+    from reminders.choices import ReminderKind
+    from reminders.planning import reminder_deliveries_plan
+    from reminders.wording import ROLE_LABELS
     from tests.factories import MilestoneFactory, ReleaseFactory, TrackedEnhancementFactory
 
     path = tmp_path / "sigs.yaml"
@@ -318,12 +320,12 @@ def test_digest_goes_to_the_imported_list_and_notes_to_chairs_and_tech_leads_wit
     row.status = EnhancementStatus.AT_RISK_ENHANCEMENTS
     row.save()
 
-    planned = reminders.reminder_deliveries_plan(now=freeze - datetime.timedelta(hours=24))
+    planned = reminder_deliveries_plan(now=freeze - datetime.timedelta(hours=24))
     assert {(p.kind, p.recipient) for p in planned} == {
         (ReminderKind.DIGEST, "sig-node@kubernetes.io"),
         (ReminderKind.PERSONAL, "dana@example.com"),  # erin has no email in sigs.yaml
     }
-    assert reminders.ROLE_LABELS["chair"] == "SIG chair"
+    assert ROLE_LABELS["chair"] == "SIG chair"
 
 
 @pytest.mark.django_db(transaction=True)

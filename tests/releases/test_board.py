@@ -237,10 +237,11 @@ def test_retro_admin_shows_errors_at_the_field(admin_client):
 
 def test_digest_lists_pending_exception_requests_with_their_deadlines(db):
     from releases.choices import MilestoneKind
-    from releases.services import reminders
+    from reminders.due import reminders_due
+    from reminders.render_email import render_digest
+    from tests.digest_scene import FREEZE, NODE_LIST, WEEK_BEFORE
+    from tests.digest_scene import tracked_kep as _kep
     from tests.factories import MilestoneFactory, ReleaseFactory, SigFactory
-    from tests.releases.digest_scene import FREEZE, NODE_LIST, WEEK_BEFORE
-    from tests.releases.digest_scene import tracked_kep as _kep
 
     release = ReleaseFactory(version="1.26")
     MilestoneFactory(release=release, kind=MilestoneKind.CODE_FREEZE, at=FREEZE)
@@ -262,8 +263,8 @@ def test_digest_lists_pending_exception_requests_with_their_deadlines(db):
         decision=ExceptionDecision.APPROVED,
         decided_at=asked + datetime.timedelta(hours=5),
     )
-    (due,) = reminders.reminders_due(now=WEEK_BEFORE)
-    message = reminders.render_digest(dues=due, recipient=NODE_LIST, as_of=WEEK_BEFORE)
+    (due,) = reminders_due(now=WEEK_BEFORE)
+    message = render_digest(dues=due, recipient=NODE_LIST, as_of=WEEK_BEFORE)
     text = message.text.split("Exception requests waiting for the release team's decision:")[1]
     assert "- KEP-3100 Pending one [sig-node]: Enhancements freeze, requested 2022-11-08 01:00 UTC" in text
     assert "deadline 2022-11-14 01:00 UTC" in text and "groups.google.com/g/kubernetes-sig-release/c/abc" in text

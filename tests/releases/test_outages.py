@@ -26,13 +26,14 @@ from django.core import mail
 from django.core.management import call_command
 from django.test import override_settings
 
-from releases.choices import DeliveryState
-from releases.models import ReminderDelivery, TrackedEnhancement
-from releases.tasks import send_due_freeze_reminders
+from releases.models import TrackedEnhancement
+from reminders.choices import DeliveryState
+from reminders.models import ReminderDelivery
+from reminders.tasks import send_due_freeze_reminders
 from sigtracker.celery import app
 from tests.brokers import drop_broker_connections
 from tests.conftest import require_service
-from tests.releases.conftest import free_port
+from tests.live_services import free_port
 from tests.reminder_board import FREEZE, HOUR
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,9 +11,9 @@ from people.models import Profile
 from releases.choices import EnhancementStatus as S
 from releases.choices import ExceptionDecision, Freeze, MilestoneKind, ReleaseRoleKind
 from releases.models import EnhancementException, ReleaseTeamMember
+from tests.digest_scene import DAY, FREEZE, NODE_LIST, WEEK_BEFORE
+from tests.digest_scene import tracked_kep as _kep
 from tests.factories import MilestoneFactory, PersonFactory, ReleaseFactory, SigFactory
-from tests.releases.digest_scene import DAY, FREEZE, NODE_LIST, WEEK_BEFORE
-from tests.releases.digest_scene import tracked_kep as _kep
 
 pytestmark = pytest.mark.django_db
 

@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 WEEK_BEFORE = (FREEZE - 168 * HOUR).isoformat()
 
 QUEUES = {
-    "releases.tasks.send_due_freeze_reminders": "reminders",
-    "releases.tasks.deliver_reminders": "reminders",
+    "reminders.tasks.send_due_freeze_reminders": "reminders",
+    "reminders.tasks.deliver_reminders": "reminders",
     "releases.tasks.sync_github_current_release": "github",
     "releases.tasks.compute_release_stats": "stats",
     "releases.tasks.compute_all_release_stats": "stats",
@@ -139,7 +139,7 @@ def test_a_sync_stuck_on_a_dripping_server_does_not_delay_a_due_reminder(board, 
 
         # A reminder falls due while the sync is stuck: it goes out at its usual pace, not after the sync.
         due = time.monotonic()
-        client.send_task("releases.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
+        client.send_task("reminders.tasks.send_due_freeze_reminders", kwargs={"now": WEEK_BEFORE})
         mailbox.wait_for(3, timeout=deadline)
         latency = time.monotonic() - due
         assert _lock_held(board.release.pk), "the sync ended before the reminders went out: nothing was proven"

@@ -18,9 +18,10 @@ from keps.models import Kep, PrrApproval
 from releases import selectors
 from releases.choices import EnhancementStatus, MilestoneKind, StatsSource
 from releases.models import Milestone, Release, ReleaseStats, TrackedEnhancement
-from releases.services.reminders import Anchor, DueReminder, render_personal
 from releases.services.stats import release_stats_compute
 from releases.services.tracking import tracked_enhancement_set_status
+from reminders.due import Anchor, DueReminder
+from reminders.render_email import render_personal
 
 pytestmark = pytest.mark.django_db
 

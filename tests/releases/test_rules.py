@@ -16,7 +16,9 @@ from releases.choices import EnhancementStatus, Freeze, MilestoneKind
 from releases.models import EnhancementStatusChange, TrackedEnhancement
 from releases.prr import prr_of, with_prr
 from releases.selectors_kep_timeline import kep_timeline
-from releases.services import reminders
+from reminders.content import digest_context
+from reminders.due import reminders_due
+from reminders.planning import reminder_deliveries_plan
 from tests.factories import KepFactory, MilestoneFactory, PersonFactory, ReleaseFactory, SigFactory
 from tests.factories import TrackedEnhancementFactory as TrackedFactory
 
@@ -84,7 +86,7 @@ def test_dashboard_reminders_and_rules_agree_for_every_freeze_kind_and_status(ki
     at_risk_rows, _, _ = selectors.at_risk_for_milestone(release=release, milestone=milestone, limit=100)
     at_risk = {row.status for row in at_risk_rows}
 
-    planned = reminders.reminder_deliveries_plan(now=FREEZE_AT - 7 * DAY)
+    planned = reminder_deliveries_plan(now=FREEZE_AT - 7 * DAY)
     chased = {number for p in planned if p.kind == "personal" for number in p.keps}
     reminded = {status: row for status, row in rows.items() if row.kep.number in chased}
     # Readiness by the rule, PRR included (no KEP here has a PRR approval, on the board or in a file).
@@ -173,8 +175,8 @@ def test_digest_lists_no_kep_as_ready_and_at_risk_on_the_day_before_prr_freeze()
     if not approved.target_stage:
         approved.kep.stage = "alpha"
         approved.kep.save()
-    due = next(d for d in reminders.reminders_due(now=FREEZE_AT - DAY) if d.milestone == milestone)
-    context = reminders.digest_context(dues=[due], recipient="node@example.com", as_of=FREEZE_AT - DAY)
+    due = next(d for d in reminders_due(now=FREEZE_AT - DAY) if d.milestone == milestone)
+    context = digest_context(dues=[due], recipient="node@example.com", as_of=FREEZE_AT - DAY)
     ready = next(block for block in context["blocks"] if block["title"] == "Ready")
     assert approved.kep.number in [kep["number"] for kep in ready["keps"]]
     assert not any(kep["at_risk"] for kep in ready["keps"])

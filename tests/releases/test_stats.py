@@ -400,7 +400,7 @@ def test_a_broker_outage_does_not_break_the_edit(monkeypatch, django_capture_on_
 def shared_cache_down(settings):
     """The shared cache pointed at a closed local port, as when its Redis is down."""
     from sigtracker.settings.base import shared_cache
-    from tests.releases.conftest import free_port
+    from tests.live_services import free_port
 
     settings.CACHES = {**settings.CACHES, "shared": shared_cache(f"redis://127.0.0.1:{free_port()}/0")}
 

@@ -1,19 +1,14 @@
 """The Celery tasks, run eagerly as they are without CELERY_BROKER_URL (the demo, and these tests)."""
 
-import datetime
-
 import pytest
 from django.conf import settings
-from django.core import mail
 
 from releases import tasks
-from releases.choices import DeliveryState
 from releases.choices import EnhancementStatus as S
-from releases.models import ReleaseStats, ReminderDelivery
-from releases.services import reminders
+from releases.models import ReleaseStats
 from sigtracker.celery import app
-from tests.factories import PersonFactory, ReleaseFactory, TrackedEnhancementFactory
-from tests.reminder_board import FREEZE, HOUR, NODE_LIST
+from tests.factories import ReleaseFactory, TrackedEnhancementFactory
+from tests.reminder_board import FREEZE, HOUR
 
 WEEK_BEFORE = FREEZE - 168 * HOUR
 
@@ -22,7 +17,7 @@ def test_beat_schedule_names_registered_tasks():
     app.loader.import_default_modules()
     for entry in settings.CELERY_BEAT_SCHEDULE.values():
         assert entry["task"] in app.tasks
-    assert {"releases.tasks.compute_release_stats", "releases.tasks.deliver_reminders"} <= set(app.tasks)
+    assert {"releases.tasks.compute_release_stats", "reminders.tasks.deliver_reminders"} <= set(app.tasks)
 
 
 def test_without_a_broker_tasks_run_eagerly():
@@ -34,8 +29,6 @@ def test_tasks_are_acks_late():
     for task in (
         tasks.compute_release_stats,
         tasks.compute_all_release_stats,
-        tasks.send_due_freeze_reminders,
-        tasks.deliver_reminders,
     ):
         assert task.acks_late is True
 
@@ -48,73 +41,3 @@ def test_compute_tasks():
     assert set(ReleaseStats.objects.values_list("release_id", flat=True)) == {one.pk}
     tasks.compute_all_release_stats.delay().get()
     assert set(ReleaseStats.objects.values_list("release_id", flat=True)) == {one.pk, two.pk}
-
-
-@pytest.mark.django_db(transaction=True)
-def test_send_due_freeze_reminders_task_queues_and_delivers(board):
-    assert tasks.send_due_freeze_reminders.delay(WEEK_BEFORE.isoformat()).get() == 3
-    assert sorted(m.to[0] for m in mail.outbox) == sorted([NODE_LIST, "alice@example.com", "carol@example.com"])
-    # A second beat within the grace period finds everything sent.
-    assert (
-        tasks.send_due_freeze_reminders.delay((WEEK_BEFORE + 15 * 60 * datetime.timedelta(seconds=1)).isoformat()).get()
-        == 0
-    )
-    assert len(mail.outbox) == 3
-
-
-@pytest.mark.django_db(transaction=True)
-def test_task_rejects_a_bad_instant():
-    with pytest.raises(ValueError, match="now: not an ISO date-time"):
-        tasks.send_due_freeze_reminders.delay("next tuesday").get()
-
-
-@pytest.mark.django_db(transaction=True)
-def test_eager_transient_failure_is_left_for_the_next_run(board, smtp_mailbox):
-    """Without a broker there is nowhere to hold a delayed retry: the claim is released instead and the
-    next beat (or command) run within the grace period sends it."""
-    smtp_mailbox.fail_next = 1
-    assert tasks.send_due_freeze_reminders.delay(WEEK_BEFORE.isoformat()).get() == 3
-    assert len(smtp_mailbox.messages) == 2
-    waiting = ReminderDelivery.objects.get(state=DeliveryState.CLAIMED)
-    assert waiting.claimed_at is None
-    later = WEEK_BEFORE + datetime.timedelta(minutes=15)
-    assert tasks.send_due_freeze_reminders.delay(later.isoformat()).get() == 1
-    assert sorted(r for m in smtp_mailbox.messages for r in m.rcpt_tos) == sorted(
-        [NODE_LIST, "alice@example.com", "carol@example.com"]
-    )
-
-
-@pytest.mark.django_db(transaction=True)
-def test_deliver_gives_up_after_its_last_retry(board, smtp_mailbox):
-    smtp_mailbox.fail_next = 1
-    ids = reminders.reminder_deliveries_claim(now=WEEK_BEFORE)
-    result = tasks.deliver_reminders.apply(
-        args=[ids, WEEK_BEFORE.isoformat()], retries=tasks.deliver_reminders.max_retries
-    )
-    assert result.get() == {"sent": 2, "skipped": 0, "elsewhere": 0, "failed": 1, "retrying": 0}
-    failed = ReminderDelivery.objects.get(state=DeliveryState.FAILED)
-    assert "451" in failed.error and failed.claimed_at is None
-    assert len(smtp_mailbox.messages) == 2
-
-
-@pytest.mark.django_db(transaction=True)
-def test_deliver_does_not_retry_a_permanent_refusal(board, smtp_mailbox):
-    smtp_mailbox.fail_next = 1
-    smtp_mailbox.fail_reply = "554 5.7.1 rejected"
-    ids = reminders.reminder_deliveries_claim(now=WEEK_BEFORE)
-    summary = tasks.deliver_reminders.delay(ids, WEEK_BEFORE.isoformat()).get()
-    assert summary == {"sent": 2, "skipped": 0, "elsewhere": 0, "failed": 1, "retrying": 0}
-    failed = ReminderDelivery.objects.get(state=DeliveryState.FAILED)
-    assert failed.attempts == 1 and "554" in failed.error
-    # The batch went on after the refusal, on a fresh connection.
-    assert len(smtp_mailbox.messages) == 2
-
-
-@pytest.mark.django_db(transaction=True)
-def test_beat_task_queues_deliveries_in_batches(board, monkeypatch):
-    for n in range(30):
-        board.rows[0].kep.authors.add(PersonFactory(github=f"author{n}", email=f"author{n}@example.com"))
-    batches = []
-    monkeypatch.setattr(tasks.deliver_reminders, "delay", lambda ids, as_of: batches.append(len(ids)))
-    assert tasks.send_due_freeze_reminders(WEEK_BEFORE.isoformat()) == 33
-    assert batches == [25, 8]
