@@ -163,7 +163,9 @@ class TrackedEnhancementTable(BaseTable):
     kep = tables.Column(
         accessor="kep__number",
         verbose_name="KEP",
-        order_by=("kep__number",),
+        # As the list selector orders rows (KEP-less features after the KEPs, by name), so the table knows
+        # it starts sorted by this column.
+        order_by=("kep__number", "feature_name"),
         linkify=_kep_url,
         attrs={"td": {"class": "nowrap"}},
     )
