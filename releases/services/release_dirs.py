@@ -31,12 +31,8 @@ from releases.importers.features_csv import parse_features
 from releases.importers.roster import parse_roster
 from releases.importers.schedule import parse_schedule, version_from_path
 from releases.models import Release
-from releases.services.release_files import (
-    FileOutcome,
-    release_exceptions_import,
-    release_feature_sheet_import,
-    release_team_import,
-)
+from releases.services.release_feature_sheet import release_feature_sheet_import
+from releases.services.release_files import FileOutcome, release_exceptions_import, release_team_import
 from releases.services.release_state import release_states_refresh
 from releases.services.schedule import SCHEDULE_IMPORT_LOCK, release_schedule_import
 from releases.signals import releases_created
