@@ -174,6 +174,50 @@ def _pair_corrections(stale: list[tuple[int, tuple]], missing: list[HistoryEntry
     return corrects, [pk for pk, _ in stale]
 
 
+def _timeline(tracked_enhancement: TrackedEnhancement, entries: Sequence[HistoryEntry], source: str) -> list:
+    """(instant, status) of the row's whole history once `source`'s rows are `entries`, oldest first."""
+    others = tracked_enhancement.history.exclude(source=source).values_list("changed_at", "to_status")
+    return sorted([*others, *((entry.at, entry.status) for entry in entries)], key=lambda item: item[0])
+
+
+def _require_known_statuses(statuses) -> None:
+    for status in statuses:
+        if status not in EnhancementStatus.values:
+            raise ValueError(f"status: unknown value {status!r}")
+
+
+def _statuses_before(timeline: list) -> dict:
+    """The status each (instant, status) of `timeline` changed from: the one before it ("" for the first)."""
+    previous_of, before = {}, ""
+    for at, status in timeline:
+        previous_of.setdefault((at, status), before)
+        before = status
+    return previous_of
+
+
+def _withdrawals(
+    tracked_enhancement: TrackedEnhancement, existing: list, withdrawn: list[int], *, source: str, link: str
+) -> list[EnhancementStatusChange]:
+    """A row superseding each of `withdrawn` (pks of `existing`, the source's rows as
+    (pk, at, status, author, from status)) that no new entry replaces: history is never deleted."""
+    old = {pk: (at, status, author, before) for pk, at, status, author, before in existing if pk in withdrawn}
+    return [
+        _history_row(
+            tracked_enhancement,
+            old[pk][3],
+            old[pk][1],
+            at=old[pk][0],
+            author=old[pk][2],
+            note="withdrawn: no longer in the record it was mirrored from",
+            source=source,
+            link=link,
+            supersedes=pk,
+            withdrawn=True,
+        )
+        for pk in withdrawn
+    ]
+
+
 @transaction.atomic
 def tracked_enhancement_mirror_history(
     *,
@@ -192,9 +236,7 @@ def tracked_enhancement_mirror_history(
     moved so a change falls on the other side of it) is never changed or deleted: the entry that replaces it is
     a new row superseding it, and one with no replacement is superseded by a withdrawal.
     """
-    for entry in entries:
-        if entry.status not in EnhancementStatus.values:
-            raise ValueError(f"status: unknown value {entry.status!r}")
+    _require_known_statuses(entry.status for entry in entries)
     wanted = {(entry.at, entry.status, entry.author) for entry in entries}
     existing = list(
         tracked_enhancement.history.filter(source=source)
@@ -208,24 +250,8 @@ def tracked_enhancement_mirror_history(
         return 0, 0
     corrects, withdrawn = _pair_corrections(stale, missing)
     stale_pks = {pk for pk, _ in stale}
-    timeline = sorted(
-        [
-            *(
-                (at, status)
-                for at, status in tracked_enhancement.history.exclude(source=source).values_list(
-                    "changed_at", "to_status"
-                )
-                # (rows of `source` are all in `entries` now, or superseded below)
-            ),
-            *((entry.at, entry.status) for entry in entries),
-        ],
-        key=lambda item: item[0],
-    )
-    previous_of = {}
-    before = ""
-    for at, status in timeline:
-        previous_of.setdefault((at, status), before)
-        before = status
+    timeline = _timeline(tracked_enhancement, entries, source)
+    previous_of = _statuses_before(timeline)
     rows = [
         _history_row(
             tracked_enhancement,
@@ -240,22 +266,7 @@ def tracked_enhancement_mirror_history(
         )
         for entry in missing
     ]
-    old = {pk: (at, status, author, before) for pk, at, status, author, before in existing if pk in withdrawn}
-    rows += [
-        _history_row(
-            tracked_enhancement,
-            old[pk][3],
-            old[pk][1],
-            at=old[pk][0],
-            author=old[pk][2],
-            note="withdrawn: no longer in the record it was mirrored from",
-            source=source,
-            link=link,
-            supersedes=pk,
-            withdrawn=True,
-        )
-        for pk in withdrawn
-    ]
+    rows += _withdrawals(tracked_enhancement, existing, withdrawn, source=source, link=link)
     EnhancementStatusChange.objects.bulk_create(rows)
     latest = timeline[-1][1] if timeline else tracked_enhancement.status
     # `keep_status`: another source owns the status (the tracking board wins over labels); history still kept.
@@ -297,15 +308,7 @@ def tracked_enhancement_create(
         raise ValueError(f"status: unknown value {status!r}")
     if kep is None and not feature_name:
         raise ValueError("a tracked enhancement names its KEP or, without one, its feature")
-    fields.setdefault("sig_id", None)
-    if not fields.get("sig") and not fields.get("sig_id") and kep is not None:
-        fields["sig_id"] = kep.owning_sig_id
-    # Only when the caller says nothing: an importer that passes "" knows the stage then is unknown (kep.yaml's stage
-    # today is not what a KEP targeted in a release years ago).
-    if "target_stage" not in fields and kep is not None and kep.stage in TargetStage.values:
-        fields["target_stage"] = kep.stage
-    if fields.get("sig") is not None:
-        fields.pop("sig_id", None)
+    _default_sig_and_stage(kep, fields)
     fields.setdefault("source", _ROW_SOURCE.get(source, TrackedSource.ADMIN))
     row = TrackedEnhancement(
         release=release, kep=kep, feature_name="" if kep is not None else feature_name, status=status, **fields
@@ -329,6 +332,20 @@ def tracked_enhancement_create(
     ).save()
     release_stats_request(release_ids=[row.release_id])
     return row
+
+
+def _default_sig_and_stage(kep, fields: dict) -> None:
+    """Fill in `fields`' SIG from the KEP's owning SIG and, when not given at all, its target stage from the KEP's
+    stage, as the release team fills in the board from kep.yaml."""
+    fields.setdefault("sig_id", None)
+    if not fields.get("sig") and not fields.get("sig_id") and kep is not None:
+        fields["sig_id"] = kep.owning_sig_id
+    # Only when the caller says nothing: an importer that passes "" knows the stage then is unknown (kep.yaml's stage
+    # today is not what a KEP targeted in a release years ago).
+    if "target_stage" not in fields and kep is not None and kep.stage in TargetStage.values:
+        fields["target_stage"] = kep.stage
+    if fields.get("sig") is not None:
+        fields.pop("sig_id", None)
 
 
 #: The row source a first status change's source implies.
