@@ -99,7 +99,56 @@ def retro_notes_import(
     assignees = [row.assignee for _, r in retros for row in r.keps if row.assignee]
     people = {**_people([*owners, *assignees]), **(people or {})}
 
-    # One Retrospective per release: merge what several meetings of this file say about it.
+    by_release = _merged_by_release(retros)
+    existing = {
+        r.release_id: r for r in Retrospective.objects.filter(sig=sig, release__in=[releases[v] for v in by_release])
+    }
+    stats_releases: set[int] = set()
+    for version, entry in by_release.items():
+        release = releases[version]
+        retro = existing.get(release.pk)
+        created = retro is None
+        if created:
+            retro = Retrospective(release=release, sig=sig)
+        changed = _retro_update(retro, entry, where=f"{source}:{entry['line']}: {version}", warnings=warnings)
+        if created or changed:
+            retro.save()
+            stats_releases.add(release.pk)
+        items_changed = _retro_items(retro, entry["entries"], people)
+        counts["created" if created else "updated" if changed or items_changed else "unchanged"] += 1
+
+    stats_releases |= _retro_keps_import(
+        by_release, releases, sig=sig, people=people, source=source, counts=counts, warnings=warnings, new_keps=new_keps
+    )
+    release_stats_request(release_ids=stats_releases)
+    return counts
+
+
+def _retro_keps_import(
+    by_release: dict[str, dict], releases: dict, *, sig, people, source, counts, warnings, new_keps
+) -> set[int]:
+    """Track the KEPs the retros' tables list in their releases; returns the ids of releases whose rows changed."""
+    keps_by_release: dict[int, list] = {}
+    for version, entry in by_release.items():
+        for _number, (date, row) in entry["keps"].items():
+            keps_by_release.setdefault(releases[version].pk, []).append((date, row))
+    if not keps_by_release:
+        return set()
+    rows = {number: row for entry in by_release.values() for number, (_, row) in entry["keps"].items()}
+    kep_ids, created_keps = _keps(rows, sig)
+    counts["created"] += len(created_keps)
+    if new_keps is not None:
+        new_keps.extend(created_keps)
+    return {
+        release_id
+        for release_id, pairs in keps_by_release.items()
+        if _tracked_rows(release_id, pairs, kep_ids, sig, people, source, counts, warnings)
+    }
+
+
+def _merged_by_release(retros: Sequence[tuple[datetime.date, RetroRecord]]) -> dict[str, dict]:
+    """One retro per release: what several meetings of one file say about it, merged (the earliest meeting that
+    held it, the first link, the last tally, every entry, each KEP's latest row)."""
     by_release: dict[str, dict] = {}
     for date, record in retros:
         entry = by_release.setdefault(
@@ -113,52 +162,24 @@ def retro_notes_import(
         entry["entries"].extend(record.entries)
         for row in record.keps:
             entry["keps"][row.number] = (date, row)
+    return by_release
 
-    existing = {
-        r.release_id: r for r in Retrospective.objects.filter(sig=sig, release__in=[releases[v] for v in by_release])
-    }
-    stats_releases: set[int] = set()
-    for version, entry in by_release.items():
-        release = releases[version]
-        retro = existing.get(release.pk)
-        created = retro is None
-        if created:
-            retro = Retrospective(release=release, sig=sig)
-        before = (retro.date, retro.source_url, retro.recorded_tracked, retro.recorded_merged)
-        if entry["date"] is not None:
-            retro.date = entry["date"]
-        if entry["url"] and len(entry["url"]) <= 200:
-            retro.source_url = entry["url"]
-        if entry["tally"] is not None:
-            if retro.recorded_tracked is not None and (retro.recorded_tracked, retro.recorded_merged) != entry["tally"]:
-                warnings.append(
-                    f"{source}:{entry['line']}: {version} tally {entry['tally'][0]}/{entry['tally'][1]} replaces "
-                    f"{retro.recorded_tracked}/{retro.recorded_merged}"
-                )
-            retro.recorded_tracked, retro.recorded_merged = entry["tally"]
-        changed = (retro.date, retro.source_url, retro.recorded_tracked, retro.recorded_merged) != before
-        if created or changed:
-            retro.save()
-            stats_releases.add(release.pk)
-        items_changed = _retro_items(retro, entry["entries"], people)
-        counts["created" if created else "updated" if changed or items_changed else "unchanged"] += 1
 
-    rows = {number: pair for entry in by_release.values() for number, pair in entry["keps"].items()}
-    keps_by_release: dict[int, list] = {}
-    for version, entry in by_release.items():
-        for _number, (date, row) in entry["keps"].items():
-            keps_by_release.setdefault(releases[version].pk, []).append((date, row))
-    if rows:
-        kep_ids, created_keps = _keps({n: row for n, (_, row) in rows.items()}, sig)
-        counts["created"] += len(created_keps)
-        if new_keps is not None:
-            new_keps.extend(created_keps)
-        for release_id, pairs in keps_by_release.items():
-            changed = _tracked_rows(release_id, pairs, kep_ids, sig, people, source, counts, warnings)
-            if changed:
-                stats_releases.add(release_id)
-    release_stats_request(release_ids=stats_releases)
-    return counts
+def _retro_update(retro: Retrospective, entry: dict, *, where: str, warnings: list[str]) -> bool:
+    """Set the retro's date, link and tally from a merged `entry`; returns whether any of them changed."""
+    before = (retro.date, retro.source_url, retro.recorded_tracked, retro.recorded_merged)
+    if entry["date"] is not None:
+        retro.date = entry["date"]
+    if entry["url"] and len(entry["url"]) <= 200:
+        retro.source_url = entry["url"]
+    if entry["tally"] is not None:
+        if retro.recorded_tracked is not None and (retro.recorded_tracked, retro.recorded_merged) != entry["tally"]:
+            warnings.append(
+                f"{where} tally {entry['tally'][0]}/{entry['tally'][1]} replaces "
+                f"{retro.recorded_tracked}/{retro.recorded_merged}"
+            )
+        retro.recorded_tracked, retro.recorded_merged = entry["tally"]
+    return (retro.date, retro.source_url, retro.recorded_tracked, retro.recorded_merged) != before
 
 
 def _retro_items(retro: Retrospective, entries, people: dict[str, int]) -> bool:
@@ -220,19 +241,57 @@ def _keps(rows: dict, sig: Sig) -> tuple[dict[int, int], list[int]]:
     return found, [kep.number for kep in missing]
 
 
+def _latest_change_at(tracked_enhancements) -> dict[int, datetime.datetime]:
+    """The instant of each row's latest recorded status change, by row id."""
+    if not tracked_enhancements:
+        return {}
+    return dict(
+        EnhancementStatusChange.objects.filter(tracked_enhancement__in=tracked_enhancements)
+        .order_by("tracked_enhancement_id", "changed_at")
+        .values_list("tracked_enhancement_id", "changed_at")
+    )
+
+
+def _notes_tracked(release_id, kep_id, sig, row, *, assignee_id, at) -> TrackedEnhancement:
+    """A new (unsaved) tracked enhancement of source "notes" from one row of a retro's KEP table."""
+    return TrackedEnhancement(
+        release_id=release_id,
+        kep_id=kep_id,
+        sig=sig,
+        source=TrackedSource.NOTES,
+        type=row.type,
+        target_stage=row.target_stage,
+        status=row.status,
+        assignee_id=assignee_id,
+        created_at=at,
+    )
+
+
+def _tracked_rows_save(create: list, update: list, history: list) -> None:
+    """Write a release's new and changed rows from the retro tables, with their status changes."""
+    # New rows, statuses and their history go through the one write path. The retro gives the meeting's date
+    # only, so each instant is assumed (the start of that day, UTC) and is shown as such.
+    changes = [
+        RecordedChange(te, old, new, at, author=author, note="recorded in the release retro", assumed=True)
+        for te, old, new, at, author in history
+    ]
+    new_rows = {id(te) for te in create}
+    tracked_enhancements_create(
+        rows=create, changes=[c for c in changes if id(c.tracked_enhancement) in new_rows], source=HistorySource.NOTES
+    )
+    if update:
+        TrackedEnhancement.objects.bulk_update(update, ["type", "target_stage", "assignee", "updated_at"])
+    tracked_enhancements_record(
+        changes=[c for c in changes if id(c.tracked_enhancement) not in new_rows], source=HistorySource.NOTES
+    )
+
+
 def _tracked_rows(release_id, pairs, kep_ids, sig, people, source, counts, warnings) -> bool:
     """Create or update one release's TrackedEnhancement rows from retro tables, with dated history."""
     existing = {
         te.kep_id: te for te in TrackedEnhancement.objects.filter(release_id=release_id, kep_id__in=kep_ids.values())
     }
-    latest = {}
-    if existing:
-        for te_id, at in (
-            EnhancementStatusChange.objects.filter(tracked_enhancement__in=existing.values())
-            .order_by("tracked_enhancement_id", "changed_at")
-            .values_list("tracked_enhancement_id", "changed_at")
-        ):
-            latest[te_id] = at
+    latest = _latest_change_at(existing.values())
     create, update, history = [], [], []
     status_now: dict[int, str] = {}  # each row's status after the changes recorded so far in this import
     for date, row in pairs:
@@ -244,18 +303,7 @@ def _tracked_rows(release_id, pairs, kep_ids, sig, people, source, counts, warni
         assignee_id = people.get(row.assignee.lower()) if row.assignee else None
         te = existing.get(kep_id)
         if te is None:
-            te = TrackedEnhancement(
-                release_id=release_id,
-                kep_id=kep_id,
-                sig=sig,
-                source=TrackedSource.NOTES,
-                type=row.type,
-                target_stage=row.target_stage,
-                status=row.status,
-                assignee_id=assignee_id,
-                created_at=at,
-            )
-            existing[kep_id] = te
+            te = existing[kep_id] = _notes_tracked(release_id, kep_id, sig, row, assignee_id=assignee_id, at=at)
             create.append(te)
             history.append((te, "", row.status, at, author))
             continue
@@ -281,21 +329,7 @@ def _tracked_rows(release_id, pairs, kep_ids, sig, people, source, counts, warni
             update.append(te)
         elif te.pk and not dirty:
             counts["unchanged"] += 1
-    # New rows, statuses and their history go through the one write path. The retro gives the meeting's date
-    # only, so each instant is assumed (the start of that day, UTC) and is shown as such.
-    changes = [
-        RecordedChange(te, old, new, at, author=author, note="recorded in the release retro", assumed=True)
-        for te, old, new, at, author in history
-    ]
-    new_rows = {id(te) for te in create}
-    tracked_enhancements_create(
-        rows=create, changes=[c for c in changes if id(c.tracked_enhancement) in new_rows], source=HistorySource.NOTES
-    )
-    if update:
-        TrackedEnhancement.objects.bulk_update(update, ["type", "target_stage", "assignee", "updated_at"])
-    tracked_enhancements_record(
-        changes=[c for c in changes if id(c.tracked_enhancement) not in new_rows], source=HistorySource.NOTES
-    )
+    _tracked_rows_save(create, update, history)
     counts["created"] += len(create)
     counts["updated"] += len(update)
     return bool(create or update)
