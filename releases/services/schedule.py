@@ -90,21 +90,34 @@ def release_schedule_import(*, schedule: Schedule, now: datetime.datetime) -> Sc
         last_milestone=max(instants, default=None),
         now=now,
     )
-    if release is None:
-        release = Release.objects.create(version=schedule.version, **wanted)
-        outcome = ScheduleOutcome(release=release, created=1, changes=[f"release {release.version} created"])
-    else:
-        outcome = ScheduleOutcome(release=release)
-        changed = [name for name, value in wanted.items() if getattr(release, name) != value]
-        if changed:
-            for name in changed:
-                setattr(release, name, wanted[name])
-            release.save(update_fields=changed)
-            outcome.updated += 1
-            outcome.changes.append(f"release {release.version}: {', '.join(changed)} updated")
-        else:
-            outcome.unchanged += 1
+    release, outcome = _release_write(release, schedule.version, wanted)
+    written = _milestones_write(release, schedule, outcome)
+    # The funnel of a release's stats is cut at its freeze instants: recompute when they move.
+    if written and release.tracked_enhancements.exists():
+        release_stats_request(release_ids=[release.pk])
+    return outcome
 
+
+def _release_write(release: Release | None, version: str, wanted: dict) -> tuple[Release, ScheduleOutcome]:
+    """Create the release with `wanted`, or set on it those of `wanted` that differ."""
+    if release is None:
+        release = Release.objects.create(version=version, **wanted)
+        return release, ScheduleOutcome(release=release, created=1, changes=[f"release {release.version} created"])
+    outcome = ScheduleOutcome(release=release)
+    changed = [name for name, value in wanted.items() if getattr(release, name) != value]
+    if changed:
+        for name in changed:
+            setattr(release, name, wanted[name])
+        release.save(update_fields=changed)
+        outcome.updated += 1
+        outcome.changes.append(f"release {release.version}: {', '.join(changed)} updated")
+    else:
+        outcome.unchanged += 1
+    return release, outcome
+
+
+def _milestones_write(release: Release, schedule: Schedule, outcome: ScheduleOutcome) -> bool:
+    """Make the release's schedule milestones (no SIG) those of `schedule`; returns whether any row was written."""
     rows = list(release.milestones.filter(sig__isnull=True).order_by("pk"))
     existing: dict[tuple[str, str], Milestone] = {}
     for milestone in rows:
@@ -140,10 +153,7 @@ def release_schedule_import(*, schedule: Schedule, now: datetime.datetime) -> Sc
     if to_update:
         Milestone.objects.bulk_update(to_update, sorted(fields_changed))
         outcome.updated += len(to_update)
-    # The funnel of a release's stats is cut at its freeze instants: recompute when they move.
-    if (to_create or to_update) and release.tracked_enhancements.exists():
-        release_stats_request(release_ids=[release.pk])
-    return outcome
+    return bool(to_create or to_update)
 
 
 def _imported_before(item, rows: list[Milestone]) -> Milestone | None:
