@@ -129,6 +129,28 @@ def test_a_release_that_moves_to_released_has_its_stats_recomputed(django_captur
 
 
 @pytest.mark.django_db
+def test_figures_computed_before_a_freeze_are_recomputed_once_it_has_passed(django_capture_on_commit_callbacks):
+    from releases.choices import MilestoneKind
+    from releases.models import ReleaseStats
+    from releases.services.stats import release_stats_compute
+    from tests.factories import KepFactory, MilestoneFactory, TrackedEnhancementFactory
+
+    release = ReleaseFactory(version="1.31", cycle_start=D(2024, 9, 9), planned_release_date=D(2024, 12, 11))
+    MilestoneFactory(release=release, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=at(2024, 10, 11, 23))
+    TrackedEnhancementFactory(release=release, kep=KepFactory())
+    Release.objects.filter(pk=release.pk).update(state=ReleaseState.ACTIVE)
+    release_stats_compute(release_ids=[release.pk], now=at(2024, 10, 1))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert release_states_refresh(now=at(2024, 10, 5)) == []  # nothing passed since the figures were computed
+    with django_capture_on_commit_callbacks(execute=True):
+        assert release_states_refresh(now=at(2024, 10, 12)) == [
+            "1.31: figures recomputed, a milestone has passed since"
+        ]
+    assert ReleaseStats.objects.get(release=release, sig__isnull=True).computed_at > at(2024, 10, 12)
+    assert release_states_refresh(now=at(2024, 10, 12)) == []
+
+
+@pytest.mark.django_db
 def test_a_stale_13_style_release_is_not_current(imported):
     ReleaseFactory(version="1.13", cycle_start=D(2018, 10, 1), planned_release_date=None, state=ReleaseState.ACTIVE)
     assert Release.objects.current().version == "1.27"

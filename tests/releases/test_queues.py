@@ -157,3 +157,17 @@ def test_a_sync_stuck_on_a_dripping_server_does_not_delay_a_due_reminder(board, 
             assert time.monotonic() - started < deadline + 60, "\n".join(github_worker.output[-20:])
             time.sleep(0.2)
         assert not _lock_held(board.release.pk)
+
+
+def test_a_web_process_can_queue_what_the_services_queue_by_name():
+    # A fresh process that only sets Django up, as gunicorn does: Celery's autodiscovery never runs there, yet an
+    # admin edit queues the stats recompute by its task name.
+    script = (
+        "import django; django.setup(); from celery import current_app; "
+        "from releases.services.stats import STATS_TASK; print(STATS_TASK in current_app.tasks)"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "sigtracker.settings.test"}
+    answer = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    assert answer.stdout.strip() == "True", answer.stderr
