@@ -105,6 +105,89 @@ def stage_from_labels(labels) -> str:
     return stages[-1] if stages else ""
 
 
+@dataclass
+class _IssueReplay:
+    """One issue's labels and milestone as the replay of its timeline has reached them, read for release `version`."""
+
+    version: str
+    cycle_start: datetime.datetime | None
+    #: label name -> (added at, added while the milestone was another release's)
+    labels: dict[str, tuple[datetime.datetime, bool]] = field(default_factory=dict)
+    milestone: str = ""
+
+    def apply(self, at: datetime.datetime, group) -> tuple[str, bool]:
+        """Apply the events of one instant; (the last actor among them, whether `tracked/yes` was added)."""
+        author = ""
+        relabeled_yes = False
+        for event in group:
+            if event.kind == "labeled":
+                other_release = bool(self.milestone) and not is_release_milestone(self.milestone, self.version)
+                self.labels[event.label] = (at, other_release)
+                relabeled_yes |= event.label == TRACKED_YES_LABEL
+            elif event.kind == "unlabeled":
+                self.labels.pop(event.label, None)
+            elif event.kind == "milestoned":
+                self.milestone = event.milestone
+            elif event.kind == "demilestoned":
+                if self.milestone == event.milestone or not self.milestone:
+                    self.milestone = ""
+            else:
+                continue
+            author = event.actor or author
+        return author, relabeled_yes
+
+    @property
+    def in_release(self) -> bool:
+        return is_release_milestone(self.milestone, self.version)
+
+    def fresh(self, name: str) -> bool:
+        """Whether label `name` is on the issue and says something about this release: added while the milestone
+        was no other release's, and not before this release's cycle began."""
+        if name not in self.labels:
+            return False
+        added_at, stale = self.labels[name]
+        return not stale and (self.cycle_start is None or added_at >= self.cycle_start)
+
+    def opts_in(self, *, opt_in_required: bool) -> bool:
+        """Whether the issue is now opted in to the release: in its milestone, with `lead-opted-in` (or, before
+        that label existed, the milestone alone), or already tracked/yes."""
+        opted = OPT_IN_LABEL in self.labels if opt_in_required else True
+        return self.in_release and (opted or self.fresh(TRACKED_YES_LABEL))
+
+    def status_after(self, *, status: str, relabeled_yes: bool, tracked_for: str) -> str:
+        """The board status of an opted-in issue once an instant's events are applied, from `status` before it."""
+        if self.fresh(TRACKED_NO_LABEL) or not self.in_release:
+            return EnhancementStatus.REMOVED
+        if self.fresh(TRACKED_YES_LABEL):
+            return status if status in TRACKED_STATUSES and not relabeled_yes else tracked_for
+        if status in (EnhancementStatus.AT_RISK_ENHANCEMENTS, None):
+            return EnhancementStatus.AT_RISK_ENHANCEMENTS
+        # `tracked/yes` taken away (or never given back after a removal): out of the release.
+        return EnhancementStatus.REMOVED
+
+    def ships(self, *, status: str | None) -> bool:
+        """Whether an issue in `status` when its release day comes ships: still tracked, in the milestone, with a
+        `tracked/yes` of this release."""
+        return status in TRACKED_STATUSES and self.in_release and self.fresh(TRACKED_YES_LABEL)
+
+
+def _tracked_for(at: datetime.datetime, enhancements_freeze: datetime.datetime | None) -> str:
+    """What `tracked/yes` added at `at` means: tracked for enhancements freeze before it, for code freeze after."""
+    if enhancements_freeze is None or at < enhancements_freeze:
+        return EnhancementStatus.TRACKED_ENHANCEMENTS
+    return EnhancementStatus.TRACKED_CODE
+
+
+def _stage_and_sigs(*, labels, labels_at_freeze, labels_now) -> tuple[str, tuple[str, ...]]:
+    """The target stage (the `stage/*` label at the enhancements freeze, else the last one the replay saw, else
+    today's) and the SIGs of the issue's labels, the replay's first, then today's."""
+    final_labels = list(labels) or list(labels_now)
+    stage = stage_from_labels(labels_at_freeze or []) or stage_from_labels(final_labels)
+    stage = stage or stage_from_labels(labels_now)
+    sigs = [sig_from_label(label) for label in [*final_labels, *labels_now]]
+    return stage, tuple(dict.fromkeys(sig for sig in sigs if sig))
+
+
 def github_issue_verdict(
     *,
     version: str,
@@ -124,80 +207,35 @@ def github_issue_verdict(
     """
     opt_in_required = parse_version(version) >= OPT_IN_LABEL_SINCE
     verdict = GitHubVerdict()
-    labels: dict[str, tuple[datetime.datetime, bool]] = {}  # name -> (added at, added under another release)
-    milestone = ""
+    issue = _IssueReplay(version=version, cycle_start=cycle_start)
     labels_at_freeze = None
     status = None
-
-    def fresh(name: str) -> bool:
-        if name not in labels:
-            return False
-        added_at, stale = labels[name]
-        return not stale and (cycle_start is None or added_at >= cycle_start)
 
     for at, group in itertools.groupby(events, key=lambda event: event.at):
         if release_day is not None and at >= release_day:
             break
         if enhancements_freeze is not None and labels_at_freeze is None and at > enhancements_freeze:
-            labels_at_freeze = list(labels)
-        group = list(group)
-        author = ""
-        relabeled_yes = False
-        for event in group:
-            if event.kind == "labeled":
-                other_release = bool(milestone) and not is_release_milestone(milestone, version)
-                labels[event.label] = (at, other_release)
-                relabeled_yes |= event.label == TRACKED_YES_LABEL
-            elif event.kind == "unlabeled":
-                labels.pop(event.label, None)
-            elif event.kind == "milestoned":
-                milestone = event.milestone
-            elif event.kind == "demilestoned":
-                if milestone == event.milestone or not milestone:
-                    milestone = ""
-            else:
-                continue
-            author = event.actor or author
-        in_release = is_release_milestone(milestone, version)
-        verdict.in_milestone |= in_release
+            labels_at_freeze = list(issue.labels)
+        author, relabeled_yes = issue.apply(at, group)
+        verdict.in_milestone |= issue.in_release
         if verdict.opted_in_at is None:
-            opted = OPT_IN_LABEL in labels if opt_in_required else True
-            if not (in_release and (opted or fresh(TRACKED_YES_LABEL))):
+            if not issue.opts_in(opt_in_required=opt_in_required):
                 continue
             verdict.opted_in_at = at
             status = EnhancementStatus.AT_RISK_ENHANCEMENTS
             verdict.changes.append(GitHubStatusChange(at, status, author, "opted in"))
-        tracked_for = (
-            EnhancementStatus.TRACKED_ENHANCEMENTS
-            if enhancements_freeze is None or at < enhancements_freeze
-            else EnhancementStatus.TRACKED_CODE
+        new = issue.status_after(
+            status=status, relabeled_yes=relabeled_yes, tracked_for=_tracked_for(at, enhancements_freeze)
         )
-        if fresh(TRACKED_NO_LABEL) or not in_release:
-            new = EnhancementStatus.REMOVED
-        elif fresh(TRACKED_YES_LABEL):
-            new = status if status in TRACKED_STATUSES and not relabeled_yes else tracked_for
-        elif status in (EnhancementStatus.AT_RISK_ENHANCEMENTS, None):
-            new = EnhancementStatus.AT_RISK_ENHANCEMENTS
-        else:
-            # `tracked/yes` taken away (or never given back after a removal): out of the release.
-            new = EnhancementStatus.REMOVED
         if new != status:
             verdict.changes.append(GitHubStatusChange(at, new, author))
             status = new
 
-    if (
-        release_day is not None
-        and (now is None or release_day <= now)
-        and status in TRACKED_STATUSES
-        and is_release_milestone(milestone, version)
-        and fresh(TRACKED_YES_LABEL)
-    ):
+    if release_day is not None and (now is None or release_day <= now) and issue.ships(status=status):
         verdict.changes.append(
             GitHubStatusChange(release_day, EnhancementStatus.DONE, "", "in the milestone with tracked/yes at release")
         )
-    final_labels = list(labels) or list(labels_now)
-    verdict.target_stage = stage_from_labels(labels_at_freeze or []) or stage_from_labels(final_labels)
-    verdict.target_stage = verdict.target_stage or stage_from_labels(labels_now)
-    sigs = [sig_from_label(label) for label in [*final_labels, *labels_now]]
-    verdict.sigs = tuple(dict.fromkeys(sig for sig in sigs if sig))
+    verdict.target_stage, verdict.sigs = _stage_and_sigs(
+        labels=issue.labels, labels_at_freeze=labels_at_freeze, labels_now=labels_now
+    )
     return verdict
