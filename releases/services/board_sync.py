@@ -313,6 +313,8 @@ class _Writes:
 
 
 def _apply(item, row, kep, release, report, writes: _Writes, *, since, now, people) -> None:
+    """Plan what one board item asks: a new row for a KEP the release does not track yet, else the changes of its
+    row (fields written now, status changes queued in `writes`)."""
     raw = _text(item.fields.get("status"))
     status = board_status(raw) if raw else None
     if raw and status is None:
@@ -325,30 +327,41 @@ def _apply(item, row, kep, release, report, writes: _Writes, *, since, now, peop
         "assumed": since is None,
     }
     if row is None:
-        if status is None:
-            report.skipped.append(f"KEP-{item.number}: no known status on the board; not opted in here")
-            return
-        event = next((e for e in reversed(item.events) if board_status(e.status) == status), None)
-        fields.setdefault("sig", kep.owning_sig)
-        if "target_stage" not in fields and kep.stage in TargetStage.values:
-            fields["target_stage"] = kep.stage
-        new = TrackedEnhancement(
-            release=release,
-            kep=kep,
-            status=status,
-            source=TrackedSource.SYNC,
-            created_at=event.at if event else now,
-            **fields,
-        )
-        writes.fresh.append(new)
-        at = {"at": event.at, "author": event.actor} if event else {"at": now, **observed}
-        writes.created.append(
-            RecordedChange(tracked_enhancement=new, from_status="", to_status=status, link=item.url, **at)
-        )
-        report.created += 1
-        report.history_added += 1
-        report.observed += 0 if event else 1
+        _plan_new_row(item, kep, release, report, writes, status=status, fields=fields, observed=observed, now=now)
+    else:
+        _update_row(item, row, report, writes, status=status, fields=fields, observed=observed, now=now)
+
+
+def _plan_new_row(item, kep, release, report, writes: _Writes, *, status, fields, observed, now) -> None:
+    """A new row for an item the release does not track yet, with one history row: the item's last event into its
+    status, else the status as observed now."""
+    if status is None:
+        report.skipped.append(f"KEP-{item.number}: no known status on the board; not opted in here")
         return
+    event = next((e for e in reversed(item.events) if board_status(e.status) == status), None)
+    fields.setdefault("sig", kep.owning_sig)
+    if "target_stage" not in fields and kep.stage in TargetStage.values:
+        fields["target_stage"] = kep.stage
+    new = TrackedEnhancement(
+        release=release,
+        kep=kep,
+        status=status,
+        source=TrackedSource.SYNC,
+        created_at=event.at if event else now,
+        **fields,
+    )
+    writes.fresh.append(new)
+    at = {"at": event.at, "author": event.actor} if event else {"at": now, **observed}
+    writes.created.append(
+        RecordedChange(tracked_enhancement=new, from_status="", to_status=status, link=item.url, **at)
+    )
+    report.created += 1
+    report.history_added += 1
+    report.observed += 0 if event else 1
+
+
+def _update_row(item, row, report, writes: _Writes, *, status, fields, observed, now) -> None:
+    """Write the fields of `row` the item changes, and queue its status changes since the row's last one."""
     changes = {name: value for name, value in fields.items() if _current(row, name) != _key(value)}
     if changes:
         for name, value in changes.items():
@@ -357,36 +370,44 @@ def _apply(item, row, kep, release, report, writes: _Writes, *, since, now, peop
         row.save(update_fields=[*changes, "github_synced_at", "updated_at"])
     before = row.status
     if status is not None and status != before:
-        # Events newer than the row's last change, in order: each at its own instant.
-        last = row.history.order_by("-changed_at").values_list("changed_at", flat=True).first()
-        for event in item.events:
-            mapped = board_status(event.status)
-            if mapped is None or mapped == before or (last is not None and event.at <= last):
-                continue
-            writes.changes.append(
-                RecordedChange(
-                    tracked_enhancement=row,
-                    from_status=before,
-                    to_status=mapped,
-                    at=event.at,
-                    author=event.actor,
-                    link=item.url,
-                )
-            )
-            before = mapped
-            report.history_added += 1
-        if before != status:
-            writes.changes.append(
-                RecordedChange(
-                    tracked_enhancement=row, from_status=before, to_status=status, at=now, link=item.url, **observed
-                )
-            )
-            report.history_added += 1
-            report.observed += 1
+        before = _queue_status_changes(item, row, report, writes, status=status, observed=observed, now=now)
     if changes or before != row.status:
         report.updated += 1
     else:
         report.unchanged += 1
+
+
+def _queue_status_changes(item, row, report, writes: _Writes, *, status, observed, now) -> str:
+    """Queue the history of `row` moving to `status`: the item's events newer than the row's last change, each at
+    its own instant, then, if they do not end at `status`, the move as observed now. Returns the last status
+    queued."""
+    before = row.status
+    last = row.history.order_by("-changed_at").values_list("changed_at", flat=True).first()
+    for event in item.events:
+        mapped = board_status(event.status)
+        if mapped is None or mapped == before or (last is not None and event.at <= last):
+            continue
+        writes.changes.append(
+            RecordedChange(
+                tracked_enhancement=row,
+                from_status=before,
+                to_status=mapped,
+                at=event.at,
+                author=event.actor,
+                link=item.url,
+            )
+        )
+        before = mapped
+        report.history_added += 1
+    if before != status:
+        writes.changes.append(
+            RecordedChange(
+                tracked_enhancement=row, from_status=before, to_status=status, at=now, link=item.url, **observed
+            )
+        )
+        report.history_added += 1
+        report.observed += 1
+    return before
 
 
 def _current(row, name):

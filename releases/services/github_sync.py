@@ -24,6 +24,7 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
@@ -41,6 +42,7 @@ from releases.github import (
     GitHubRateLimited,
     Issue,
     MalformedPayload,
+    Milestone,
     parse_issue,
     parse_milestone,
 )
@@ -139,153 +141,199 @@ def github_release_sync(
 def _sync(release, repo, client, report, *, dry_run, now, echo) -> None:
     base = f"/repos/{repo}"
     load_cache(client, [f"{base}/milestones", f"{base}/issues"])
-    title = github_milestone_title(release.version)
-    milestones = client.get_all(f"{base}/milestones", {"state": "all", "per_page": 100})
-    found = None
-    for item in milestones.items:
-        try:
-            milestone = parse_milestone(item)
-        except MalformedPayload:
-            continue
-        if is_release_milestone(milestone.title, release.version):
-            found = milestone
-            break
-    if found is None:
-        raise GitHubSyncError(f"{repo} has no milestone {title}: check --repo and the release version.")
-    cycle = release_cycle(release, found.due_on)
+    milestone, milestone_pages = _release_milestone(client, base, release=release, repo=repo)
+    cycle = release_cycle(release, milestone.due_on)
 
     pools = ThreadPoolExecutor(MAX_IN_FLIGHT, thread_name_prefix="github-sync")
     try:
-        lists = [
-            pools.submit(
-                client.get_all,
-                f"{base}/issues",
-                {"state": "all", "milestone": found.number, "per_page": 100},
-                shape=shape_issues,
-            )
-        ]
-        if cycle.start is not None:
-            since = (cycle.start - SINCE_MARGIN).strftime("%Y-%m-%dT%H:%M:%SZ")
-            lists.append(
-                pools.submit(
-                    client.get_all,
-                    f"{base}/issues",
-                    {"state": "all", "since": since, "per_page": 100},
-                    shape=shape_issues,
-                )
-            )
-        issues: dict[int, Issue] = {}
-        list_pages: list[CachedPage] = list(milestones.new_pages)
-        for future in lists:
-            fetched = future.result()
-            list_pages.extend(fetched.new_pages)
-            for item in fetched.items:
-                try:
-                    issue = parse_issue(item)
-                except MalformedPayload as exc:
-                    report.skipped.append(f"issue list: {exc}")
-                    continue
-                if issue.is_pull_request:
-                    continue
-                if cycle.release_day and issue.created_at and issue.created_at > cycle.release_day:
-                    continue  # opened after release day: cannot have been in this release
-                issues[issue.number] = issue
-
-        # A KEP-less feature (an early feature sheet's) has no tracking issue: the sync leaves it alone.
-        rows = {
-            row.kep.number: row
-            for row in TrackedEnhancement.objects.filter(release=release, kep__isnull=False).select_related(
-                "kep", "sig", "assignee"
-            )
-        }
-        # Keep an issue once seen: one that left every list (e.g. an old release's) is still read by number.
-        kept = sorted({row.github_issue_number for row in rows.values() if row.github_issue_number} - set(issues))
-        timeline_path = f"{base}/issues/{{}}/timeline"
-        load_cache(
-            client,
-            [timeline_path.format(n) for n in sorted(set(issues) | set(kept))] + [f"{base}/issues/{n}" for n in kept],
-        )
-        history = github_history(release)
-        context = SyncContext(release=release, rows=rows, history=history, cycle=cycle, now=now, dry_run=dry_run)
-        if not dry_run:
-            # Looked up once per release rather than once per issue (~25 ms of queries per new issue
-            # made the writer, not GitHub, the bottleneck).
-            context.keps = {
-                kep.number: kep
-                for kep in Kep.objects.select_related("owning_sig").filter(number__in=sorted(set(issues) | set(kept)))
-            }
-
-        def fetch(number: int):
-            issue = issues.get(number)
-            pages = []
-            if issue is None:
-                single = client.get_all(f"{base}/issues/{number}", shape=shape_issues)
-                pages.extend(single.new_pages)
-                issue = parse_issue(single.body)
-            timeline = client.get_all(timeline_path.format(number), {"per_page": 100}, shape=shape_timeline)
-            return issue, timeline.items, pages + timeline.new_pages
-
-        pending = {pools.submit(fetch, number): number for number in sorted(set(issues) | set(kept))}
-        new_pages: list[CachedPage] = list_pages
-        fresh: list[tuple[Issue, GitHubVerdict]] = []
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                number = pending.pop(future)
-                try:
-                    issue, items, pages = future.result()
-                except (GitHubRateLimited, GitHubDeadlineExceeded) as exc:
-                    report.stopped = str(exc)
-                    for other in pending:
-                        other.cancel()
-                    pending.clear()
-                    break
-                except (GitHubAuthError, GitHubNotFound):
-                    raise
-                except (GitHubError, MalformedPayload) as exc:
-                    # e.g. a 5xx that outlasted the retries: this issue waits for the next run.
-                    skip_unchanged(report, f"issue #{number}: {exc}", echo)
-                    continue
-                report.issues_read += 1
-                # Pages are stored in batches after the issues are written (also those of a skipped issue:
-                # until GitHub's answer changes, it is skipped again for a 304); a sync that dies before
-                # storing them only costs the next run full answers.
-                new_pages.extend(pages)
-                try:
-                    verdict = issue_verdict(context, issue, items)
-                except (MalformedPayload, ValueError) as exc:
-                    skip_unchanged(report, f"issue #{number}: {exc}", echo)  # nothing written for it
-                    continue
-                if verdict.not_opted_in:
-                    report.not_opted_in.append(issue.number)
-                if not verdict.tracked:
-                    continue
-                if issue.number not in context.rows and not dry_run:
-                    fresh.append((issue, verdict))  # written in batches below
-                    continue
-                try:
-                    with transaction.atomic():
-                        apply_issue(context, issue, verdict, report)
-                except (MalformedPayload, ValueError, IntegrityError, DatabaseError) as exc:
-                    skip_unchanged(report, f"issue #{number}: {exc}", echo)
-            # Write while the other threads fetch: new rows a batch at a time, cached pages in slices small
-            # enough that the last one after the final answer is short.
-            if fresh and (len(fresh) >= CREATE_BATCH or not pending):
-                create_batch(context, fresh, report, echo)
-                fresh = []
-            if not dry_run and len(new_pages) >= STORE_BATCH:
-                store_pages(new_pages)
-                new_pages = []
-        if fresh:  # a rate limit stopped the loop with some issues read but not written
-            create_batch(context, fresh, report, echo)
-        if not dry_run:
-            store_pages(new_pages)
+        issues, list_pages = _candidate_issues(pools, client, base, milestone=milestone, cycle=cycle, report=report)
+        context, numbers = _sync_context(release, issues, client, base, cycle=cycle, now=now, dry_run=dry_run)
+        writer = _IssueWriter(context=context, report=report, echo=echo, new_pages=[*milestone_pages, *list_pages])
+        pending = {pools.submit(_fetch_issue, client, base, issues, number): number for number in numbers}
+        _write_as_fetched(pending, writer)
+        writer.finish()
     finally:
         pools.shutdown(wait=True, cancel_futures=True)
     if context.changed and not dry_run:
         # One stats recompute for the whole sync, not one per issue.
         release_stats_request(release_ids=[release.pk])
     report.not_opted_in.sort()
+
+
+def _release_milestone(client, base: str, *, release: Release, repo: str) -> tuple[Milestone, list[CachedPage]]:
+    """The repo's milestone of `release`, and the milestone list's pages fetched anew."""
+    milestones = client.get_all(f"{base}/milestones", {"state": "all", "per_page": 100})
+    for item in milestones.items:
+        try:
+            milestone = parse_milestone(item)
+        except MalformedPayload:
+            continue
+        if is_release_milestone(milestone.title, release.version):
+            return milestone, list(milestones.new_pages)
+    title = github_milestone_title(release.version)
+    raise GitHubSyncError(f"{repo} has no milestone {title}: check --repo and the release version.")
+
+
+def _candidate_issues(
+    pools: ThreadPoolExecutor, client, base: str, *, milestone: Milestone, cycle, report: SyncReport
+) -> tuple[dict[int, Issue], list[CachedPage]]:
+    """The issues in the milestone and those updated since the cycle began (both lists fetched at once), less pull
+    requests and issues opened after release day; with the lists' pages fetched anew."""
+    lists = [
+        pools.submit(
+            client.get_all,
+            f"{base}/issues",
+            {"state": "all", "milestone": milestone.number, "per_page": 100},
+            shape=shape_issues,
+        )
+    ]
+    if cycle.start is not None:
+        since = (cycle.start - SINCE_MARGIN).strftime("%Y-%m-%dT%H:%M:%SZ")
+        lists.append(
+            pools.submit(
+                client.get_all, f"{base}/issues", {"state": "all", "since": since, "per_page": 100}, shape=shape_issues
+            )
+        )
+    issues: dict[int, Issue] = {}
+    pages: list[CachedPage] = []
+    for future in lists:
+        fetched = future.result()
+        pages.extend(fetched.new_pages)
+        for item in fetched.items:
+            try:
+                issue = parse_issue(item)
+            except MalformedPayload as exc:
+                report.skipped.append(f"issue list: {exc}")
+                continue
+            if issue.is_pull_request:
+                continue
+            if cycle.release_day and issue.created_at and issue.created_at > cycle.release_day:
+                continue  # opened after release day: cannot have been in this release
+            issues[issue.number] = issue
+    return issues, pages
+
+
+def _sync_context(
+    release: Release, issues: dict[int, Issue], client, base: str, *, cycle, now, dry_run: bool
+) -> tuple[SyncContext, list[int]]:
+    """What the writes need (the release's rows by KEP number, their GitHub history, the KEPs), and the numbers of
+    the issues to read: the candidates and those an earlier sync kept; their cached pages are loaded."""
+    # A KEP-less feature (an early feature sheet's) has no tracking issue: the sync leaves it alone.
+    rows = {
+        row.kep.number: row
+        for row in TrackedEnhancement.objects.filter(release=release, kep__isnull=False).select_related(
+            "kep", "sig", "assignee"
+        )
+    }
+    # Keep an issue once seen: one that left every list (e.g. an old release's) is still read by number.
+    kept = sorted({row.github_issue_number for row in rows.values() if row.github_issue_number} - set(issues))
+    numbers = sorted(set(issues) | set(kept))
+    load_cache(client, [_timeline_path(base, n) for n in numbers] + [f"{base}/issues/{n}" for n in kept])
+    history = github_history(release)
+    context = SyncContext(release=release, rows=rows, history=history, cycle=cycle, now=now, dry_run=dry_run)
+    if not dry_run:
+        # Looked up once per release rather than once per issue (~25 ms of queries per new issue
+        # made the writer, not GitHub, the bottleneck).
+        context.keps = {kep.number: kep for kep in Kep.objects.select_related("owning_sig").filter(number__in=numbers)}
+    return context, numbers
+
+
+def _timeline_path(base: str, number: int) -> str:
+    return f"{base}/issues/{number}/timeline"
+
+
+def _fetch_issue(client, base: str, issues: dict[int, Issue], number: int):
+    """(issue, timeline items, pages fetched anew) of issue `number`, read by number when no list had it. Runs in
+    a pool thread: no database."""
+    issue = issues.get(number)
+    pages = []
+    if issue is None:
+        single = client.get_all(f"{base}/issues/{number}", shape=shape_issues)
+        pages.extend(single.new_pages)
+        issue = parse_issue(single.body)
+    timeline = client.get_all(_timeline_path(base, number), {"per_page": 100}, shape=shape_timeline)
+    return issue, timeline.items, pages + timeline.new_pages
+
+
+def _write_as_fetched(pending: dict, writer: "_IssueWriter") -> None:
+    """Write each issue as its fetch completes while the other threads fetch; a rate limit or the deadline stops
+    the sync (`report.stopped`), a token or repo GitHub refuses raises, any other failure skips the issue."""
+    while pending:
+        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            number = pending.pop(future)
+            try:
+                issue, items, pages = future.result()
+            except (GitHubRateLimited, GitHubDeadlineExceeded) as exc:
+                writer.report.stopped = str(exc)
+                for other in pending:
+                    other.cancel()
+                pending.clear()
+                break
+            except (GitHubAuthError, GitHubNotFound):
+                raise
+            except (GitHubError, MalformedPayload) as exc:
+                # e.g. a 5xx that outlasted the retries: this issue waits for the next run.
+                writer.skip(number, exc)
+                continue
+            writer.take(number, issue, items, pages)
+        writer.flush(last=not pending)
+
+
+@dataclass
+class _IssueWriter:
+    """The writing side of a sync, in this thread only: each fetched issue's verdict applied, new rows a batch at a
+    time, fetched pages stored in slices."""
+
+    context: SyncContext
+    report: SyncReport
+    echo: Callable[[str], None] | None
+    new_pages: list[CachedPage]
+    fresh: list[tuple[Issue, GitHubVerdict]] = field(default_factory=list)
+
+    def skip(self, number: int, exc: Exception) -> None:
+        skip_unchanged(self.report, f"issue #{number}: {exc}", self.echo)
+
+    def take(self, number: int, issue: Issue, items, pages: list[CachedPage]) -> None:
+        """Write what issue `number` says (a row synced before, at once; a new one, with its batch)."""
+        self.report.issues_read += 1
+        # Pages are stored in batches after the issues are written (also those of a skipped issue:
+        # until GitHub's answer changes, it is skipped again for a 304); a sync that dies before
+        # storing them only costs the next run full answers.
+        self.new_pages.extend(pages)
+        try:
+            verdict = issue_verdict(self.context, issue, items)
+        except (MalformedPayload, ValueError) as exc:
+            self.skip(number, exc)  # nothing written for it
+            return
+        if verdict.not_opted_in:
+            self.report.not_opted_in.append(issue.number)
+        if not verdict.tracked:
+            return
+        if issue.number not in self.context.rows and not self.context.dry_run:
+            self.fresh.append((issue, verdict))  # written in batches by `flush`
+            return
+        try:
+            with transaction.atomic():
+                apply_issue(self.context, issue, verdict, self.report)
+        except (MalformedPayload, ValueError, IntegrityError, DatabaseError) as exc:
+            self.skip(number, exc)
+
+    def flush(self, *, last: bool) -> None:
+        """Write while the other threads fetch: new rows a batch at a time, cached pages in slices small enough
+        that the last one after the final answer is short."""
+        if self.fresh and (len(self.fresh) >= CREATE_BATCH or last):
+            create_batch(self.context, self.fresh, self.report, self.echo)
+            self.fresh = []
+        if not self.context.dry_run and len(self.new_pages) >= STORE_BATCH:
+            store_pages(self.new_pages)
+            self.new_pages = []
+
+    def finish(self) -> None:
+        if self.fresh:  # a rate limit stopped the loop with some issues read but not written
+            create_batch(self.context, self.fresh, self.report, self.echo)
+        if not self.context.dry_run:
+            store_pages(self.new_pages)
 
 
 # --- entry points for the command and the task ------------------------------------------------------------------

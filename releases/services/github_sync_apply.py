@@ -161,79 +161,20 @@ def create_batch(
 
 
 def _create_group(context: SyncContext, batch, report: SyncReport, echo) -> None:
+    """Write a batch's new rows in one transaction; only once it has committed does the context hold them."""
     now = timezone.now()
     with transaction.atomic():
-        plan, skipped = [], []
-        slugs: set[str] = set()
-        for issue, verdict in batch:
-            kep = context.keps.get(issue.number)
-            if kep is not None and (not verdict.sigs or kep.owning_sig.slug in verdict.sigs):
-                plan.append((issue, verdict, kep, kep.owning_sig.slug))
-            elif verdict.sigs:
-                plan.append((issue, verdict, kep, verdict.sigs[0]))
-                slugs.add(verdict.sigs[0])
-            else:
-                skipped.append(f"issue #{issue.number}: no sig/* label and no KEP in the catalogue to file it under")
+        plan, skipped, slugs = _file_under_sigs(context, batch)
         sigs = _sigs_by_slug(slugs)
         people = _people_by_login({login for issue, *_ in plan for login in issue.assignees})
-        # A stub until import_keps reads its kep.yaml (which then updates this same row by number).
-        stubs = {
-            issue.number: Kep(
-                number=issue.number,
-                title=(issue.title or f"KEP {issue.number}")[:300],
-                owning_sig=sigs[slug],
-                tracking_issue_url=issue.html_url,
-                is_stub=True,
+        stubs = _create_stub_keps(plan, sigs=sigs, people=people)
+        rows = [
+            _new_row(
+                context, issue, verdict, kep=kep or stubs[issue.number], slug=slug, sigs=sigs, people=people, now=now
             )
-            for issue, _, kep, slug in plan
-            if kep is None
-        }
-        Kep.objects.bulk_create(stubs.values())
-        authors = Kep.authors.through
-        authors.objects.bulk_create(
-            [
-                authors(kep_id=stub.pk, person_id=people[login.lower()].pk)
-                for number, stub in stubs.items()
-                for login in dict.fromkeys(next(i for i, *_ in plan if i.number == number).assignees)
-            ],
-            ignore_conflicts=True,
-        )
-        rows = []
-        for issue, verdict, kep, slug in plan:
-            kep = kep or stubs[issue.number]
-            sig = kep.owning_sig if kep.owning_sig.slug == slug else sigs[slug]
-            rows.append(
-                TrackedEnhancement(
-                    release=context.release,
-                    kep=kep,
-                    sig=sig,
-                    source=TrackedSource.SYNC,
-                    target_stage=verdict.target_stage,
-                    # The latest change (tracked_enhancements_create sets the same), with no other source.
-                    status=sorted(verdict.changes, key=lambda change: change.at)[-1].status,
-                    assignee=people[issue.assignees[0].lower()] if issue.assignees else None,
-                    created_at=verdict.opted_in_at,
-                    github_issue_number=issue.number,
-                    github_issue_url=issue.html_url,
-                    github_synced_at=now,
-                )
-            )
-        changes = []
-        for row, (issue, verdict, *_) in zip(rows, plan, strict=True):
-            before = ""
-            for change in sorted(verdict.changes, key=lambda change: change.at):
-                changes.append(
-                    RecordedChange(
-                        row,
-                        before,
-                        change.status,
-                        change.at,
-                        author=change.author,
-                        note=change.note,
-                        link=issue.html_url,
-                    )
-                )
-                before = change.status
+            for issue, verdict, kep, slug in plan
+        ]
+        changes = _recorded_changes(rows, plan)
         # The tracking service writes the rows and their history (one stats request for the sync, at its end).
         tracked_enhancements_create(rows=rows, changes=changes, source=HistorySource.GITHUB, request_stats=False)
     # Committed: only now does the sync's picture of the database include them.
@@ -246,6 +187,83 @@ def _create_group(context: SyncContext, batch, report: SyncReport, echo) -> None
     context.changed = context.changed or bool(rows)
     report.created += len(rows)
     report.history_added += len(changes)
+
+
+def _file_under_sigs(context: SyncContext, batch) -> tuple[list[tuple], list[str], set[str]]:
+    """Where each new issue's row is filed: (issue, verdict, its KEP or None, the SIG's slug) per issue; the lines
+    of those with neither a `sig/*` label nor a KEP; the slugs of the labelled SIGs, which may need creating."""
+    plan, skipped = [], []
+    slugs: set[str] = set()
+    for issue, verdict in batch:
+        kep = context.keps.get(issue.number)
+        if kep is not None and (not verdict.sigs or kep.owning_sig.slug in verdict.sigs):
+            plan.append((issue, verdict, kep, kep.owning_sig.slug))
+        elif verdict.sigs:
+            plan.append((issue, verdict, kep, verdict.sigs[0]))
+            slugs.add(verdict.sigs[0])
+        else:
+            skipped.append(f"issue #{issue.number}: no sig/* label and no KEP in the catalogue to file it under")
+    return plan, skipped, slugs
+
+
+def _create_stub_keps(plan: list[tuple], *, sigs: dict[str, Sig], people: dict[str, Person]) -> dict[int, Kep]:
+    """A stub KEP, by number, for each planned issue with no KEP in the catalogue, authored by its assignees."""
+    # A stub until import_keps reads its kep.yaml (which then updates this same row by number).
+    stubs = {
+        issue.number: Kep(
+            number=issue.number,
+            title=(issue.title or f"KEP {issue.number}")[:300],
+            owning_sig=sigs[slug],
+            tracking_issue_url=issue.html_url,
+            is_stub=True,
+        )
+        for issue, _, kep, slug in plan
+        if kep is None
+    }
+    Kep.objects.bulk_create(stubs.values())
+    authors = Kep.authors.through
+    authors.objects.bulk_create(
+        [
+            authors(kep_id=stub.pk, person_id=people[login.lower()].pk)
+            for number, stub in stubs.items()
+            for login in dict.fromkeys(next(i for i, *_ in plan if i.number == number).assignees)
+        ],
+        ignore_conflicts=True,
+    )
+    return stubs
+
+
+def _new_row(context: SyncContext, issue: Issue, verdict: GitHubVerdict, *, kep, slug, sigs, people, now):
+    """The unsaved tracked enhancement of a new issue, filed under SIG `slug`."""
+    return TrackedEnhancement(
+        release=context.release,
+        kep=kep,
+        sig=kep.owning_sig if kep.owning_sig.slug == slug else sigs[slug],
+        source=TrackedSource.SYNC,
+        target_stage=verdict.target_stage,
+        # The latest change (tracked_enhancements_create sets the same), with no other source.
+        status=sorted(verdict.changes, key=lambda change: change.at)[-1].status,
+        assignee=people[issue.assignees[0].lower()] if issue.assignees else None,
+        created_at=verdict.opted_in_at,
+        github_issue_number=issue.number,
+        github_issue_url=issue.html_url,
+        github_synced_at=now,
+    )
+
+
+def _recorded_changes(rows: list[TrackedEnhancement], plan: list[tuple]) -> list[RecordedChange]:
+    """Each new row's history, its verdict's changes oldest first, each from the status before it."""
+    changes = []
+    for row, (issue, verdict, *_) in zip(rows, plan, strict=True):
+        before = ""
+        for change in sorted(verdict.changes, key=lambda change: change.at):
+            changes.append(
+                RecordedChange(
+                    row, before, change.status, change.at, author=change.author, note=change.note, link=issue.html_url
+                )
+            )
+            before = change.status
+    return changes
 
 
 def _sigs_by_slug(slugs: set[str]) -> dict[str, Sig]:

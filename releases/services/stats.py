@@ -24,36 +24,25 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from releases import metrics
-from releases.choices import EnhancementStatus, Freeze, ReleaseState, StatsSource
+from releases.choices import EnhancementStatus, Freeze, ReleaseState
 from releases.models import EnhancementStatusChange, Milestone, Release, ReleaseStats, Retrospective, TrackedEnhancement
 from releases.rules import (
     FREEZE_MILESTONE,
     OUT_OF_PLAY,
     RELEASE_KIND,
-    merge_figures,
-    milestone_passed,
     release_day_instant,
-    release_day_passed,
     release_states,
     tracked_at_enhancements_freeze,
 )
+from releases.services.stats_rows import (
+    FREEZE_STEPS,
+    FUNNEL_STEPS,
+    empty_figures,
+    stats_row_from_counts,
+    stats_row_from_tally,
+)
 
 logger = logging.getLogger(__name__)
-
-
-#: The funnel's steps: (key, label, milestone kind giving its instant).
-FUNNEL_STEPS = (
-    ("opted_in", "Opted in", None),
-    ("prr_freeze", "Still in at PRR freeze", FREEZE_MILESTONE[Freeze.PRR]),
-    # The headline's denominator, by the same rule (`rules.tracked_at_enhancements_freeze`), not a second count.
-    ("enhancements_freeze", "Tracked at enhancements freeze", FREEZE_MILESTONE[Freeze.ENHANCEMENTS]),
-    ("code_freeze", "Still in at code freeze", FREEZE_MILESTONE[Freeze.CODE]),
-    ("shipped", "Shipped", RELEASE_KIND),
-)
-_FREEZE_STEPS = [(key, kind) for key, _, kind in FUNNEL_STEPS if key not in ("opted_in", "shipped")]
-#: Freeze steps counted from the board's history at the freeze's instant. The enhancements freeze is not one of
-#: them: without its date the headline counts rows as they stand, which `merge_figures` says.
-_UNCOUNTED_WITHOUT_DATE = frozenset(kind for key, kind in _FREEZE_STEPS if key != "enhancements_freeze")
 
 
 def status_at_expression(instant):
@@ -87,26 +76,6 @@ def _instant_by_release(kind: str, milestone_at: dict):
     return Case(*whens, default=Value(None), output_field=DateTimeField()) if whens else Value(None, DateTimeField())
 
 
-def _empty_figures() -> dict:
-    return {
-        "rows": 0,
-        "tracked": 0,
-        "not_recorded": 0,
-        "done": 0,
-        "deferred": 0,
-        "removed": 0,
-        "status": defaultdict(int),
-        "type": defaultdict(int),
-        "stage": defaultdict(int),
-        "steps": defaultdict(int),
-        "unknown": defaultdict(int),
-    }
-
-
-def _rate(done: int, tracked: int) -> float | None:
-    return done / tracked if tracked else None
-
-
 @metrics.stats_timed
 @transaction.atomic
 def release_stats_compute(
@@ -136,10 +105,31 @@ def release_stats_compute(
     position = {pk: i for i, pk in enumerate(ordered)}
     previous = {pk: ordered[position[pk] - 1] if position[pk] else None for pk in wanted}
 
-    # Releases with no schedule date at all that are over all the same (v1.4, known from its features sheet, while
-    # v1.8 is released; v1.35, known from its exception requests): no release day to pass and no freeze instant,
-    # yet their figures are no longer progress.
-    over = {
+    over = _over_without_dates(wanted, now=now)
+    milestone_at = _funnel_instants(wanted)
+    figures = _figures_by_release_and_sig(wanted, milestone_at)
+    tallies = _retro_tallies(wanted)
+    slips = _slips(wanted)
+    new_rows: list[ReleaseStats] = []
+    for release_id in wanted:
+        new_rows += _release_rows(
+            release_id, figures=figures, tallies=tallies, milestone_at=milestone_at, slips=slips, now=now, over=over
+        )
+    for row in new_rows:
+        row.computed_at = now
+    rates = _set_merge_rate_change(new_rows, previous=previous, wanted=wanted)
+
+    ReleaseStats.objects.filter(release_id__in=wanted).delete()
+    ReleaseStats.objects.bulk_create(new_rows)
+    _refresh_following_change(ordered=ordered, position=position, wanted=wanted, rates=rates)
+    return new_rows
+
+
+def _over_without_dates(wanted: set[int], *, now: datetime.datetime) -> set[int]:
+    """Releases with no schedule date at all that are over all the same (v1.4, known from its features sheet, while
+    v1.8 is released; v1.35, known from its exception requests): no release day to pass and no freeze instant,
+    yet their figures are no longer progress."""
+    return {
         release.pk
         for release, state in release_states(Release.objects.with_known_dates().order_by("major", "minor"), now=now)
         if state == ReleaseState.RELEASED
@@ -148,6 +138,11 @@ def release_stats_compute(
         and release.release_date is None
         and release.last_milestone is None
     }
+
+
+def _funnel_instants(wanted: set[int]) -> dict[tuple[int, str], datetime.datetime]:
+    """(release, milestone kind) -> the instant of the release's first milestone of each kind the funnel steps
+    at; a release's own release day when its schedule has no release milestone (a release typed in by hand)."""
     milestone_at = {
         (row["release_id"], row["kind"]): row["first"]
         for row in Milestone.objects.filter(
@@ -157,15 +152,20 @@ def release_stats_compute(
         .annotate(first=Min("at"))
         .order_by()
     }
-    # A release's own release day when its schedule has no release milestone (a release typed in by hand).
     for pk, actual, planned in Release.objects.filter(pk__in=wanted).values_list(
         "pk", "actual_release_date", "planned_release_date"
     ):
         if (pk, RELEASE_KIND) not in milestone_at and (actual or planned):
             milestone_at[(pk, RELEASE_KIND)] = release_day_instant(actual or planned)
-    figures: dict[tuple[int, int | None], dict] = defaultdict(_empty_figures)
-    instants = {f"{key}_at": _instant_by_release(kind, milestone_at) for key, kind in _FREEZE_STEPS}
-    at_freeze = {f"s_{key}": status_at_expression(f"{key}_at") for key, _ in _FREEZE_STEPS}
+    return milestone_at
+
+
+def _figures_by_release_and_sig(wanted: set[int], milestone_at: dict) -> dict[tuple[int, int | None], dict]:
+    """The counts of `empty_figures` per (release, SIG) and per (release, None) for all SIGs together, from one
+    query grouping the tracked rows by what is counted, with each row's status at each freeze's instant."""
+    figures: dict[tuple[int, int | None], dict] = defaultdict(empty_figures)
+    instants = {f"{key}_at": _instant_by_release(kind, milestone_at) for key, kind in FREEZE_STEPS}
+    at_freeze = {f"s_{key}": status_at_expression(f"{key}_at") for key, _ in FREEZE_STEPS}
     has_ef = {rel for (rel, kind) in milestone_at if kind == FREEZE_MILESTONE[Freeze.ENHANCEMENTS]}
     grouped = (
         TrackedEnhancement.objects.filter(release_id__in=wanted)
@@ -178,7 +178,6 @@ def release_stats_compute(
         .order_by()
     )
     for group in grouped:
-        n = group["n"]
         # Merge rate = done ÷ tracked at the enhancements freeze instant, by the board as it stood
         # then. A row done although not tracked then (an exception) counts too, so the rate stays within 0..1.
         # Where the board's past is unknown (no enhancements freeze in the schedule, a row without history)
@@ -192,79 +191,93 @@ def release_stats_compute(
                 recorded=not group["first_assumed"],
             )
         for key in ((group["release_id"], group["sig_id"]), (group["release_id"], None)):
-            fig = figures[key]
-            fig["rows"] += n
-            if at_ef:
-                fig["tracked"] += n
-            elif at_ef is None:
-                fig["not_recorded"] += n
-            fig["status"][group["status"]] += n
-            if group["type"]:
-                fig["type"][group["type"]] += n
-            if group["target_stage"]:
-                fig["stage"][group["target_stage"]] += n
-            if group["status"] == EnhancementStatus.DONE:
-                fig["done"] += n
-            elif group["status"] == EnhancementStatus.DEFERRED:
-                fig["deferred"] += n
-            elif group["status"] == EnhancementStatus.REMOVED:
-                fig["removed"] += n
-            for name in at_freeze:
-                status = group[name]
-                if status is not None and status not in OUT_OF_PLAY:
-                    fig["steps"][name[2:]] += n
-                elif status is None and group["first_assumed"]:
-                    # Not on the board yet by a history whose first instant is assumed (a fixture, a retro
-                    # table): where the row stood then was never recorded, which is not "out".
-                    fig["unknown"][name[2:]] += n
+            _count_group(figures[key], group, at_ef=at_ef, freeze_statuses=at_freeze)
+    return figures
 
-    tallies: dict[tuple[int, int | None], list[int]] = {}
-    for retro in Retrospective.objects.filter(release_id__in=wanted, recorded_tracked__isnull=False).values(
-        "release_id", "sig_id", "recorded_tracked", "recorded_merged"
-    ):
-        tallies[(retro["release_id"], retro["sig_id"])] = [retro["recorded_tracked"], retro["recorded_merged"]]
 
-    slips = _slips(wanted)
+def _count_group(fig: dict, group: dict, *, at_ef: bool | None, freeze_statuses: Iterable[str]) -> None:
+    """Add one group of `n` tracked rows to `fig`; `at_ef` says whether they were tracked at the enhancements
+    freeze (None: not recorded), `freeze_statuses` names the group's status at each freeze (`s_<step>`)."""
+    n = group["n"]
+    fig["rows"] += n
+    if at_ef:
+        fig["tracked"] += n
+    elif at_ef is None:
+        fig["not_recorded"] += n
+    fig["status"][group["status"]] += n
+    if group["type"]:
+        fig["type"][group["type"]] += n
+    if group["target_stage"]:
+        fig["stage"][group["target_stage"]] += n
+    if group["status"] == EnhancementStatus.DONE:
+        fig["done"] += n
+    elif group["status"] == EnhancementStatus.DEFERRED:
+        fig["deferred"] += n
+    elif group["status"] == EnhancementStatus.REMOVED:
+        fig["removed"] += n
+    for name in freeze_statuses:
+        status = group[name]
+        if status is not None and status not in OUT_OF_PLAY:
+            fig["steps"][name[2:]] += n
+        elif status is None and group["first_assumed"]:
+            # Not on the board yet by a history whose first instant is assumed (a fixture, a retro
+            # table): where the row stood then was never recorded, which is not "out".
+            fig["unknown"][name[2:]] += n
 
-    new_rows: list[ReleaseStats] = []
-    for release_id in wanted:
-        computed_sigs = {sig for (rel, sig) in figures if rel == release_id and sig is not None}
-        tally_sigs = {sig for (rel, sig) in tallies if rel == release_id} - computed_sigs
-        for sig_id in sorted(computed_sigs):
-            # A retro tally recorded for the same release and SIG is kept beside the computed figures.
-            tally = tallies.get((release_id, sig_id), (None, None))
-            new_rows.append(
-                _stats_from_rows(
-                    release_id, sig_id, figures[(release_id, sig_id)], milestone_at, slips, now, tally, over=over
-                )
+
+def _retro_tallies(wanted: set[int]) -> dict[tuple[int, int | None], list[int]]:
+    """(release, SIG) -> [tracked, merged] as a retro recorded them."""
+    return {
+        (retro["release_id"], retro["sig_id"]): [retro["recorded_tracked"], retro["recorded_merged"]]
+        for retro in Retrospective.objects.filter(release_id__in=wanted, recorded_tracked__isnull=False).values(
+            "release_id", "sig_id", "recorded_tracked", "recorded_merged"
+        )
+    }
+
+
+def _release_rows(release_id: int, *, figures, tallies, milestone_at, slips, now, over) -> list[ReleaseStats]:
+    """One release's rows: one per SIG with tracked rows, one per SIG known only from its retro tally, and the row
+    of all SIGs together (from the rows, else from the tallies, else empty)."""
+    rows = []
+    computed_sigs = {sig for (rel, sig) in figures if rel == release_id and sig is not None}
+    tally_sigs = {sig for (rel, sig) in tallies if rel == release_id} - computed_sigs
+    for sig_id in sorted(computed_sigs):
+        # A retro tally recorded for the same release and SIG is kept beside the computed figures.
+        tally = tallies.get((release_id, sig_id), (None, None))
+        rows.append(
+            stats_row_from_counts(
+                release_id, sig_id, figures[(release_id, sig_id)], milestone_at, slips, now, tally, over=over
             )
-        for sig_id in sorted(tally_sigs):
-            tracked, merged = tallies[(release_id, sig_id)]
-            new_rows.append(_stats_from_tally(release_id, sig_id, tracked, merged))
-        if computed_sigs:
-            tally = (None, None)
-            if all((release_id, sig) in tallies for sig in computed_sigs):
-                # Every SIG with rows recorded a tally too: the sums compare like with like.
-                every = computed_sigs | tally_sigs
-                tally = (
-                    sum(tallies[(release_id, sig)][0] for sig in every),
-                    sum(tallies[(release_id, sig)][1] for sig in every),
-                )
-            new_rows.append(
-                _stats_from_rows(
-                    release_id, None, figures[(release_id, None)], milestone_at, slips, now, tally, over=over
-                )
+        )
+    for sig_id in sorted(tally_sigs):
+        tracked, merged = tallies[(release_id, sig_id)]
+        rows.append(stats_row_from_tally(release_id, sig_id, tracked, merged))
+    if computed_sigs:
+        tally = (None, None)
+        if all((release_id, sig) in tallies for sig in computed_sigs):
+            # Every SIG with rows recorded a tally too: the sums compare like with like.
+            every = computed_sigs | tally_sigs
+            tally = (
+                sum(tallies[(release_id, sig)][0] for sig in every),
+                sum(tallies[(release_id, sig)][1] for sig in every),
             )
-        elif tally_sigs:
-            tracked = sum(tallies[(release_id, sig)][0] for sig in tally_sigs)
-            merged = sum(tallies[(release_id, sig)][1] for sig in tally_sigs)
-            new_rows.append(_stats_from_tally(release_id, None, tracked, merged))
-        else:
-            new_rows.append(_stats_from_rows(release_id, None, _empty_figures(), milestone_at, slips, now, over=over))
-    for row in new_rows:
-        row.computed_at = now
+        rows.append(
+            stats_row_from_counts(
+                release_id, None, figures[(release_id, None)], milestone_at, slips, now, tally, over=over
+            )
+        )
+    elif tally_sigs:
+        tracked = sum(tallies[(release_id, sig)][0] for sig in tally_sigs)
+        merged = sum(tallies[(release_id, sig)][1] for sig in tally_sigs)
+        rows.append(stats_row_from_tally(release_id, None, tracked, merged))
+    else:
+        rows.append(stats_row_from_counts(release_id, None, empty_figures(), milestone_at, slips, now, over=over))
+    return rows
 
-    # Change against the previous release: its new figures if recomputed now, else its stored ones.
+
+def _set_merge_rate_change(new_rows: list[ReleaseStats], *, previous: dict, wanted: set[int]) -> dict:
+    """Set each new row's change against the previous release: its new figures if recomputed now, else its stored
+    ones. Returns (release, SIG) -> merge rate, the new rows' and the stored previous ones'."""
     rates = {(row.release_id, row.sig_id): row.merge_rate for row in new_rows}
     stored_previous = set(previous.values()) - wanted - {None}
     for row in ReleaseStats.objects.filter(release_id__in=stored_previous).values("release_id", "sig_id", "merge_rate"):
@@ -272,11 +285,12 @@ def release_stats_compute(
     for row in new_rows:
         before = rates.get((previous[row.release_id], row.sig_id))
         row.merge_rate_change = row.merge_rate - before if row.merge_rate is not None and before is not None else None
+    return rates
 
-    ReleaseStats.objects.filter(release_id__in=wanted).delete()
-    ReleaseStats.objects.bulk_create(new_rows)
 
-    # The release after each recomputed one measures its change against the new figures.
+def _refresh_following_change(*, ordered: list[int], position: dict, wanted: set[int], rates: dict) -> None:
+    """The release after each recomputed one (when not recomputed itself) measures its change against the new
+    figures."""
     following = {ordered[position[pk] + 1]: pk for pk in wanted if position[pk] + 1 < len(ordered)}
     following = {nxt: pk for nxt, pk in following.items() if nxt not in wanted}
     if following:
@@ -287,139 +301,6 @@ def release_stats_compute(
                 row.merge_rate - before if row.merge_rate is not None and before is not None else None
             )
         ReleaseStats.objects.bulk_update(later, ["merge_rate_change"])
-    return new_rows
-
-
-def _stats_from_rows(
-    release_id, sig_id, fig, milestone_at, slips, now, tally=(None, None), *, over=frozenset()
-) -> ReleaseStats:
-    shipped = release_day_passed(release_day=milestone_at.get((release_id, RELEASE_KIND)), now=now)
-    if release_id in over:
-        return _stats_of_undated_past(release_id, sig_id, fig, slips, tally)
-    figures = merge_figures(
-        tracked=fig["tracked"],
-        done=fig["done"],
-        not_recorded=fig["not_recorded"],
-        recorded_tracked=tally[0],
-        recorded_done=tally[1],
-        shipped=shipped,
-    )
-    funnel = []
-    for key, label, kind in FUNNEL_STEPS:
-        at = milestone_at.get((release_id, kind)) if kind else None
-        if kind in _UNCOUNTED_WITHOUT_DATE and at is None and shipped:
-            # A shipped release whose schedule has no such freeze never had one (PRR freeze began with v1.21):
-            # no row, rather than "0 still in" at a freeze that was never held.
-            continue
-        step = {"step": key, "label": label, "at": _iso(at)}
-        if key == "opted_in":
-            step["count"] = fig["rows"]
-        elif key != "shipped" and not milestone_passed(at, now=now) and (at is not None or not shipped):
-            # A freeze still ahead (or, before the release day, one with no date yet) has no count yet.
-            step["count"], step["ahead"] = None, True
-        elif key == "shipped" and not shipped:
-            step["count"], step["ahead"] = None, True
-        elif key == "shipped":
-            step["count"] = figures.done
-        elif key == "enhancements_freeze":
-            step["count"] = figures.tracked
-            if figures.source == StatsSource.RECORDED_TALLY:
-                step["source"] = StatsSource.RECORDED_TALLY
-            elif figures.not_recorded:
-                step["unknown"] = figures.not_recorded
-        else:
-            step["count"] = fig["steps"][key]
-            if fig["unknown"].get(key):
-                step["unknown"] = fig["unknown"][key]
-        if key == "shipped" and shipped and figures.source == StatsSource.RECORDED_TALLY:
-            step["source"] = StatsSource.RECORDED_TALLY
-        funnel.append(step)
-    return ReleaseStats(
-        release_id=release_id,
-        sig_id=sig_id,
-        source=StatsSource.TRACKED_ROWS,
-        tracked=figures.tracked,
-        done=figures.done,
-        recorded_tracked=tally[0],
-        recorded_done=tally[1],
-        tracked_source=figures.source,
-        not_recorded=figures.not_recorded,
-        in_cycle=figures.in_cycle,
-        deferred=fig["deferred"],
-        removed=fig["removed"],
-        merge_rate=figures.rate,
-        counts={
-            "status": dict(sorted(fig["status"].items())),
-            "type": dict(sorted(fig["type"].items())),
-            "stage": dict(sorted(fig["stage"].items())),
-            # The board history's own figures, shown beside a tally that is the headline (not a second headline).
-            "history": {"tracked": fig["tracked"], "done": fig["done"], "not_recorded": fig["not_recorded"]},
-        },
-        funnel=funnel if fig["rows"] else [],
-        slips=[_public(slip) for slip in slips.get(release_id, []) if sig_id is None or slip["_sig"] == sig_id],
-    )
-
-
-def _stats_of_undated_past(release_id, sig_id, fig, slips, tally) -> ReleaseStats:
-    """A release that is over with no date recorded: its rows as they stand (a features sheet lists what shipped),
-    no merge rate (no enhancements freeze instant says what was tracked then) and a funnel whose freezes, never
-    dated, are not recorded rather than "ahead" or 0."""
-    funnel = [
-        {"step": key, "label": label, "at": None, "count": None, "not_recorded": True}
-        for key, label, _ in FUNNEL_STEPS
-        if key not in ("opted_in", "shipped")
-    ]
-    funnel.insert(0, {"step": "opted_in", "label": FUNNEL_STEPS[0][1], "at": None, "count": fig["rows"]})
-    funnel.append({"step": "shipped", "label": FUNNEL_STEPS[-1][1], "at": None, "count": fig["done"]})
-    return ReleaseStats(
-        release_id=release_id,
-        sig_id=sig_id,
-        source=StatsSource.TRACKED_ROWS,
-        tracked=fig["tracked"],
-        done=fig["done"],
-        recorded_tracked=tally[0],
-        recorded_done=tally[1],
-        tracked_source=StatsSource.TRACKED_ROWS,
-        not_recorded=fig["rows"],
-        in_cycle=False,
-        deferred=fig["deferred"],
-        removed=fig["removed"],
-        merge_rate=None,
-        counts={
-            "status": dict(sorted(fig["status"].items())),
-            "type": dict(sorted(fig["type"].items())),
-            "stage": dict(sorted(fig["stage"].items())),
-            "history": {"tracked": fig["tracked"], "done": fig["done"], "not_recorded": fig["not_recorded"]},
-            "freezes_undated": True,
-        },
-        funnel=funnel if fig["rows"] else [],
-        slips=[_public(slip) for slip in slips.get(release_id, []) if sig_id is None or slip["_sig"] == sig_id],
-    )
-
-
-def _public(slip: dict) -> dict:
-    return {key: value for key, value in slip.items() if not key.startswith("_")}
-
-
-def _stats_from_tally(release_id, sig_id, tracked: int, merged: int) -> ReleaseStats:
-    return ReleaseStats(
-        release_id=release_id,
-        sig_id=sig_id,
-        source=StatsSource.RECORDED_TALLY,
-        tracked_source=StatsSource.RECORDED_TALLY,
-        tracked=tracked,
-        done=merged,
-        recorded_tracked=tracked,
-        recorded_done=merged,
-        merge_rate=_rate(merged, tracked),
-        counts={},
-        funnel=[],
-        slips=[],
-    )
-
-
-def _iso(at) -> str | None:
-    return at.astimezone(datetime.UTC).isoformat() if at else None
 
 
 def _slips(release_ids: set[int]) -> dict[int, list[dict]]:

@@ -1,4 +1,4 @@
-"""The release-cycle rules (releases/rules.py) and the consumers that must agree with them.
+"""The release-cycle rules (releases/rules/) and the consumers that must agree with them.
 
 For every kind of freeze and every board status, the dashboard's at-risk list, the reminders' "who still
 has to act" and the rules say the same thing; the KEP timeline names the freeze a slip missed from the same

@@ -1,0 +1,177 @@
+"""The release-cycle rules, stated once.
+
+Which milestones freeze something, which freeze of the enhancements board each of them checks, which board
+status belongs to which freeze, what still counts as "in play", what a KEP must have by each freeze, and the
+time zones the release team quotes deadlines in. Every page, stat, reminder, importer and the GitHub sync
+import these names from here; no other module restates any of them (tests/releases/test_rules.py checks
+that the consumers agree).
+
+One submodule per subject, each importing only those listed before it:
+
+- `zones`: the time zones the release team quotes;
+- `milestones`: which milestones freeze what, and what each freeze asks;
+- `statuses`: the enhancements board's statuses, in play, ready, the freeze a slip missed;
+- `figures`: what a release's figures (tracked, done, merge rate) may claim;
+- `github_issue`: what a KEP's tracking issue in kubernetes/enhancements says, from its labels and milestone;
+- `cycle`: where the release cycle stands (a release's state, the current release);
+- `tracking_board`: the Release Tracking Board's field values in sigtracker's words.
+
+The rules of planned releases (kep.yaml history) live with the KEPs (`keps.plans`) and are named here too.
+
+Sources: the release team's enhancements handbook (sig-release `release-team/role-handbooks/enhancements/`)
+and the release schedules (sig-release `releases/release-1.xx/README.md`).
+"""
+
+from core.versions import parse_version
+from keps.plans import PLAN_STAGE_ORDER, plan_slip, planned_target
+
+from .cycle import (
+    TYPICAL_CYCLE,
+    CurrentRelease,
+    current_release,
+    release_span,
+    release_state,
+    release_state_label,
+    release_states,
+)
+from .cycle import _day as _day  # private; importable from here as when the rules were one module
+from .figures import (
+    MergeFigures,
+    merge_figures,
+    milestone_passed,
+    release_day_instant,
+    release_day_passed,
+    tracked_at_enhancements_freeze,
+)
+from .github_issue import (
+    OPT_IN_LABEL,
+    OPT_IN_LABEL_SINCE,
+    SIG_LABEL_PREFIX,
+    STAGE_LABEL_PREFIX,
+    TRACKED_NO_LABEL,
+    TRACKED_YES_LABEL,
+    GitHubStatusChange,
+    GitHubVerdict,
+    github_issue_verdict,
+    github_milestone_title,
+    is_release_milestone,
+    sig_from_label,
+    stage_from_labels,
+)
+from .milestones import (
+    CYCLE_START_KIND,
+    FREEZE_KINDS,
+    FREEZE_MILESTONE,
+    MILESTONE_FREEZE,
+    RELEASE_KIND,
+    REQUIREMENTS,
+)
+from .statuses import (
+    AT_RISK_FOR,
+    AT_RISK_STATUSES,
+    FINAL_STATUSES,
+    FREEZE_ORDER,
+    OUT_OF_PLAY,
+    SLIP_STATUSES,
+    STATUS_FREEZE,
+    TRACKED_FOR,
+    TRACKED_STATUSES,
+    at_risk_statuses_for,
+    counts_as_tracked_at_freeze,
+    freeze_missed,
+    is_done,
+    is_in_play,
+    is_ready_for,
+    prr_status,
+)
+from .tracking_board import (
+    BOARD_TITLES,
+    board_exception_decision,
+    board_exception_freeze,
+    board_labels_disagree,
+    board_prr_status,
+    board_sig,
+    board_stage,
+    board_status,
+    board_type,
+    is_release_board_title,
+)
+from .tracking_board import _board_words as _board_words  # private; as `_day`
+from .zones import AOE, PACIFIC, UTC, end_of_day_pacific
+
+__all__ = [
+    # zones
+    "AOE",
+    "PACIFIC",
+    "UTC",
+    "end_of_day_pacific",
+    # milestones
+    "CYCLE_START_KIND",
+    "FREEZE_KINDS",
+    "FREEZE_MILESTONE",
+    "MILESTONE_FREEZE",
+    "RELEASE_KIND",
+    "REQUIREMENTS",
+    # statuses
+    "AT_RISK_FOR",
+    "AT_RISK_STATUSES",
+    "FINAL_STATUSES",
+    "FREEZE_ORDER",
+    "OUT_OF_PLAY",
+    "SLIP_STATUSES",
+    "STATUS_FREEZE",
+    "TRACKED_FOR",
+    "TRACKED_STATUSES",
+    "at_risk_statuses_for",
+    "counts_as_tracked_at_freeze",
+    "freeze_missed",
+    "is_done",
+    "is_in_play",
+    "is_ready_for",
+    "prr_status",
+    # figures
+    "MergeFigures",
+    "merge_figures",
+    "milestone_passed",
+    "release_day_instant",
+    "release_day_passed",
+    "tracked_at_enhancements_freeze",
+    # github_issue
+    "OPT_IN_LABEL",
+    "OPT_IN_LABEL_SINCE",
+    "SIG_LABEL_PREFIX",
+    "STAGE_LABEL_PREFIX",
+    "TRACKED_NO_LABEL",
+    "TRACKED_YES_LABEL",
+    "GitHubStatusChange",
+    "GitHubVerdict",
+    "github_issue_verdict",
+    "github_milestone_title",
+    "is_release_milestone",
+    "sig_from_label",
+    "stage_from_labels",
+    # cycle
+    "TYPICAL_CYCLE",
+    "CurrentRelease",
+    "current_release",
+    "release_span",
+    "release_state",
+    "release_state_label",
+    "release_states",
+    # tracking_board
+    "BOARD_TITLES",
+    "board_exception_decision",
+    "board_exception_freeze",
+    "board_labels_disagree",
+    "board_prr_status",
+    "board_sig",
+    "board_stage",
+    "board_status",
+    "board_type",
+    "is_release_board_title",
+    # named here, stated elsewhere: versions (core.versions) and planned releases (keps.plans)
+    "PLAN_STAGE_ORDER",
+    "parse_version",
+    "plan_slip",
+    "planned_target",
+]
