@@ -3,8 +3,8 @@
 from ..rules import parse_version
 
 # isort: off
-# In the order the models were declared in when they were one module: the app registry lists them in import order,
-# and a database export writes its rows in the registry's order (`core.backup`), so the order stays as it was.
+# In this order, not sorted: the app registry lists the models in the order they are imported, and a database
+# export (`core.backup`) writes its rows in the registry's order, so re-sorting these lines would reorder every export.
 from .release import Milestone, Release, ReleaseQuerySet
 from .status_writes import StatusWriteRefused, status_writer
 from .tracking import KEPLESS_NOTE, TrackedEnhancement, TrackedEnhancementQuerySet
