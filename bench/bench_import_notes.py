@@ -89,6 +89,31 @@ def empty_tables() -> None:
     Sig.objects.all().delete()
 
 
+def _full_imports(texts: list[str], queued: mock.MagicMock) -> tuple[float, float, int]:
+    """REPEAT full imports into emptied tables, each beside a Markdown parse of the same text: the medians of
+    both, and the stats recomputes the last import queued (one per release touched; tables and ids are new each
+    run)."""
+    imports, floors = [], []
+    for _ in range(REPEAT):
+        empty_tables()
+        floors.append(wall_time(lambda: markdown_floor(texts)))
+        queued.reset_mock()
+        imports.append(wall_time(import_archives))
+    stats_jobs = len({pk for call in queued.call_args_list for pk in call.args[0]})
+    return statistics.median(imports), statistics.median(floors), stats_jobs
+
+
+def _unchanged_reimport() -> tuple[float, int]:
+    """The import run again over what it just wrote: its seconds and queries, having written nothing."""
+    with CaptureQueriesContext(connection) as queries:
+        output = []
+        rerun_s = wall_time(lambda: output.append(import_archives()))
+    assert "nothing to change" in output[0], output[0].splitlines()[-1]
+    writes = [q for q in queries if q["sql"].lstrip().split()[0].upper() in {"INSERT", "UPDATE", "DELETE"}]
+    assert not writes, f"unchanged re-import wrote: {writes[:3]}"
+    return rerun_s, len(queries)
+
+
 def run() -> list[Figure]:
     if not UPSTREAM.is_dir():
         print(f"skipped: upstream samples not found at {UPSTREAM}")
@@ -99,25 +124,10 @@ def run() -> list[Figure]:
     with scratch_database(), mock.patch("releases.services.stats._enqueue") as queued:
         from meetings.models import AgendaItem, Meeting
 
-        imports, floors = [], []
-        for _ in range(REPEAT):
-            empty_tables()
-            floors.append(wall_time(lambda: markdown_floor(texts)))
-            queued.reset_mock()
-            imports.append(wall_time(import_archives))
+        import_s, floor_s, stats_jobs = _full_imports(texts, queued)
         meetings, items = Meeting.objects.count(), AgendaItem.objects.count()
         assert meetings == 52 * YEARS, meetings
-        floor_s, import_s = statistics.median(floors), statistics.median(imports)
-        # Recomputes the last import queued (one per release touched; tables and ids are new each run).
-        stats_jobs = len({pk for call in queued.call_args_list for pk in call.args[0]})
-
-        with CaptureQueriesContext(connection) as queries:
-            output = []
-            rerun_s = wall_time(lambda: output.append(import_archives()))
-        assert "nothing to change" in output[0], output[0].splitlines()[-1]
-        writes = [q for q in queries if q["sql"].lstrip().split()[0].upper() in {"INSERT", "UPDATE", "DELETE"}]
-        assert not writes, f"unchanged re-import wrote: {writes[:3]}"
-
+        rerun_s, rerun_queries = _unchanged_reimport()
         empty_tables()
         _, floor_peak = peak_memory_mb(lambda: markdown_floor(texts))
         _, import_peak = peak_memory_mb(import_archives)
@@ -140,7 +150,7 @@ def run() -> list[Figure]:
             rerun_s,
             "s",
             floor=floor_s,
-            note=f"0 rows written ({len(queries)} queries)",
+            note=f"0 rows written ({rerun_queries} queries)",
         ),
         Figure(
             "import_meeting_notes: peak memory of a full import",

@@ -48,52 +48,62 @@ def _with(text: str, **fields: str) -> str:
     return text
 
 
-def build_repository() -> tuple[int, int]:
-    """Write the repository with `git fast-import`; (commits, file changes)."""
-    if WORK.exists():
-        shutil.rmtree(WORK)
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "master", str(WORK)], check=True)
-    samples = sorted(UPSTREAM_KEPS.glob("sig-*/*/kep.yaml"))
-    texts = [path.read_text() for path in samples]
-    rng = random.Random(26)
-    keps = []  # [path, number, text index, stage index, minor]
-    stream: list[bytes] = []
-    when = 1_580_000_000  # 2020-01-26, when kep.yaml arrived
-    changes = commits = 0
+class _FastImportStream:
+    """A `git fast-import` stream of commits on master, each a random while after the one before."""
 
-    def commit(files: list[tuple[str, str | None]]) -> None:
-        nonlocal when, changes, commits
-        when += rng.randint(3_000, 90_000)
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.chunks: list[bytes] = []
+        self.when = 1_580_000_000  # 2020-01-26, when kep.yaml arrived
+        self.changes = self.commits = 0
+
+    def commit(self, files: list[tuple[str, str | None]]) -> None:
+        """One commit writing each (path, text), or deleting the path where the text is None."""
+        self.when += self.rng.randint(3_000, 90_000)
         message = b"Merge pull request"
-        stream.append(b"commit refs/heads/master\n")
-        stream.append(f"committer Bench <bench@example.com> {when} +0000\n".encode())
-        stream.append(b"data %d\n%s\n" % (len(message), message))
+        self.chunks.append(b"commit refs/heads/master\n")
+        self.chunks.append(f"committer Bench <bench@example.com> {self.when} +0000\n".encode())
+        self.chunks.append(b"data %d\n%s\n" % (len(message), message))
         for path, text in files:
             if text is None:
-                stream.append(f"D {path}\n".encode())
+                self.chunks.append(f"D {path}\n".encode())
             else:
                 data = text.encode()
-                stream.append(f"M 100644 inline {path}\n".encode())
-                stream.append(b"data %d\n%s\n" % (len(data), data))
-        changes += len(files)
-        commits += 1
+                self.chunks.append(f"M 100644 inline {path}\n".encode())
+                self.chunks.append(b"data %d\n%s\n" % (len(data), data))
+        self.changes += len(files)
+        self.commits += 1
 
-    def render(kep) -> str:
-        path, number, index, stage, minor = kep
-        return _with(texts[index], kep_number=str(number), stage=_STAGES[stage], latest_milestone=f'"v1.{minor}"')
 
+def _render(texts: list[str], kep: list) -> str:
+    """A KEP's kep.yaml as it now stands: its sample's text with its number, stage and latest milestone."""
+    path, number, index, stage, minor = kep
+    return _with(texts[index], kep_number=str(number), stage=_STAGES[stage], latest_milestone=f'"v1.{minor}"')
+
+
+def _add_keps(stream: _FastImportStream, samples: list[Path], texts: list[str]) -> list[list]:
+    """KEPS KEPs, one commit each, from the samples renumbered; each as [path, number, text index, stage index,
+    minor] for the later commits to move."""
+    keps = []
     for i in range(KEPS):
         source = samples[i % len(samples)]
         number = 5000 + i
         path = f"keps/{source.parent.parent.name}/{number}-{source.parent.name.partition('-')[2]}/kep.yaml"
-        kep = [path, number, i % len(texts), 0, rng.randint(18, 30)]
+        kep = [path, number, i % len(texts), 0, stream.rng.randint(18, 30)]
         keps.append(kep)
-        commit([(path, render(kep))])
+        stream.commit([(path, _render(texts, kep))])
+    return keps
+
+
+def _move_keps(stream: _FastImportStream, keps: list[list], texts: list[str]) -> None:
+    """Commits of one or two file changes up to FIRST_PARENT_COMMITS (two often enough to reach FILE_CHANGES):
+    slips, graduations, renames and unnumbered drafts."""
+    rng = stream.rng
     drafts = 0
-    while commits < FIRST_PARENT_COMMITS:
-        left = FIRST_PARENT_COMMITS - commits
+    while stream.commits < FIRST_PARENT_COMMITS:
+        left = FIRST_PARENT_COMMITS - stream.commits
         files = []
-        for kep in rng.sample(keps, 2 if rng.random() < (FILE_CHANGES - changes - left) / left else 1):
+        for kep in rng.sample(keps, 2 if rng.random() < (FILE_CHANGES - stream.changes - left) / left else 1):
             roll = rng.random()
             if roll < 0.45:
                 kep[4] += 1  # moved a release later: a slip
@@ -101,17 +111,29 @@ def build_repository() -> tuple[int, int]:
                 kep[3], kep[4] = kep[3] + 1, kep[4] + 1  # graduated
             elif roll < 0.77:
                 old, kep[0] = kep[0], kep[0].replace("/keps/", "/").replace("kep.yaml", "") + "moved/kep.yaml"
-                files.append((kep[0], render(kep)))
+                files.append((kep[0], _render(texts, kep)))
                 files.append((old, None))  # a rename: copy and delete in one commit
                 continue
             elif roll < 0.79:
                 drafts += 1
                 files.append((f"keps/sig-node/0000-draft-{drafts}/kep.yaml", texts[0].replace("kep-number", "x")))
                 continue
-            files.append((kep[0], render(kep)))
-        commit(files)
-    subprocess.run(["git", "-C", str(WORK), "fast-import", "--quiet"], input=b"".join(stream), check=True)
-    return commits, changes
+            files.append((kep[0], _render(texts, kep)))
+        stream.commit(files)
+
+
+def build_repository() -> tuple[int, int]:
+    """Write the repository with `git fast-import`; (commits, file changes)."""
+    if WORK.exists():
+        shutil.rmtree(WORK)
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "master", str(WORK)], check=True)
+    samples = sorted(UPSTREAM_KEPS.glob("sig-*/*/kep.yaml"))
+    texts = [path.read_text() for path in samples]
+    stream = _FastImportStream(random.Random(26))
+    keps = _add_keps(stream, samples, texts)
+    _move_keps(stream, keps, texts)
+    subprocess.run(["git", "-C", str(WORK), "fast-import", "--quiet"], input=b"".join(stream.chunks), check=True)
+    return stream.commits, stream.changes
 
 
 def parse_floor() -> None:

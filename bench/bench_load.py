@@ -102,60 +102,55 @@ def _wait_for(port: int, timeout: float = 30) -> None:
     raise RuntimeError("gunicorn did not start")
 
 
-def run() -> list[Figure]:
-    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
-        print("  load: skipped (needs DATABASE_URL pointing at PostgreSQL)")
-        return []
-    with scratch_database():
-        call_command("generate_synthetic", "--scale", "10", "--seed", "1", verbosity=0)
-        urls = _urls()
-        port = _free_port()
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "sigtracker.settings.bench",
-            "DATABASE_URL": _database_url(),
-            "CONN_MAX_AGE": "60",
-        }
-        env.pop("CELERY_BROKER_URL", None)
-        gunicorn = shutil.which("gunicorn", path=str(Path(sys.executable).parent)) or "gunicorn"
-        server = subprocess.Popen(
-            [gunicorn, "sigtracker.wsgi", "--workers", "2", "--worker-class", "gthread", "--threads", "4",
-             "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
-            cwd=ROOT, env=env, start_new_session=True,
-        )  # fmt: skip
-        background = []
-        try:
-            _wait_for(port)
-            # Warm both workers on every page before the clock starts: what is measured is a site in use while data
-            # changes (the page cache's invalidation under an import and a stats run), not the cold start of a
-            # deploy, whose first renders of ~130 pages would otherwise be most of the slowest 5 % on their own.
-            for url in urls * 2:
-                conn = HTTPConnection("127.0.0.1", port, timeout=30)
-                conn.request("GET", url, headers={"Host": "127.0.0.1"})
-                conn.getresponse().read()
-                conn.close()
-            manage = [sys.executable, "manage.py"]
-            background.append(subprocess.Popen([*manage, "compute_stats"], cwd=ROOT, env=env,
-                                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))  # fmt: skip
-            if UPSTREAM_KEPS.is_dir():
-                background.append(subprocess.Popen([*manage, "import_keps", str(UPSTREAM_KEPS)], cwd=ROOT, env=env,
-                                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))  # fmt: skip
-            results: list = []
-            stop_at = time.monotonic() + DURATION
-            clients = [_Client(port, urls, stop_at, results, seed) for seed in range(CLIENTS)]
-            started = time.perf_counter()
-            for client in clients:
-                client.start()
-            for client in clients:
-                client.join(DURATION + 60)
-            elapsed = time.perf_counter() - started
-            background_status = [p.wait(timeout=300) for p in background]
-        finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=30)
-            for proc in background:
-                if proc.poll() is None:
-                    proc.kill()
+def _start_server(port: int, env: dict) -> subprocess.Popen:
+    """gunicorn as production runs it (2 workers, gthread), on loopback, in a session of its own to stop it by."""
+    gunicorn = shutil.which("gunicorn", path=str(Path(sys.executable).parent)) or "gunicorn"
+    return subprocess.Popen(
+        [gunicorn, "sigtracker.wsgi", "--workers", "2", "--worker-class", "gthread", "--threads", "4",
+         "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
+        cwd=ROOT, env=env, start_new_session=True,
+    )  # fmt: skip
+
+
+def _warm(port: int, urls: list[str]) -> None:
+    """Every page twice, so both workers have rendered it.
+
+    What is measured is a site in use while data changes (the page cache's invalidation under an import and a
+    stats run), not the cold start of a deploy, whose first renders of ~130 pages would otherwise be most of the
+    slowest 5 % on their own."""
+    for url in urls * 2:
+        conn = HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", url, headers={"Host": "127.0.0.1"})
+        conn.getresponse().read()
+        conn.close()
+
+
+def _start_writers(env: dict, background: list) -> None:
+    """`compute_stats`, and `import_keps` on the shared samples when present, against the served database; each
+    is appended to `background` as it starts, so the caller stops every one that started."""
+    manage = [sys.executable, "manage.py"]
+    background.append(subprocess.Popen([*manage, "compute_stats"], cwd=ROOT, env=env,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))  # fmt: skip
+    if UPSTREAM_KEPS.is_dir():
+        background.append(subprocess.Popen([*manage, "import_keps", str(UPSTREAM_KEPS)], cwd=ROOT, env=env,
+                                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))  # fmt: skip
+
+
+def _drive_clients(port: int, urls: list[str]) -> tuple[list, float]:
+    """CLIENTS readers for DURATION seconds: each answer as (url, status, seconds, how it was made), and the
+    seconds the readers took in all."""
+    results: list = []
+    stop_at = time.monotonic() + DURATION
+    clients = [_Client(port, urls, stop_at, results, seed) for seed in range(CLIENTS)]
+    started = time.perf_counter()
+    for client in clients:
+        client.start()
+    for client in clients:
+        client.join(DURATION + 60)
+    return results, time.perf_counter() - started
+
+
+def _figures(results: list, elapsed: float, background_status: list) -> list[Figure]:
     times = sorted(t for _, status, t, _ in results if status == 200)
     errors = [(u, s) for u, s, _, _ in results if s != 200]
     # How each answer was made (the page cache's X-Page-Cache): hit, stale (served while one request re-renders, or
@@ -176,3 +171,35 @@ def run() -> list[Figure]:
         Figure("load: throughput", len(results) / elapsed, "req/s"),
         Figure("load: answers rendered (cache miss or skip)", float(made["miss"] + made["skip"]), "count"),
     ]
+
+
+def run() -> list[Figure]:
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        print("  load: skipped (needs DATABASE_URL pointing at PostgreSQL)")
+        return []
+    with scratch_database():
+        call_command("generate_synthetic", "--scale", "10", "--seed", "1", verbosity=0)
+        urls = _urls()
+        port = _free_port()
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "sigtracker.settings.bench",
+            "DATABASE_URL": _database_url(),
+            "CONN_MAX_AGE": "60",
+        }
+        env.pop("CELERY_BROKER_URL", None)
+        server = _start_server(port, env)
+        background: list[subprocess.Popen] = []
+        try:
+            _wait_for(port)
+            _warm(port, urls)
+            _start_writers(env, background)
+            results, elapsed = _drive_clients(port, urls)
+            background_status = [p.wait(timeout=300) for p in background]
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=30)
+            for proc in background:
+                if proc.poll() is None:
+                    proc.kill()
+    return _figures(results, elapsed, background_status)

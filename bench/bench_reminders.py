@@ -130,6 +130,51 @@ def start_worker(database_url: str, smtp_port: int) -> subprocess.Popen:
     return process
 
 
+def _database_url() -> str:
+    """The URL of the database this process is on (the scratch one), for the worker to use the same."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    return (
+        f"postgres://{db['USER'] or 'postgres'}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
+        f"{db['PORT'] or 5432}/{db['NAME']}"
+    )
+
+
+def _reminders_end_to_end(client, sink: Sink, smtp_port: int) -> float:
+    """Seconds from queueing the beat task to the sink holding every message and every delivery row marked sent;
+    the worker is started before the clock and killed after it."""
+    from django.conf import settings
+
+    from reminders.choices import DeliveryState
+    from reminders.models import ReminderDelivery
+
+    worker = start_worker(_database_url(), smtp_port)
+    try:
+        start = time.perf_counter()
+        # Sent to the queue the project routes the task to (this bare client knows no routes).
+        task = "reminders.tasks.send_due_freeze_reminders"
+        queue = settings.CELERY_TASK_ROUTES[task]["queue"]
+        client.send_task(task, kwargs={"now": DUE.isoformat()}, queue=queue)
+        deadline = start + 120
+        # Poll the in-process SMTP sink cheaply; ask the database only once all messages are in.
+        while sink.count < RECIPIENTS or ReminderDelivery.objects.filter(state=DeliveryState.SENT).count() < RECIPIENTS:
+            if time.perf_counter() > deadline:
+                raise RuntimeError(f"only {sink.count} of {RECIPIENTS} reminders arrived in 120 s")
+            time.sleep(0.05)
+        return time.perf_counter() - start
+    finally:
+        os.killpg(worker.pid, 9)
+        worker.wait(10)
+
+
+def _resend(messages: list[tuple[str, list[str], bytes]], smtp_port: int) -> None:
+    """The floor: the very bytes the server received, over one SMTP connection."""
+    with smtplib.SMTP("127.0.0.1", smtp_port) as smtp:
+        for mail_from, rcpt_tos, content in messages:
+            smtp.sendmail(mail_from, rcpt_tos, content)
+
+
 def run() -> list[Figure]:
     import logging
 
@@ -140,7 +185,6 @@ def run() -> list[Figure]:
     import redis
     from aiosmtpd.controller import Controller
     from celery import Celery
-    from django.conf import settings
     from django.db import connection
 
     if connection.vendor != "postgresql":
@@ -153,46 +197,13 @@ def run() -> list[Figure]:
     client = Celery("sigtracker-bench", broker=REDIS_URL, set_as_current=False)
     try:
         with scratch_database():
-            from reminders.choices import DeliveryState
-            from reminders.models import ReminderDelivery
-
             build_data()
-            db = connection.settings_dict
-            database_url = (
-                f"postgres://{db['USER'] or 'postgres'}:{db['PASSWORD'] or ''}@{db['HOST'] or '127.0.0.1'}:"
-                f"{db['PORT'] or 5432}/{db['NAME']}"
-            )
-            worker = start_worker(database_url, controller.port)
-            try:
-                start = time.perf_counter()
-                # Sent to the queue the project routes the task to (this bare client knows no routes).
-                task = "reminders.tasks.send_due_freeze_reminders"
-                queue = settings.CELERY_TASK_ROUTES[task]["queue"]
-                client.send_task(task, kwargs={"now": DUE.isoformat()}, queue=queue)
-                deadline = start + 120
-                # Poll the in-process SMTP sink cheaply; ask the database only once all messages are in.
-                while (
-                    sink.count < RECIPIENTS
-                    or ReminderDelivery.objects.filter(state=DeliveryState.SENT).count() < RECIPIENTS
-                ):
-                    if time.perf_counter() > deadline:
-                        raise RuntimeError(f"only {sink.count} of {RECIPIENTS} reminders arrived in 120 s")
-                    time.sleep(0.05)
-                end_to_end = time.perf_counter() - start
-            finally:
-                os.killpg(worker.pid, 9)
-                worker.wait(10)
+            end_to_end = _reminders_end_to_end(client, sink, controller.port)
             recipients = [r for _, rcpts, _ in sink.received for r in rcpts]
             assert len(recipients) == len(set(recipients)) == RECIPIENTS, "duplicate or missing reminders"
-
+        # A copy: the sink receives the floor's messages too.
         messages = list(sink.received)
-
-        def floor():
-            with smtplib.SMTP("127.0.0.1", controller.port) as smtp:
-                for mail_from, rcpt_tos, content in messages:
-                    smtp.sendmail(mail_from, rcpt_tos, content)
-
-        floor_s = wall_time(floor)
+        floor_s = wall_time(lambda: _resend(messages, controller.port))
     finally:
         controller.stop()
         client.close()

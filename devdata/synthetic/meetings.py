@@ -137,58 +137,79 @@ class MeetingsPhase:
         keps: list[Kep] = []
         related = None
         if kind == "kep":
-            plan = rng.choice(candidates)
-            kep = self.kep_of[plan.number]
-            keps = [kep]
+            title, body, keps, people = self._kep_update_item(rng, candidates, release_index, version, pr_urls)
             related = release if tracked else None
-            stage = next((a.target for a in plan.attempts if a.release == release_index), "")
-            aim = f" — {stage} in v{version}" if stage and version else ""
-            title = f"[KEP-{plan.number}] {plan.title}{aim}"
-            body = (
-                f"**KEP-{plan.number}** ([issue](https://github.com/kubernetes/enhancements/issues/{plan.number})): "
-                f"{plan.title}.\n\n"
-                f"- Implementation PR: {pr_urls[0]}\n"
-                + "".join(f"- Follow-up: {url}\n" for url in pr_urls[1:])
-                + rng.choice(
-                    [
-                        "- Needs an approver before the freeze.\n",
-                        "- PRR questionnaire updated; waiting for review.\n",
-                        "- Test plan discussed; e2e coverage to be added.\n",
-                        "- Feedback from the last meeting addressed.\n",
-                    ]
-                )
-            )
-            people = rng.sample(self.kep_authors[kep.pk], min(len(self.kep_authors[kep.pk]), rng.randint(1, 2)))
         elif kind == "pr":
-            plan = rng.choice(candidates) if rng.random() < 0.5 else None
-            keps = [self.kep_of[plan.number]] if plan else []
-            title = f"PR review request: {pr_urls[0].rsplit('/', 1)[1]}" + (f" (KEP-{plan.number})" if plan else "")
-            body = "".join(f"- {url}\n" for url in pr_urls) + rng.choice(
-                ["- Looking for a reviewer.\n", "- Needs /approve from a kubelet approver.\n", "- Rebased; ready.\n"]
-            )
-            people = rng.sample(pool, rng.randint(1, 2))
+            title, body, keps, people = self._pr_review_item(rng, candidates, pr_urls, pool)
         elif kind == "planning":
-            chosen = rng.sample(tracked, min(len(tracked), rng.randint(3, 6)))
-            keps = [self.kep_of[p.number] for p in chosen]
+            title, body, keps, people = self._planning_item(rng, tracked, version, pool)
             related = release
-            title = f"v{version} planning: KEPs for the enhancements freeze"
-            body = f"KEPs the SIG opts into v{version}:\n\n" + "".join(
-                f"- [KEP-{p.number}](https://github.com/kubernetes/enhancements/issues/{p.number}) {p.title}\n"
-                for p in chosen
-            )
-            people = pool[: rng.randint(1, 2)]
         elif kind == "ci":
-            topic = rng.choice(AGENDA_CI_TOPICS)
-            title = f"CI subproject update: {topic}"
-            body = f"- Tracking issue: https://github.com/kubernetes/kubernetes/issues/{prs[0] - rng.randint(1, 400)}\n"
-            body += f"- Fix in review: {pr_urls[0]}\n"
+            title, body, people = _ci_item(rng, prs, pr_urls, pool)
             pr_urls = [f"https://github.com/kubernetes/kubernetes/issues/{prs[0]}", *pr_urls]
-            people = rng.sample(pool, 1)
         else:
-            open_prs = meeting.open_prs or 0
-            title = "Triage: PRs and issues waiting on the SIG"
-            body = f"{open_prs} open PRs this week. Oldest first:\n\n" + "".join(f"- {url}\n" for url in pr_urls)
-            people = rng.sample(pool, 1)
+            title, body, people = _triage_item(rng, meeting, pr_urls, pool)
         presenters = ", ".join(f"@{p.github}" for p in people)
         item = (meeting.pk, order, title[:500], presenters, body, pr_urls, related.pk if related else None)
         return item, keps, people
+
+    def _kep_update_item(self, rng, candidates, release_index, version, pr_urls):
+        """A KEP's update by its authors: its aim in the release, its PRs and where it stands."""
+        plan = rng.choice(candidates)
+        kep = self.kep_of[plan.number]
+        stage = next((a.target for a in plan.attempts if a.release == release_index), "")
+        aim = f" — {stage} in v{version}" if stage and version else ""
+        title = f"[KEP-{plan.number}] {plan.title}{aim}"
+        body = (
+            f"**KEP-{plan.number}** ([issue](https://github.com/kubernetes/enhancements/issues/{plan.number})): "
+            f"{plan.title}.\n\n"
+            f"- Implementation PR: {pr_urls[0]}\n"
+            + "".join(f"- Follow-up: {url}\n" for url in pr_urls[1:])
+            + rng.choice(
+                [
+                    "- Needs an approver before the freeze.\n",
+                    "- PRR questionnaire updated; waiting for review.\n",
+                    "- Test plan discussed; e2e coverage to be added.\n",
+                    "- Feedback from the last meeting addressed.\n",
+                ]
+            )
+        )
+        people = rng.sample(self.kep_authors[kep.pk], min(len(self.kep_authors[kep.pk]), rng.randint(1, 2)))
+        return title, body, [kep], people
+
+    def _pr_review_item(self, rng, candidates, pr_urls, pool):
+        """A request for review of some PRs, half the time of a KEP."""
+        plan = rng.choice(candidates) if rng.random() < 0.5 else None
+        keps = [self.kep_of[plan.number]] if plan else []
+        title = f"PR review request: {pr_urls[0].rsplit('/', 1)[1]}" + (f" (KEP-{plan.number})" if plan else "")
+        body = "".join(f"- {url}\n" for url in pr_urls) + rng.choice(
+            ["- Looking for a reviewer.\n", "- Needs /approve from a kubelet approver.\n", "- Rebased; ready.\n"]
+        )
+        return title, body, keps, rng.sample(pool, rng.randint(1, 2))
+
+    def _planning_item(self, rng, tracked, version, pool):
+        """Release planning before enhancements freeze: the KEPs the SIG opts into the release."""
+        chosen = rng.sample(tracked, min(len(tracked), rng.randint(3, 6)))
+        title = f"v{version} planning: KEPs for the enhancements freeze"
+        body = f"KEPs the SIG opts into v{version}:\n\n" + "".join(
+            f"- [KEP-{p.number}](https://github.com/kubernetes/enhancements/issues/{p.number}) {p.title}\n"
+            for p in chosen
+        )
+        return title, body, [self.kep_of[p.number] for p in chosen], pool[: rng.randint(1, 2)]
+
+
+def _ci_item(rng, prs, pr_urls, pool):
+    """A CI subproject update: a topic, its tracking issue and the fix in review."""
+    topic = rng.choice(AGENDA_CI_TOPICS)
+    title = f"CI subproject update: {topic}"
+    body = f"- Tracking issue: https://github.com/kubernetes/kubernetes/issues/{prs[0] - rng.randint(1, 400)}\n"
+    body += f"- Fix in review: {pr_urls[0]}\n"
+    return title, body, rng.sample(pool, 1)
+
+
+def _triage_item(rng, meeting, pr_urls, pool):
+    """Triage of the PRs and issues waiting on the SIG, with the week's open PR count."""
+    open_prs = meeting.open_prs or 0
+    title = "Triage: PRs and issues waiting on the SIG"
+    body = f"{open_prs} open PRs this week. Oldest first:\n\n" + "".join(f"- {url}\n" for url in pr_urls)
+    return title, body, rng.sample(pool, 1)

@@ -1,5 +1,7 @@
 """Retrospectives with what went well, what to improve and action items."""
 
+import random
+
 from releases.choices import (
     ActionStatus,
     MilestoneKind,
@@ -23,6 +25,13 @@ class RetrosPhase:
     # -- retrospectives ------------------------------------------------------------------------------
     def _retrospectives(self) -> None:
         rng = _rng(self.seed, "retros")
+        retros, retro_meta = self._retrospective_rows(rng)
+        retros = self._create(Retrospective, retros)
+        self._create(RetroItem, self._retro_items(rng, retros, retro_meta))
+
+    def _retrospective_rows(self, rng: random.Random) -> tuple[list[Retrospective], list[tuple]]:
+        """One unsaved retro per owning SIG and past release, with its summary (and, before the first tracked
+        release, the tally it recorded); and beside each, what its items are written from."""
         retros, retro_meta = [], []
         for sig_index, sig in enumerate(self.owning_sigs):
             for index in range(ACTIVE):
@@ -51,8 +60,11 @@ class RetrosPhase:
                     )
                 )
                 retro_meta.append((sig_index, index, plans, outcomes, tally))
-        retros = self._create(Retrospective, retros)
+        return retros, retro_meta
 
+    def _retro_items(self, rng: random.Random, retros: list[Retrospective], retro_meta: list[tuple]) -> list[RetroItem]:
+        """The retros' items, went well, to improve and action item in turn, their text filled in from the retro's
+        release and KEPs."""
         items = []
         counts = _spread(self.sizes["retro_items"], [rng.uniform(0.5, 1.5) for _ in retros])
         for retro, (sig_index, index, plans, outcomes, tally), count in zip(retros, retro_meta, counts, strict=True):
@@ -76,15 +88,7 @@ class RetrosPhase:
                     text = rng.choice(ACTIONS)
                     owner = rng.choice(self.sig_people[sig_index][:8])
                     due = self.releases[index + 1]
-                    age = ACTIVE - index  # releases since the retro
-                    if age <= 1:
-                        status = rng.choice([ActionStatus.OPEN, ActionStatus.IN_PROGRESS])
-                    elif age <= 3:
-                        status = rng.choice([ActionStatus.OPEN, ActionStatus.IN_PROGRESS, ActionStatus.DONE])
-                    else:
-                        status = rng.choices(
-                            [ActionStatus.DONE, ActionStatus.DROPPED, ActionStatus.IN_PROGRESS], weights=[6, 3, 1]
-                        )[0]
+                    status = _action_status(rng, releases_since=ACTIVE - index)
                 items.append(
                     RetroItem(
                         retrospective=retro,
@@ -96,4 +100,13 @@ class RetrosPhase:
                         due_release=due,
                     )
                 )
-        self._create(RetroItem, items)
+        return items
+
+
+def _action_status(rng: random.Random, *, releases_since: int) -> str:
+    """An action item's status some releases after its retro: open or in progress at first, mostly settled later."""
+    if releases_since <= 1:
+        return rng.choice([ActionStatus.OPEN, ActionStatus.IN_PROGRESS])
+    if releases_since <= 3:
+        return rng.choice([ActionStatus.OPEN, ActionStatus.IN_PROGRESS, ActionStatus.DONE])
+    return rng.choices([ActionStatus.DONE, ActionStatus.DROPPED, ActionStatus.IN_PROGRESS], weights=[6, 3, 1])[0]

@@ -1,0 +1,40 @@
+"""The releases domain's models, one module per kind of record; every name is importable from here."""
+
+from ..rules import parse_version
+
+# isort: off
+# In this order, not sorted: the app registry lists the models in the order they are imported, and a database
+# export (`core.backup`) writes its rows in the registry's order, so re-sorting these lines would reorder every export.
+from .release import Milestone, Release, ReleaseQuerySet
+from .status_writes import StatusWriteRefused, status_writer
+from .tracking import KEPLESS_NOTE, TrackedEnhancement, TrackedEnhancementQuerySet
+from .exception_requests import EnhancementException
+from .feature_sheet import FeatureSheetRow
+from .release_team import ReleaseTeamMember
+from .status_history import CurrentHistoryManager, EnhancementStatusChange
+from .retros import RetroItem, Retrospective
+from .stats import ReleaseStats
+from .github_cache import GitHubCachedResponse
+
+# isort: on
+
+__all__ = [
+    "KEPLESS_NOTE",
+    "CurrentHistoryManager",
+    "EnhancementException",
+    "EnhancementStatusChange",
+    "FeatureSheetRow",
+    "GitHubCachedResponse",
+    "Milestone",
+    "Release",
+    "ReleaseQuerySet",
+    "ReleaseStats",
+    "ReleaseTeamMember",
+    "RetroItem",
+    "Retrospective",
+    "StatusWriteRefused",
+    "TrackedEnhancement",
+    "TrackedEnhancementQuerySet",
+    "parse_version",
+    "status_writer",
+]

@@ -1,0 +1,87 @@
+"""The figures of a release, computed from its board or recorded by its retros (`ReleaseStats`)."""
+
+from django.db import models
+from django.utils import timezone
+
+from community.models import Sig
+
+from ..choices import StatsSource
+from .release import Release
+
+
+class ReleaseStats(models.Model):
+    """Computed (or recorded) figures for one release, for one SIG or (sig empty) all SIGs together."""
+
+    release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="stats")
+    sig = models.ForeignKey(Sig, on_delete=models.CASCADE, null=True, blank=True, related_name="release_stats")
+    source = models.CharField(max_length=20, choices=StatsSource.choices, default=StatsSource.TRACKED_ROWS)
+    tracked = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    deferred = models.PositiveIntegerField(default=0)
+    removed = models.PositiveIntegerField(default=0)
+    merge_rate = models.FloatField(null=True, blank=True, help_text="done / tracked, 0..1.")
+    merge_rate_change = models.FloatField(null=True, blank=True, help_text="Against the previous release.")
+    recorded_tracked = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The retro's recorded tally of tracked KEPs, kept beside computed figures."
+    )
+    recorded_done = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The retro's recorded tally of merged KEPs."
+    )
+    # Where `tracked` and `done` come from, and what they may claim (`releases.rules.merge_figures`).
+    tracked_source = models.CharField(
+        max_length=20,
+        choices=StatsSource.choices,
+        default=StatsSource.TRACKED_ROWS,
+        help_text="Tracked and done from the board's history, or from the retro's tally when the history covers less.",
+    )
+    not_recorded = models.PositiveIntegerField(
+        default=0, help_text="KEPs whose standing at enhancements freeze the history does not record."
+    )
+    in_cycle = models.BooleanField(
+        default=False, help_text="Computed before the release day: tracked and done so far, no merge rate."
+    )
+    counts = models.JSONField(default=dict, blank=True, help_text="Counts by status, type and stage.")
+    funnel = models.JSONField(default=list, blank=True, help_text="Opted in → at each freeze → shipped.")
+    slips = models.JSONField(default=list, blank=True, help_text="KEPs slipped in this release and how often.")
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["release__major", "release__minor", "sig__slug"]
+        verbose_name_plural = "release stats"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["release", "sig"],
+                condition=models.Q(sig__isnull=False),
+                name="stats_unique_release_sig",
+                violation_error_message="Stats exist for this release and SIG.",
+            ),
+            models.UniqueConstraint(
+                fields=["release"],
+                condition=models.Q(sig__isnull=True),
+                name="stats_unique_release_all_sigs",
+                violation_error_message="Stats exist for this release.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(merge_rate__isnull=True) | models.Q(merge_rate__gte=0, merge_rate__lte=1),
+                name="stats_merge_rate_range",
+                violation_error_message="Merge rate must be within 0..1.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(done__lte=models.F("tracked")),
+                name="stats_done_le_tracked",
+                violation_error_message="More done than tracked.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(source__in=StatsSource.values),
+                name="stats_source_valid",
+                violation_error_message="Unknown source.",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(tracked_source__in=StatsSource.values),
+                name="stats_tracked_source_valid",
+                violation_error_message="Unknown source of the tracked figure.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.release.version} stats ({self.sig or 'all SIGs'})"
