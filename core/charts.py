@@ -241,6 +241,7 @@ def _axis_labels(plot: _Plot, *, has_percent: bool) -> list[Label]:
 
 
 def _bars(plot: _Plot, *, labels: list[str], series: list[Series], bars: str) -> list[Bar]:
+    """The bars of every bar series: side by side in each slot, or (`overlaid`) each narrower inside the one before."""
     bar_series = [i for i, s in enumerate(series) if s.kind == "bar"]
     drawn: list[Bar] = []
     for n, index in enumerate(bar_series):

@@ -1242,6 +1242,7 @@ class _RetroReader:
         self._source_url(self.record(own, self.raw.line), line)
 
     def _list_heading(self, header: str, *, indent: int, is_bullet: bool) -> None:
+        """A went-well / to-improve / action-item heading: the entries below it belong to that list."""
         own = self.raw.retro_release
         if header in self.seen and self.release != own:
             # A list heading repeats: the quoted other release's summary is over.

@@ -145,6 +145,7 @@ def _entries(lines: list[str], version: str, warnings: list[ScheduleWarning]) ->
 
 
 def _tldr_entries(lines: list[str], version: str, warnings: list[ScheduleWarning]) -> list[_Entry]:
+    """The milestones of the 2018 tl;dr paragraph, one per sentence; a struck (moved) date is named in a warning."""
     entries: list[_Entry] = []
     for number, when_text, what_text, struck in _tldr(lines):
         wording = f"{what_text} {when_text}".strip()
