@@ -175,29 +175,41 @@ def _month_ticks(start: datetime.date, end: datetime.date) -> list[datetime.date
     return ticks
 
 
-def chart_layout(
-    *,
-    labels: list[str],
-    series: list[Series],
-    dates: list[datetime.date] | None = None,
-    width: int = 860,
-    height: int = 300,
-    bars: str = "grouped",
-) -> Layout:
-    """Where everything goes: bars, line segments, tick/value/"no data" labels, in user units."""
-    has_percent = any(s.percent for s in series)
+@dataclass
+class _Plot:
+    """The plot area and its scales, which every kind of mark of `chart_layout` is placed by."""
+
+    left: float
+    top: float
+    plot_w: float
+    plot_h: float
+    tick_step: float
+    x_of: list[float]
+    group_w: float
+    # A time axis only: the padded domain in day ordinals and user units per day, which ticks are placed by.
+    lo: float = 0
+    hi: float = 0
+    scale: float = 0
+
+    @property
+    def bottom(self) -> float:
+        return self.top + self.plot_h
+
+    def y_of(self, value: float, percent: bool) -> float:
+        return self.top + self.plot_h - (value / (1.0 if percent else self.tick_step * 4)) * self.plot_h
+
+
+def _plot_area(
+    *, labels: list[str], series: list[Series], dates: list[datetime.date] | None, width: int, height: int
+) -> _Plot:
+    """Margins that fit the axis labels, the value scale, and the x of each slot (by time or by category)."""
     plain = [v for s in series if not s.percent for v in s.values if v is not None]
     tick_step = _nice_step(max(plain, default=0) / 4)
-    plain_max = tick_step * 4
-    axis_texts = [f"{tick_step * i:g}" for i in range(5)]
     # The left margin fits the longest axis label at the phone's font size.
-    left = 10 + max(text_width(t, PHONE_FONT) for t in axis_texts)
-    right = 10 + text_width("100%", PHONE_FONT) if has_percent else 24
+    left = 10 + max(text_width(f"{tick_step * i:g}", PHONE_FONT) for i in range(5))
+    right = 10 + text_width("100%", PHONE_FONT) if any(s.percent for s in series) else 24
     top, bottom = 36, TICK_GAP + PHONE_FONT * (1 + DESCENT) + 4
     plot_w, plot_h = width - left - right, height - top - bottom
-    count = len(labels)
-    bar_series = [i for i, s in enumerate(series) if s.kind == "bar"]
-
     if dates:
         # Time axis: pad the domain by half the shortest gap so the first and last bars are whole.
         ordinals = [d.toordinal() for d in dates]
@@ -207,45 +219,70 @@ def chart_layout(
         scale = plot_w / (hi - lo)
         x_of = [left + (o - lo) * scale for o in ordinals]
         group_w = min(2 * pad * scale * 0.8, MAX_BAR_GROUP)
-    else:
-        step = plot_w / max(count, 1)
-        x_of = [left + step * (i + 0.5) for i in range(count)]
-        group_w = min(step * 0.8, MAX_BAR_GROUP * max(len(bar_series), 1))
+        return _Plot(left, top, plot_w, plot_h, tick_step, x_of, group_w, lo, hi, scale)
+    step = plot_w / max(len(labels), 1)
+    x_of = [left + step * (i + 0.5) for i in range(len(labels))]
+    bar_count = sum(1 for s in series if s.kind == "bar")
+    group_w = min(step * 0.8, MAX_BAR_GROUP * max(bar_count, 1))
+    return _Plot(left, top, plot_w, plot_h, tick_step, x_of, group_w)
 
-    def y_of(value: float, percent: bool) -> float:
-        return top + plot_h - (value / (1.0 if percent else plain_max)) * plot_h
 
-    layout = Layout(width, height, left, top, plot_w, plot_h, x_of)
-    axis_labels: list[Label] = []
+def _axis_labels(plot: _Plot, *, has_percent: bool) -> list[Label]:
+    """The value axis on the left, and the percent axis on the right when a series is a share."""
+    labels: list[Label] = []
     for i in range(5):
-        y = y_of(tick_step * i, False)
-        layout.grid.append(y)
-        axis_labels.append(Label(axis_texts[i], left - 6, y + 4, "axis", anchor="end"))
+        y = plot.y_of(plot.tick_step * i, False)
+        labels.append(Label(f"{plot.tick_step * i:g}", plot.left - 6, y + 4, "axis", anchor="end"))
         if has_percent:
-            axis_labels.append(Label(f"{i * 25}%", left + plot_w + 6, y_of(i / 4, True) + 4, "axis", anchor="start"))
-    _place(axis_labels, gap=0)
+            y = plot.y_of(i / 4, True)
+            labels.append(Label(f"{i * 25}%", plot.left + plot.plot_w + 6, y + 4, "axis", anchor="start"))
+    _place(labels, gap=0)
+    return labels
 
-    # Bars.
+
+def _bars(plot: _Plot, *, labels: list[str], series: list[Series], bars: str) -> list[Bar]:
+    """The bars of every bar series: side by side in each slot, or (`overlaid`) each narrower inside the one before."""
+    bar_series = [i for i, s in enumerate(series) if s.kind == "bar"]
+    drawn: list[Bar] = []
     for n, index in enumerate(bar_series):
         s = series[index]
         if bars == "overlaid":
-            w = group_w * (1 - 0.45 * n / max(len(bar_series) - 1, 1))
+            w = plot.group_w * (1 - 0.45 * n / max(len(bar_series) - 1, 1))
             offset = -w / 2
         else:
-            w = group_w / len(bar_series)
-            offset = -group_w / 2 + n * w
+            w = plot.group_w / len(bar_series)
+            offset = -plot.group_w / 2 + n * w
         for i, value in enumerate(s.values):
             if value is None:
                 continue
-            y = y_of(value, s.percent)
+            y = plot.y_of(value, s.percent)
             tooltip = f"{s.name} {labels[i]}: {_fmt(value, s.percent)}"
-            layout.bars.append(Bar(index, x_of[i] + offset, y, w, top + plot_h - y, tooltip))
+            drawn.append(Bar(index, plot.x_of[i] + offset, y, w, plot.bottom - y, tooltip))
+    return drawn
 
-    # Lines, broken where a value is missing, with value labels above their points.
+
+def _value_label(text: str, x: float, y: float, *, css: str, bar_boxes: list[Box]) -> Label:
+    """A point's value label, above the bars it would cover; dropped at a size where that pushes it out of the chart."""
+    label = Label(text, x, y - 8, "value", css=css)
+    for _ in range(len(bar_boxes) + 1):
+        box = label.box(PHONE_FONT)
+        covered = [b.y for b in bar_boxes if box.overlaps(b)]
+        if not covered:
+            break
+        label.y = min(covered) - PHONE_FONT * DESCENT - 2
+    if label.box(PHONE_FONT).y < 0:
+        label.narrow = False
+    if label.box(FONT).y < 0:
+        label.wide = False
+    return label
+
+
+def _lines(
+    plot: _Plot, *, labels: list[str], series: list[Series], bar_boxes: list[Box]
+) -> tuple[list[tuple[int, list[list[tuple[float, float, str]]]]], list[Label]]:
+    """Each line series as segments broken where a value is missing, and the value labels above its points."""
+    lines: list[tuple[int, list[list[tuple[float, float, str]]]]] = []
     value_labels: list[Label] = []
-    # Worked out once, not once per label and try: with ~50 points and ~100 bars, the boxes were most of a page's
-    # time (meeting search).
-    bar_boxes = [b.box for b in layout.bars]
     for index, s in enumerate(series):
         if s.kind != "line":
             continue
@@ -255,58 +292,81 @@ def chart_layout(
                 if segments[-1]:
                     segments.append([])
                 continue
-            x, y = x_of[i], y_of(value, s.percent)
+            x, y = plot.x_of[i], plot.y_of(value, s.percent)
             segments[-1].append((x, y, f"{s.name} {labels[i]}: {_fmt(value, s.percent)}"))
-            label = Label(_fmt(value, s.percent), x, y - 8, "value", css=f"series-{index}")
-            # A value label goes above the bars it would cover; a label pushed out of the chart is dropped.
-            for _ in range(len(layout.bars) + 1):
-                box = label.box(PHONE_FONT)
-                covered = [b.y for b in bar_boxes if box.overlaps(b)]
-                if not covered:
-                    break
-                label.y = min(covered) - PHONE_FONT * DESCENT - 2
-            if label.box(PHONE_FONT).y < 0:
-                label.narrow = False
-            if label.box(FONT).y < 0:
-                label.wide = False
-            value_labels.append(label)
-        layout.lines.append((index, [seg for seg in segments if seg]))
-    _place(value_labels, against=bar_boxes, within=(left, left + plot_w))
+            text = _fmt(value, s.percent)
+            value_labels.append(_value_label(text, x, y, css=f"series-{index}", bar_boxes=bar_boxes))
+        lines.append((index, [seg for seg in segments if seg]))
+    _place(value_labels, against=bar_boxes, within=(plot.left, plot.left + plot.plot_w))
+    return lines, value_labels
 
-    # "No data" where no series has a value (a category axis only: a time axis has no empty slots).
-    no_data_labels: list[Label] = []
-    if not dates:
-        slot = plot_w / max(count, 1)
-        for i, label in enumerate(labels):
-            if all(_nothing_drawn(s, i) for s in series):
-                layout.no_data.append(label)
-                text = Label(NO_DATA, x_of[i], top + plot_h - 6, "no-data")
-                if text_width(NO_DATA, PHONE_FONT) > slot * 0.9:
-                    text.rotate, text.anchor, text.x = -90, "start", x_of[i] + PHONE_FONT * 0.35
-                no_data_labels.append(text)
-        shown_values = [lbl.box(PHONE_FONT) for lbl in value_labels if lbl.wide or lbl.narrow]
-        _place(no_data_labels, against=[b.box for b in layout.bars] + shown_values, within=(left, left + plot_w))
 
-    # Ticks under the axis (hanging text is emulated: baseline one font size below the axis).
-    ticks: list[Label] = []
-    base = top + plot_h + TICK_GAP
+def _no_data_labels(plot: _Plot, *, empty: list[int], slots: int, against: list[Box]) -> list[Label]:
+    """A "no data" label in each `empty` category slot (of `slots`), upright when it fits the slot."""
+    slot = plot.plot_w / max(slots, 1)
+    no_data: list[Label] = []
+    for i in empty:
+        text = Label(NO_DATA, plot.x_of[i], plot.bottom - 6, "no-data")
+        if text_width(NO_DATA, PHONE_FONT) > slot * 0.9:
+            text.rotate, text.anchor, text.x = -90, "start", plot.x_of[i] + PHONE_FONT * 0.35
+        no_data.append(text)
+    _place(no_data, against=against, within=(plot.left, plot.left + plot.plot_w))
+    return no_data
+
+
+def _ticks(plot: _Plot, *, labels: list[str], dates: list[datetime.date] | None, width: int) -> list[Label]:
+    """Ticks under the axis: month starts on a time axis (each date when it spans under two), else the labels."""
+    # Hanging text is emulated: the baseline is one font size below the axis.
+    base = plot.bottom + TICK_GAP
     if dates:
-        lo_date = datetime.date.fromordinal(int(lo + 0.5))
-        hi_date = datetime.date.fromordinal(int(hi))
-        months = _month_ticks(lo_date, hi_date)
+        months = _month_ticks(datetime.date.fromordinal(int(plot.lo + 0.5)), datetime.date.fromordinal(int(plot.hi)))
         if len(months) >= 2:
             points = [(m, f"{m:%b}" if m.month != 1 and i else f"{m:%b %Y}") for i, m in enumerate(months)]
         else:
             points = [(d, f"{d.day} {d:%b %Y}") for d in dates]
-        for day, text in points:
-            ticks.append(Label(text, left + (day.toordinal() - lo) * scale, base, "tick"))
+        ticks = [
+            Label(text, plot.left + (day.toordinal() - plot.lo) * plot.scale, base, "tick") for day, text in points
+        ]
     else:
-        ticks = [Label(label, x_of[i], base, "tick") for i, label in enumerate(labels)]
+        ticks = [Label(label, plot.x_of[i], base, "tick") for i, label in enumerate(labels)]
     for tick in ticks:
         # Baselines per size: wide ticks sit one FONT below the axis, phone ticks one PHONE_FONT below.
         tick.y = base + FONT
     _place_ticks(ticks, left=0, right=width)
+    return ticks
 
+
+def chart_layout(
+    *,
+    labels: list[str],
+    series: list[Series],
+    dates: list[datetime.date] | None = None,
+    width: int = 860,
+    height: int = 300,
+    bars: str = "grouped",
+) -> Layout:
+    """Where everything goes: bars, line segments, tick/value/"no data" labels, in user units.
+
+    The order is the precedence: a value label gives way to the bars, a "no data" label to both.
+    """
+    plot = _plot_area(labels=labels, series=series, dates=dates, width=width, height=height)
+    layout = Layout(width, height, plot.left, plot.top, plot.plot_w, plot.plot_h, plot.x_of)
+    layout.grid = [plot.y_of(plot.tick_step * i, False) for i in range(5)]
+    axis_labels = _axis_labels(plot, has_percent=any(s.percent for s in series))
+    layout.bars = _bars(plot, labels=labels, series=series, bars=bars)
+    # Worked out once, not once per label and try: with ~50 points and ~100 bars, the boxes were most of a page's
+    # time (meeting search).
+    bar_boxes = [b.box for b in layout.bars]
+    layout.lines, value_labels = _lines(plot, labels=labels, series=series, bar_boxes=bar_boxes)
+    no_data_labels: list[Label] = []
+    # A category axis only: a time axis has no empty slots.
+    if not dates:
+        empty = [i for i in range(len(labels)) if all(_nothing_drawn(s, i) for s in series)]
+        layout.no_data = [labels[i] for i in empty]
+        shown_values = [lbl.box(PHONE_FONT) for lbl in value_labels if lbl.wide or lbl.narrow]
+        against = bar_boxes + shown_values
+        no_data_labels = _no_data_labels(plot, empty=empty, slots=len(labels), against=against)
+    ticks = _ticks(plot, labels=labels, dates=dates, width=width)
     layout.labels = axis_labels + value_labels + no_data_labels + ticks
     return layout
 
@@ -338,25 +398,8 @@ def _classes(label: Label) -> str:
     return " ".join(c for c in classes if c)
 
 
-def line_bar_chart(
-    *,
-    title: str,
-    labels: list[str],
-    series: list[Series],
-    dates: list[datetime.date] | None = None,
-    bars: str = "grouped",
-    width: int = 860,
-    height: int = 300,
-) -> SafeString:
-    """Bars and lines over shared x labels (or dates). Percent series (0..1) use their own right-hand axis."""
-    if not labels:
-        return mark_safe("")
-    layout = chart_layout(labels=labels, series=series, dates=dates, width=width, height=height, bars=bars)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" role="img" class="chart-svg" '
-        f'aria-labelledby="chart-title chart-desc" font-family="system-ui, sans-serif" font-size="{FONT}">',
-        f'<title id="chart-title">{escape(title)}</title>',
-    ]
+def _description(labels: list[str], series: list[Series], no_data: list[str]) -> str:
+    """The chart as text for a screen reader: every value of every series, then the slots with no data."""
     desc = "; ".join(
         f"{escape(s.name)}: "
         + ", ".join(
@@ -364,9 +407,14 @@ def line_bar_chart(
         )
         for s in series
     )
-    if layout.no_data:
-        desc += f"; no data for {escape(', '.join(layout.no_data))}"
-    parts.append(f'<desc id="chart-desc">{desc}</desc>')
+    if no_data:
+        desc += f"; no data for {escape(', '.join(no_data))}"
+    return desc
+
+
+def _svg_marks(layout: Layout) -> list[str]:
+    """Grid lines, bars, line segments and their points, each mark with its tooltip."""
+    parts = []
     right = layout.left + layout.plot_w
     for y in layout.grid:
         parts.append(f'<line class="grid" x1="{layout.left}" x2="{right}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e5e7eb"/>')
@@ -390,6 +438,12 @@ def line_bar_chart(
                     f'<circle class="point series-{index}" cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{color}">'
                     f"<title>{escape(tooltip)}</title></circle>"
                 )
+    return parts
+
+
+def _svg_labels(layout: Layout) -> list[str]:
+    """The labels shown at either size, classed by the size they are shown at."""
+    parts = []
     for label in layout.labels:
         if not (label.wide or label.narrow):
             continue
@@ -401,7 +455,32 @@ def line_bar_chart(
         parts.append(
             f'<text class="{_classes(label)}" {attrs} text-anchor="{label.anchor}">{escape(label.text)}</text>'
         )
-    parts.append("</svg>")
+    return parts
+
+
+def line_bar_chart(
+    *,
+    title: str,
+    labels: list[str],
+    series: list[Series],
+    dates: list[datetime.date] | None = None,
+    bars: str = "grouped",
+    width: int = 860,
+    height: int = 300,
+) -> SafeString:
+    """Bars and lines over shared x labels (or dates). Percent series (0..1) use their own right-hand axis."""
+    if not labels:
+        return mark_safe("")
+    layout = chart_layout(labels=labels, series=series, dates=dates, width=width, height=height, bars=bars)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" role="img" class="chart-svg" '
+        f'aria-labelledby="chart-title chart-desc" font-family="system-ui, sans-serif" font-size="{FONT}">',
+        f'<title id="chart-title">{escape(title)}</title>',
+        f'<desc id="chart-desc">{_description(labels, series, layout.no_data)}</desc>',
+        *_svg_marks(layout),
+        *_svg_labels(layout),
+        "</svg>",
+    ]
     legend = "".join(
         format_html('<li><span class="swatch {} series-{}" aria-hidden="true"></span>{}</li>', s.kind, i, s.name)
         for i, s in enumerate(series)

@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from django.db.models.functions import Lower
@@ -435,52 +436,61 @@ def kep_tree_import(*, root: Path, dry_run: bool, progress: Progress = no_progre
     report = ImportReport()
     for template in tree.templates:
         report.note(f"not a KEP: {template.removeprefix(tree.base_prefix).replace(os.sep, '/')} (the KEP template)")
-    prr_files = frozenset(tree.prr_files)
-
-    def parse_file(path: Path, report: ImportReport) -> KepRecord | PrrRecord | None:
-        file = str(path)
-        relative = file.removeprefix(tree.base_prefix).replace(os.sep, "/")
-        try:
-            text = read_text(path)
-        except ImportFailure as failure:
-            failure.source = relative  # every message names files the same way, relative to the checkout
-            raise
-        folder, name = os.path.split(file)
-        if file in prr_files:
-            stem = name.removesuffix(".yaml")
-            number = int(stem) if stem.isascii() and stem.isdigit() else None
-            record = parse_prr(text, source=relative, file_number=number)
-        else:
-            try:
-                record = parse_kep(text, source=relative, directory=os.path.basename(folder))
-            except NotAKepYet as draft:
-                # A draft waiting for its number is not a failure of the import: listed, not skipped.
-                report.note(f"not a KEP yet: {draft}", verbosity=2)
-                return None
-        report.warnings.extend(record.warnings)
-        return record
 
     def write() -> None:
-        chunks = parsed_in_chunks(files=tree.files, parse_file=parse_file, report=report, progress=progress)
-        kep_records: list[KepRecord] = []
-        prr_records: list[PrrRecord] = []
-        with kep_import_session(contested_numbers=tree.contested_numbers) as run:
-            for chunk in chunks:
-                keps = [record for record in chunk if isinstance(record, KepRecord)]
-                run.add_keps(keps)
-                kep_records += keps
-                prr_records += [record for record in chunk if isinstance(record, PrrRecord)]
-            result = run.finish(prr_records=prr_records)
-        # Agenda items imported earlier may mention KEPs that exist only now: link them (same transaction).
-        created = [r.number for r in kep_records if result.outcomes.get(r.source_path) == "created"]
-        if created:
-            keps_created.send(sender=Kep, kep_numbers=created)
-        for outcome in ("created", "updated", "unchanged"):
-            report.count(outcome, result.count(outcome))
-        report.warnings.extend(result.warnings)
-        report.note(
-            f"{result.sigs_created} SIGs and {result.people_created} people created, "
-            f"{result.people_updated} people completed, {result.rows_written} rows written"
-        )
+        _kep_tree_write(tree=tree, report=report, progress=progress)
 
     return import_in_one_transaction(lock_name=KEP_IMPORT_LOCK, dry_run=dry_run, report=report, write=write)
+
+
+def _kep_tree_write(*, tree: KepTree, report: ImportReport, progress: Progress) -> None:
+    """Parse the tree's files chunk by chunk, write each chunk of KEPs as it is ready, then the PRR approvals."""
+    parse_file = partial(_tree_file_parse, tree=tree, prr_files=frozenset(tree.prr_files))
+    chunks = parsed_in_chunks(files=tree.files, parse_file=parse_file, report=report, progress=progress)
+    kep_records: list[KepRecord] = []
+    prr_records: list[PrrRecord] = []
+    with kep_import_session(contested_numbers=tree.contested_numbers) as run:
+        for chunk in chunks:
+            keps = [record for record in chunk if isinstance(record, KepRecord)]
+            run.add_keps(keps)
+            kep_records += keps
+            prr_records += [record for record in chunk if isinstance(record, PrrRecord)]
+        result = run.finish(prr_records=prr_records)
+    # Agenda items imported earlier may mention KEPs that exist only now: link them (same transaction).
+    created = [r.number for r in kep_records if result.outcomes.get(r.source_path) == "created"]
+    if created:
+        keps_created.send(sender=Kep, kep_numbers=created)
+    for outcome in ("created", "updated", "unchanged"):
+        report.count(outcome, result.count(outcome))
+    report.warnings.extend(result.warnings)
+    report.note(
+        f"{result.sigs_created} SIGs and {result.people_created} people created, "
+        f"{result.people_updated} people completed, {result.rows_written} rows written"
+    )
+
+
+def _tree_file_parse(
+    path: Path, report: ImportReport, *, tree: KepTree, prr_files: frozenset[str]
+) -> KepRecord | PrrRecord | None:
+    """One file of the tree as a record (None for a draft waiting for its number), its warnings in `report`."""
+    file = str(path)
+    relative = file.removeprefix(tree.base_prefix).replace(os.sep, "/")
+    try:
+        text = read_text(path)
+    except ImportFailure as failure:
+        failure.source = relative  # every message names files the same way, relative to the checkout
+        raise
+    folder, name = os.path.split(file)
+    if file in prr_files:
+        stem = name.removesuffix(".yaml")
+        number = int(stem) if stem.isascii() and stem.isdigit() else None
+        record = parse_prr(text, source=relative, file_number=number)
+    else:
+        try:
+            record = parse_kep(text, source=relative, directory=os.path.basename(folder))
+        except NotAKepYet as draft:
+            # A draft waiting for its number is not a failure of the import: listed, not skipped.
+            report.note(f"not a KEP yet: {draft}", verbosity=2)
+            return None
+    report.warnings.extend(record.warnings)
+    return record

@@ -206,15 +206,7 @@ def kep_history_import(*, root: Path, dry_run: bool = False, progress: Progress 
     if cursor is not None and cursor.last_commit == head:
         report.note(f"{branch} at {head[:12]}: no new commits since the last run", verbosity=1)
         return report
-    since = ""
-    if cursor is not None:
-        try:
-            _git(root, "merge-base", "--is-ancestor", cursor.last_commit, head)
-            since = cursor.last_commit
-        except ImportUsageError:
-            report.note(
-                f"the last commit read ({cursor.last_commit[:12]}) is not on {branch}; replaying all", verbosity=1
-            )
+    since = _resume_after(root, cursor, branch=branch, head=head, report=report)
     state = ReplayState.from_json(cursor.state) if since else ReplayState()
     commits = git_log(root, head=head, since=since)
     counts = ReplayCounts()
@@ -229,28 +221,55 @@ def kep_history_import(*, root: Path, dry_run: bool = False, progress: Progress 
         report.note(line, verbosity=1)
 
     def write() -> None:
-        rows = [_row(revision) for revision in revisions]
-        numbers = {row.kep_number for row in rows}
-        stored = KepPlanChange.objects.filter(kep_number__in=numbers) if since else KepPlanChange.objects.all()
-        existing = {(number, sha): pk for pk, number, sha in stored.values_list("pk", "kep_number", "commit_sha")}
-        new = [row for row in rows if (row.kep_number, row.commit_sha) not in existing]
-        KepPlanChange.objects.bulk_create(new, batch_size=1000, ignore_conflicts=True)
-        report.count("created", len(new))
-        report.count("unchanged", len(rows) - len(new))
-        if not since:
-            stale = set(existing) - {(row.kep_number, row.commit_sha) for row in rows}
-            if stale:
-                KepPlanChange.objects.filter(pk__in=[existing[key] for key in stale]).delete()
-                report.note(f"{len(stale)} plan changes no longer on {branch} removed", verbosity=1)
-        last_at = commits[-1].committed_at if commits else None
-        if last_at is None:
-            last_at = cursor.last_committed_at if cursor is not None else None
-        if last_at is None:
-            from django.utils import timezone
-
-            last_at = timezone.now()
-        KepHistoryCursor.objects.update_or_create(
-            branch=branch, defaults={"last_commit": head, "last_committed_at": last_at, "state": state.to_json()}
-        )
+        _plan_changes_write(revisions, replayed_all=not since, branch=branch, report=report)
+        _cursor_write(cursor, branch=branch, head=head, commits=commits, state=state)
 
     return import_in_one_transaction(lock_name=LOCK_NAME, dry_run=dry_run, report=report, write=write)
+
+
+def _resume_after(root: Path, cursor: KepHistoryCursor | None, *, branch: str, head: str, report: ImportReport) -> str:
+    """The commit to read on from: the cursor's when it is still on the branch, else '' (replay everything)."""
+    if cursor is None:
+        return ""
+    try:
+        _git(root, "merge-base", "--is-ancestor", cursor.last_commit, head)
+    except ImportUsageError:
+        report.note(f"the last commit read ({cursor.last_commit[:12]}) is not on {branch}; replaying all", verbosity=1)
+        return ""
+    return cursor.last_commit
+
+
+def _plan_changes_write(
+    revisions: list[PlanRevision], *, replayed_all: bool, branch: str, report: ImportReport
+) -> None:
+    """The rows of `revisions` not stored yet; after a replay of everything, the stored rows it did not produce
+    (commits no longer on the branch) removed."""
+    rows = [_row(revision) for revision in revisions]
+    numbers = {row.kep_number for row in rows}
+    stored = KepPlanChange.objects.all() if replayed_all else KepPlanChange.objects.filter(kep_number__in=numbers)
+    existing = {(number, sha): pk for pk, number, sha in stored.values_list("pk", "kep_number", "commit_sha")}
+    new = [row for row in rows if (row.kep_number, row.commit_sha) not in existing]
+    KepPlanChange.objects.bulk_create(new, batch_size=1000, ignore_conflicts=True)
+    report.count("created", len(new))
+    report.count("unchanged", len(rows) - len(new))
+    if replayed_all:
+        stale = set(existing) - {(row.kep_number, row.commit_sha) for row in rows}
+        if stale:
+            KepPlanChange.objects.filter(pk__in=[existing[key] for key in stale]).delete()
+            report.note(f"{len(stale)} plan changes no longer on {branch} removed", verbosity=1)
+
+
+def _cursor_write(
+    cursor: KepHistoryCursor | None, *, branch: str, head: str, commits: list[GitCommit], state: ReplayState
+) -> None:
+    """The branch's cursor moved to `head`, with the replay state to continue from."""
+    last_at = commits[-1].committed_at if commits else None
+    if last_at is None:
+        last_at = cursor.last_committed_at if cursor is not None else None
+    if last_at is None:
+        from django.utils import timezone
+
+        last_at = timezone.now()
+    KepHistoryCursor.objects.update_or_create(
+        branch=branch, defaults={"last_commit": head, "last_committed_at": last_at, "state": state.to_json()}
+    )

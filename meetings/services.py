@@ -173,6 +173,25 @@ def meeting_notes_import(*, notes: NotesRecord, sig: Sig | str) -> NotesImportRe
     new_people: list[str] = []
     people = _people(notes, new_people)
     # Retros first: they create the releases that agenda items may name.
+    _retros_import(notes, sig=sig, people=people, result=result)
+    keps, releases = _mentioned_keps_and_releases(notes)
+    rows, new_meetings, changed_meetings = _meetings_write(notes, sig=sig)
+    items_changed = _items_write(rows, people, keps, releases, source=notes.source)
+    if new_people:
+        # Another year's file, imported earlier, may name them as a bare word ("[vinaykul]", 2019) before this
+        # file's "[@vinaykul]" (2020) created them: link those items now, as a fresh import would have.
+        agenda_items_link_presenters(handles=new_people)
+    new_ids = {m.pk for m in new_meetings}
+    changed_ids = {m.pk for m in changed_meetings} | items_changed
+    result.created += len(new_ids)
+    result.updated += len(changed_ids - new_ids)
+    result.unchanged += len(rows) - len(new_ids) - len(changed_ids - new_ids)
+    return result
+
+
+def _retros_import(notes: NotesRecord, *, sig: Sig, people: dict[str, int], result: NotesImportResult) -> None:
+    """The notes' retrospectives, counted in `result`; agenda items stored earlier that name the KEPs and
+    releases they create are linked to them."""
     retros = [(m.date, r) for m in notes.meetings for r in m.retros]
     new_keps: list[int] = []
     new_releases: list[str] = []
@@ -192,11 +211,21 @@ def meeting_notes_import(*, notes: NotesRecord, sig: Sig | str) -> NotesImportRe
     if new_releases:
         agenda_items_link_releases(versions=new_releases)
 
+
+def _mentioned_keps_and_releases(notes: NotesRecord) -> tuple[dict[int, int], dict[str, Release]]:
+    """The KEP ids by number and the releases by version that the agenda items name and that exist."""
     numbers = {n for m in notes.meetings for item in m.items for n in item.kep_numbers}
     keps = dict(Kep.objects.filter(number__in=numbers).values_list("number", "id")) if numbers else {}
     versions = {v for m in notes.meetings for item in m.items for v in item.releases}
     releases = {r.version: r for r in Release.objects.filter(version__in=versions)} if versions else {}
+    return keps, releases
 
+
+def _meetings_write(
+    notes: NotesRecord, *, sig: Sig
+) -> tuple[list[tuple[Meeting, MeetingRecord]], list[Meeting], list[Meeting]]:
+    """Each meeting of the notes created or brought up to date: (each row with its record, those created, those
+    changed)."""
     existing = {m.date: m for m in Meeting.objects.filter(sig=sig, date__in=[m.date for m in notes.meetings])}
     new_meetings, changed_meetings = [], []
     rows: list[tuple[Meeting, MeetingRecord]] = []
@@ -224,26 +253,20 @@ def meeting_notes_import(*, notes: NotesRecord, sig: Sig | str) -> NotesImportRe
     Meeting.objects.bulk_create(new_meetings)
     if changed_meetings:
         Meeting.objects.bulk_update(changed_meetings, _MEETING_FIELDS)
+    return rows, new_meetings, changed_meetings
 
+
+def _items_write(rows, people, keps, releases, *, source: str) -> set[int]:
+    """`_write_items`, a refusal of the full-text index turned into an ImportFailure of the file."""
     try:
-        items_changed = _write_items(rows, people, keps, releases)
+        return _write_items(rows, people, keps, releases)
     except DatabaseError as exc:  # OperationalError on psycopg (ProgramLimitExceeded)
         # Should _cut_oversized's bound ever be too generous, the file is still skipped in one line, not a
-        # traceback that stops the import; this function's transaction undoes what it wrote.
+        # traceback that stops the import; the caller's transaction undoes what it wrote.
         if "tsvector" not in str(exc):
             raise
         reason = f"agenda text too long to search ({str(exc).splitlines()[0]})"
-        raise ImportFailure(reason, source=notes.source) from exc
-    if new_people:
-        # Another year's file, imported earlier, may name them as a bare word ("[vinaykul]", 2019) before this
-        # file's "[@vinaykul]" (2020) created them: link those items now, as a fresh import would have.
-        agenda_items_link_presenters(handles=new_people)
-    new_ids = {m.pk for m in new_meetings}
-    changed_ids = {m.pk for m in changed_meetings} | items_changed
-    result.created += len(new_ids)
-    result.updated += len(changed_ids - new_ids)
-    result.unchanged += len(rows) - len(new_ids) - len(changed_ids - new_ids)
-    return result
+        raise ImportFailure(reason, source=source) from exc
 
 
 def sig_from_path(path: Path) -> str | None:
@@ -337,15 +360,43 @@ def _write_items(rows, people, keps, releases) -> set[int]:
     current_presenters: dict[int, set[int]] = {}
     current_keps: dict[int, set[int]] = {}
     if current:
-        for item_id, person_id in presenters_through.objects.filter(agendaitem__meeting_id__in=meeting_ids).values_list(
-            "agendaitem_id", "person_id"
-        ):
-            current_presenters.setdefault(item_id, set()).add(person_id)
-        for item_id, kep_id in keps_through.objects.filter(agendaitem__meeting_id__in=meeting_ids).values_list(
-            "agendaitem_id", "kep_id"
-        ):
-            current_keps.setdefault(item_id, set()).add(kep_id)
+        current_presenters = _links_of(presenters_through, "person_id", meeting_ids)
+        current_keps = _links_of(keps_through, "kep_id", meeting_ids)
+    touched, wanted_links = _item_rows_write(rows, current, people, keps, releases)
+    add_presenters, add_keps, drop_presenters, drop_keps = [], [], Q(), Q()
+    for row, meeting_id, presenter_ids, kep_ids in wanted_links:
+        have_p = current_presenters.get(row.pk, set())
+        have_k = current_keps.get(row.pk, set())
+        if presenter_ids != have_p or kep_ids != have_k:
+            touched.add(meeting_id)
+        add_presenters += [presenters_through(agendaitem_id=row.pk, person_id=p) for p in presenter_ids - have_p]
+        add_keps += [keps_through(agendaitem_id=row.pk, kep_id=k) for k in kep_ids - have_k]
+        if have_p - presenter_ids:
+            drop_presenters |= Q(agendaitem_id=row.pk, person_id__in=have_p - presenter_ids)
+        if have_k - kep_ids:
+            drop_keps |= Q(agendaitem_id=row.pk, kep_id__in=have_k - kep_ids)
+    if drop_presenters:
+        presenters_through.objects.filter(drop_presenters).delete()
+    if drop_keps:
+        keps_through.objects.filter(drop_keps).delete()
+    presenters_through.objects.bulk_create(add_presenters)
+    keps_through.objects.bulk_create(add_keps)
+    return touched
 
+
+def _links_of(through, column: str, meeting_ids: list[int]) -> dict[int, set[int]]:
+    """The ids in `column` of the `through` table linked to each agenda item of the meetings, by item id."""
+    links: dict[int, set[int]] = {}
+    for item_id, other_id in through.objects.filter(agendaitem__meeting_id__in=meeting_ids).values_list(
+        "agendaitem_id", column
+    ):
+        links.setdefault(item_id, set()).add(other_id)
+    return links
+
+
+def _item_rows_write(rows, current, people, keps, releases) -> tuple[set[int], list[tuple]]:
+    """Agenda item rows created, updated or deleted to match the records: (ids of meetings touched, each item's
+    row with its meeting id and the presenter and KEP ids it should link)."""
     touched: set[int] = set()
     create, update, wanted_links = [], [], []
     seen: set[tuple[int, int]] = set()
@@ -380,26 +431,7 @@ def _write_items(rows, people, keps, releases) -> set[int]:
     AgendaItem.objects.bulk_create(create)
     if update:
         AgendaItem.objects.bulk_update(update, _ITEM_FIELDS)
-
-    add_presenters, add_keps, drop_presenters, drop_keps = [], [], Q(), Q()
-    for row, meeting_id, presenter_ids, kep_ids in wanted_links:
-        have_p = current_presenters.get(row.pk, set())
-        have_k = current_keps.get(row.pk, set())
-        if presenter_ids != have_p or kep_ids != have_k:
-            touched.add(meeting_id)
-        add_presenters += [presenters_through(agendaitem_id=row.pk, person_id=p) for p in presenter_ids - have_p]
-        add_keps += [keps_through(agendaitem_id=row.pk, kep_id=k) for k in kep_ids - have_k]
-        if have_p - presenter_ids:
-            drop_presenters |= Q(agendaitem_id=row.pk, person_id__in=have_p - presenter_ids)
-        if have_k - kep_ids:
-            drop_keps |= Q(agendaitem_id=row.pk, kep_id__in=have_k - kep_ids)
-    if drop_presenters:
-        presenters_through.objects.filter(drop_presenters).delete()
-    if drop_keps:
-        keps_through.objects.filter(drop_keps).delete()
-    presenters_through.objects.bulk_create(add_presenters)
-    keps_through.objects.bulk_create(add_keps)
-    return touched
+    return touched, wanted_links
 
 
 @transaction.atomic

@@ -5,7 +5,7 @@ import datetime
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from community.meeting_schedule import NextMeeting, sig_next_meetings
@@ -106,35 +106,11 @@ def my_work(*, person: Person, now: datetime.datetime | None = None) -> MyWork:
     zone = profile.zone if profile else None
     releases = current_and_next_releases(now=now)
     work = MyWork(person=person, profile=profile, releases=releases)
-    rows = with_prr(
-        TrackedEnhancement.objects.filter(release__in=releases)
-        .filter(
-            Q(kep__authors=person)
-            | Q(kep__reviewers=person)
-            | Q(kep__approvers=person)
-            | Q(assignee=person)
-            | Q(enhancements_contact=person)
-        )
-        .distinct()
-        .select_related("release", "kep", "sig")
-        .prefetch_related("kep__authors", "kep__reviewers", "kep__approvers")
-        .order_by("release__major", "release__minor", "kep__number")
-    )
+    rows = _tracked_of(person, releases)
     freezes = _freezes_ahead([r.pk for r in releases], now)
     for row in rows:
-        roles = [
-            label
-            for label, people in (
-                ("author", row.kep.authors.all() if row.kep_id else ()),
-                ("reviewer", row.kep.reviewers.all() if row.kep_id else ()),
-                ("approver", row.kep.approvers.all() if row.kep_id else ()),
-            )
-            if person in people
-        ]
-        roles += ["assignee"] if row.assignee_id == person.pk else []
-        roles += ["enhancements contact"] if row.enhancements_contact_id == person.pk else []
         deadline = _deadline(row, freezes[row.release_id], zone) if is_in_play(row.status) else None
-        work.keps.append(MyKep(row=row, roles=roles, deadline=deadline))
+        work.keps.append(MyKep(row=row, roles=_roles(row, person), deadline=deadline))
     work.action_items = list(
         RetroItem.objects.filter(
             owner=person, category=RetroCategory.ACTION_ITEM, status__in=[ActionStatus.OPEN, ActionStatus.IN_PROGRESS]
@@ -149,7 +125,48 @@ def my_work(*, person: Person, now: datetime.datetime | None = None) -> MyWork:
         | set(Kep.objects.filter(authors=person, owning_sig__isnull=False).values_list("owning_sig_id", flat=True))
     )
     work.sig_meetings = sig_next_meetings(now=now, sig_ids=sig_ids)
-    today = now.date()
+    work.meetings = _next_meetings(sig_ids, today=now.date())
+    return work
+
+
+def _tracked_of(person: Person, releases: list[Release]) -> QuerySet[TrackedEnhancement]:
+    """The rows of `releases` whose KEP the person authors, reviews or approves, or that they are assigned or the
+    enhancements contact of, with the KEP's people prefetched."""
+    return with_prr(
+        TrackedEnhancement.objects.filter(release__in=releases)
+        .filter(
+            Q(kep__authors=person)
+            | Q(kep__reviewers=person)
+            | Q(kep__approvers=person)
+            | Q(assignee=person)
+            | Q(enhancements_contact=person)
+        )
+        .distinct()
+        .select_related("release", "kep", "sig")
+        .prefetch_related("kep__authors", "kep__reviewers", "kep__approvers")
+        .order_by("release__major", "release__minor", "kep__number")
+    )
+
+
+def _roles(row: TrackedEnhancement, person: Person) -> list[str]:
+    """What the person is to the row: author, reviewer, approver (of its KEP), assignee, enhancements contact."""
+    roles = [
+        label
+        for label, people in (
+            ("author", row.kep.authors.all() if row.kep_id else ()),
+            ("reviewer", row.kep.reviewers.all() if row.kep_id else ()),
+            ("approver", row.kep.approvers.all() if row.kep_id else ()),
+        )
+        if person in people
+    ]
+    roles += ["assignee"] if row.assignee_id == person.pk else []
+    roles += ["enhancements contact"] if row.enhancements_contact_id == person.pk else []
+    return roles
+
+
+def _next_meetings(sig_ids: set[int], *, today: datetime.date) -> list[Meeting]:
+    """Each SIG's next meeting on record that is not cancelled, soonest first."""
+    meetings = []
     for sig_id in sorted(sig_ids):
         meeting = (
             Meeting.objects.filter(sig_id=sig_id, date__gte=today, cancelled=False)
@@ -158,9 +175,9 @@ def my_work(*, person: Person, now: datetime.datetime | None = None) -> MyWork:
             .first()
         )
         if meeting:
-            work.meetings.append(meeting)
-    work.meetings.sort(key=lambda m: (m.date, m.sig.slug))
-    return work
+            meetings.append(meeting)
+    meetings.sort(key=lambda m: (m.date, m.sig.slug))
+    return meetings
 
 
 def my_deadlines(*, person: Person, now: datetime.datetime | None = None) -> list[tuple[Milestone, list[MyKep]]]:

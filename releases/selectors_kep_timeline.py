@@ -96,7 +96,23 @@ def kep_timeline(*, kep: Kep, now: datetime.datetime | None = None) -> KepTimeli
     """Each release the KEP was tracked in (oldest first), its slips, when it reached each stage (as of `now`) and
     what kep.yaml plans beyond that."""
     now = now or timezone.now()
-    tracked = list(
+    tracked = _tracked_with_record(kep)
+    freezes_by_release = _freezes_by_release([t.release_id for t in tracked])
+    timeline = KepTimeline()
+    for row in tracked:
+        entry = _timeline_row(row, freezes_by_release[row.release_id])
+        if entry.slipped:
+            timeline.slips += 1
+        entry.slips_so_far = timeline.slips
+        timeline.rows.append(entry)
+    _reached_and_planned(timeline, kep=kep, tracked=tracked, now=now)
+    return timeline
+
+
+def _tracked_with_record(kep: Kep) -> list[TrackedEnhancement]:
+    """The KEP's tracked rows, oldest release first, each with its whole history (`record`) and the freeze of the
+    last exception refused it (`refused_freeze`), in two queries."""
+    return list(
         TrackedEnhancement.objects.filter(kep=kep)
         .select_related("release", "sig")
         # The whole record (superseded rows too) in the same one query; the history as it stands is taken from it.
@@ -117,35 +133,42 @@ def kep_timeline(*, kep: Kep, now: datetime.datetime | None = None) -> KepTimeli
         )
         .order_by("release__major", "release__minor")
     )
-    # Every tracked release's freezes (one query): the freeze a slip missed, and the enhancements freeze at which
-    # the plan history is read beside the board.
-    release_ids = [t.release_id for t in tracked]
+
+
+def _freezes_by_release(release_ids: list[int]) -> dict[int, list[Milestone]]:
+    """Every tracked release's freezes (one query): the freeze a slip missed, and the enhancements freeze at which
+    the plan history is read beside the board."""
     freezes_by_release: dict[int, list[Milestone]] = defaultdict(list)
     if release_ids:
         for milestone in Milestone.objects.filter(
             release_id__in=release_ids, kind__in=list(_FREEZE_OF_KIND), sig__isnull=True
         ).order_by("at"):
             freezes_by_release[milestone.release_id].append(milestone)
-    timeline = KepTimeline()
-    for row in tracked:
-        entry = TimelineRow(tracked=row)
-        by_pk = {change.pk: change for change in row.record}
-        superseded = {change.supersedes_id for change in row.record if change.supersedes_id}
-        history = [c for c in row.record if c.pk not in superseded and not c.withdrawn]
-        entry.corrections = [(by_pk[c.supersedes_id], c) for c in row.record if c.supersedes_id in by_pk]
-        if entry.slipped:
-            timeline.slips += 1
-            entry.missed_freeze = _missed_freeze(history, freezes_by_release[row.release_id], row.refused_freeze)
-        entry.assumed = any(change.assumed for change in history)
-        final = next((c for c in reversed(history) if c.to_status == row.status), None)
-        if final is not None and not final.assumed:
-            # Why it ended this way, as whoever changed it said (the admin's reason) and where to read more.
-            entry.reason, entry.link = final.note, final.link
-        entry.slips_so_far = timeline.slips
-        entry.enhancements_freeze = next(
-            (m for m in freezes_by_release[row.release_id] if m.kind == FREEZE_MILESTONE[Freeze.ENHANCEMENTS]), None
-        )
-        timeline.rows.append(entry)
+    return freezes_by_release
+
+
+def _timeline_row(row: TrackedEnhancement, freezes: list[Milestone]) -> TimelineRow:
+    """One release of the timeline, from the tracked row's record and its release's freezes."""
+    entry = TimelineRow(tracked=row)
+    by_pk = {change.pk: change for change in row.record}
+    superseded = {change.supersedes_id for change in row.record if change.supersedes_id}
+    history = [c for c in row.record if c.pk not in superseded and not c.withdrawn]
+    entry.corrections = [(by_pk[c.supersedes_id], c) for c in row.record if c.supersedes_id in by_pk]
+    if entry.slipped:
+        entry.missed_freeze = _missed_freeze(history, freezes, row.refused_freeze)
+    entry.assumed = any(change.assumed for change in history)
+    final = next((c for c in reversed(history) if c.to_status == row.status), None)
+    if final is not None and not final.assumed:
+        # Why it ended this way, as whoever changed it said (the admin's reason) and where to read more.
+        entry.reason, entry.link = final.note, final.link
+    entry.enhancements_freeze = next((m for m in freezes if m.kind == FREEZE_MILESTONE[Freeze.ENHANCEMENTS]), None)
+    return entry
+
+
+def _reached_and_planned(
+    timeline: KepTimeline, *, kep: Kep, tracked: list[TrackedEnhancement], now: datetime.datetime
+) -> None:
+    """Where each stage was reached (`timeline.reached`) and, where not reached there, planned (`timeline.planned`)."""
     for stage, milestone in (
         (KepStage.ALPHA, kep.alpha_milestone),
         (KepStage.BETA, kep.beta_milestone),
@@ -166,4 +189,3 @@ def kep_timeline(*, kep: Kep, now: datetime.datetime | None = None) -> KepTimeli
             timeline.reached[stage] = (shipped[0].release.version, source)
         if milestone and timeline.reached.get(stage, ("",))[0] != milestone:
             timeline.planned[stage] = milestone
-    return timeline

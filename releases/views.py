@@ -137,17 +137,10 @@ class ReleaseDetailView(TemplateView):
         schedule = selectors.release_schedule(release=release, now=now)
         start, end = selectors.release_cycle_dates(release=release, schedule=schedule)
         stats, sig_stats = selectors.release_stats_all(release=release)
-        previous = selectors.release_previous(release=release)
+        previous_retro = _previous_retro_context(release)
         board_counts = selectors.release_board_counts(release=release)
-        table = TrackedEnhancementTable(selectors.tracked_enhancement_list(release=release), prefix="te-")
-        # The board counts hold the number of rows: the table's paginator is told it rather than asking again.
-        table.data._length = sum(count.count for count in board_counts)
-        RequestConfig(self.request, paginate={"per_page": self.enhancements_per_page}).configure(table)
+        table = self._enhancements_table(release, board_counts)
         meetings, meeting_total = meeting_selectors.meetings_between(start=start, end=end, limit=20)
-        previous_actions = selectors.retro_action_items(release=previous) if previous else []
-        funnel = stats.funnel if stats else []
-        funnel_unknown = any(step.get("unknown") for step in funnel)
-        funnel_max = max((step.get("count") or 0 for step in funnel), default=0)
         context.update(
             nav="releases",
             release=release,
@@ -158,22 +151,10 @@ class ReleaseDetailView(TemplateView):
             stats=stats,
             sig_stats=sig_stats if stats else [],
             is_tally=bool(stats and stats.source == StatsSource.RECORDED_TALLY),
-            funnel_unknown=funnel_unknown,
-            funnel=[
-                {
-                    **step,
-                    "at_dt": _parse_at(step.get("at")),
-                    "width": round(100 * (step.get("count") or 0) / funnel_max) if funnel_max else 0,
-                }
-                for step in funnel
-            ],
+            **_funnel_context(stats),
             table=table,
             retros=selectors.retrospective_list(release=release),
-            previous=previous,
-            previous_actions=previous_actions,
-            # "recorded no action items" only of a retro that exists; without one, say there is none.
-            previous_has_retro=bool(previous_actions)
-            or (bool(previous) and selectors.retrospective_exists(release=previous)),
+            **previous_retro,
             meetings=meetings,
             meeting_total=meeting_total,
             is_active=release.state == ReleaseState.ACTIVE,
@@ -199,6 +180,44 @@ class ReleaseDetailView(TemplateView):
             weekly_markdown=weekly_update_markdown(version=release.version, numbers=weekly, as_of=now.date()),
         )
         return context
+
+    def _enhancements_table(self, release: Release, board_counts) -> TrackedEnhancementTable:
+        """The first page of the release's tracked enhancements."""
+        table = TrackedEnhancementTable(selectors.tracked_enhancement_list(release=release), prefix="te-")
+        # The board counts hold the number of rows: the table's paginator is told it rather than asking again.
+        table.data._length = sum(count.count for count in board_counts)
+        RequestConfig(self.request, paginate={"per_page": self.enhancements_per_page}).configure(table)
+        return table
+
+
+def _previous_retro_context(release: Release) -> dict:
+    """The release before this one and the action items its retrospective left for this cycle."""
+    previous = selectors.release_previous(release=release)
+    previous_actions = selectors.retro_action_items(release=previous) if previous else []
+    return {
+        "previous": previous,
+        "previous_actions": previous_actions,
+        # "recorded no action items" only of a retro that exists; without one, say there is none.
+        "previous_has_retro": bool(previous_actions)
+        or (bool(previous) and selectors.retrospective_exists(release=previous)),
+    }
+
+
+def _funnel_context(stats) -> dict:
+    """The funnel's steps, each with its instant and its bar's width as a share of the widest step."""
+    funnel = stats.funnel if stats else []
+    funnel_max = max((step.get("count") or 0 for step in funnel), default=0)
+    return {
+        "funnel_unknown": any(step.get("unknown") for step in funnel),
+        "funnel": [
+            {
+                **step,
+                "at_dt": _parse_at(step.get("at")),
+                "width": round(100 * (step.get("count") or 0) / funnel_max) if funnel_max else 0,
+            }
+            for step in funnel
+        ],
+    }
 
 
 def _countdown(delta: datetime.timedelta) -> dict:

@@ -238,6 +238,25 @@ def read_plan(text: str, *, path: str, source: str, counts: ReplayCounts, warnin
     if several:
         counts.multi_document += 1
         warnings.append(f"{source}: several YAML documents; the first mapping is read")
+    number = _plan_number(data, path=path, source=source, counts=counts, warnings=warnings)
+    blob = _PlanFields(source, counts, warnings)
+    milestone_map = data.get("milestone")
+    if not isinstance(milestone_map, dict):
+        milestone_map = {}
+    milestones = tuple(
+        (key, value) for key in MILESTONE_KEYS if (value := blob.version(f"milestone.{key}", milestone_map.get(key)))
+    )
+    return Plan(
+        number=number,
+        stage=blob.choice("stage", data.get("stage"), KEP_STAGES),
+        status=blob.choice("status", data.get("status"), KEP_STATUSES),
+        latest_milestone=blob.version("latest-milestone", data.get("latest-milestone")),
+        milestones=milestones,
+    )
+
+
+def _plan_number(data: dict, *, path: str, source: str, counts: ReplayCounts, warnings: list[str]) -> int:
+    """The blob's KEP number by the kep.yaml parser's rule, counted where it came from the directory."""
     directory = path.rsplit("/", 2)[-2] if path.count("/") >= 1 else ""
     try:
         number, message = _kep_number(data.get("kep-number"), directory, source=source)
@@ -250,46 +269,42 @@ def read_plan(text: str, *, path: str, source: str, counts: ReplayCounts, warnin
         else:
             counts.number_from_directory += 1
         warnings.append(f"{source}: kep-number: {message}")
+    return number
 
-    def text_of(value, name: str) -> str:
+
+@dataclass
+class _PlanFields:
+    """Reads a blob's plan fields, counting each quirk met and warning about it under `source`."""
+
+    source: str
+    counts: ReplayCounts
+    warnings: list[str]
+
+    def text_of(self, value, name: str) -> str:
         try:
-            return scalar(value, source=source, name=name)
+            return scalar(value, source=self.source, name=name)
         except ImportFailure as failure:  # a list or mapping where a value belongs: read as absent
-            warnings.append(str(failure) + "; ignored")
+            self.warnings.append(str(failure) + "; ignored")
             return ""
 
-    def choice(name: str, vocabulary) -> str:
-        raw = text_of(data.get(name), name)
-        value, message = normalise_choice(raw, vocabulary)
+    def choice(self, name: str, value, vocabulary) -> str:
+        raw = self.text_of(value, name)
+        result, message = normalise_choice(raw, vocabulary)
         if message:
-            counts.stage_status_corrected += bool(value)
-            counts.stage_status_unknown += not value
-            warnings.append(f"{source}: {name}: {message}")
-        return value
-
-    def version(name: str, value) -> str:
-        raw = text_of(value, name)
-        result, message = normalise_version(raw)
-        if message:
-            counts.not_a_version += 1
-            warnings.append(f"{source}: {name}: {message}")
-        elif not result and raw and unquote(raw).lower() in _VERSION_PLACEHOLDERS:
-            counts.placeholders += 1
+            self.counts.stage_status_corrected += bool(result)
+            self.counts.stage_status_unknown += not result
+            self.warnings.append(f"{self.source}: {name}: {message}")
         return result
 
-    milestone_map = data.get("milestone")
-    if not isinstance(milestone_map, dict):
-        milestone_map = {}
-    milestones = tuple(
-        (key, value) for key in MILESTONE_KEYS if (value := version(f"milestone.{key}", milestone_map.get(key)))
-    )
-    return Plan(
-        number=number,
-        stage=choice("stage", KEP_STAGES),
-        status=choice("status", KEP_STATUSES),
-        latest_milestone=version("latest-milestone", data.get("latest-milestone")),
-        milestones=milestones,
-    )
+    def version(self, name: str, value) -> str:
+        raw = self.text_of(value, name)
+        result, message = normalise_version(raw)
+        if message:
+            self.counts.not_a_version += 1
+            self.warnings.append(f"{self.source}: {name}: {message}")
+        elif not result and raw and unquote(raw).lower() in _VERSION_PLACEHOLDERS:
+            self.counts.placeholders += 1
+        return result
 
 
 # -- replay --------------------------------------------------------------------------------------------
@@ -383,53 +398,69 @@ def replay(
     for commit in commits:
         counts.commits += 1
         state.sequence += 1
-        touched: set[int] = set()
-        live_before: dict[int, int] = {}
-        for change in commit.changes:
-            before = state.live.get(change.path, (None, 0))[0]
-            if before is not None:
-                live_before.setdefault(before.number, len(state.by_number.get(before.number, ())))
-        # Adds and edits before deletes: a move in one commit (a copy and a delete) is then seen as a rename.
-        for change in sorted(commit.changes, key=lambda change: not change.blob):
-            counts.file_changes += 1
-            before, seq = state.live.get(change.path, (None, state.sequence))
-            if before is not None:
-                touched.add(before.number)
-            if not change.blob:
-                state.drop_live(change.path)
-                if before is not None and len(state.by_number.get(before.number, ())) >= 1:
-                    counts.renames += 1  # another live file still states the number: the copy of a move
-                continue
-            plan = plans.get(change.blob)
-            if isinstance(plan, Plan):
-                if change.path not in state.live:
-                    seq = state.sequence
-                if plan.number not in live_before:
-                    live_before[plan.number] = len(state.by_number.get(plan.number, ()))
-                state.set_live(change.path, plan, seq)
-                touched.add(plan.number)
-            elif change.path not in state.live:
-                state.set_live(change.path, None, state.sequence)
+        touched, live_before = _apply_changes(commit, plans, state=state, counts=counts)
         for number in sorted(touched):
             if len(state.by_number.get(number, ())) > 1 and live_before.get(number, 0) <= 1:
                 counts.duplicate_numbers += 1
-            chosen = _winner(state, number)
-            if chosen is None:
-                continue  # every file of the KEP deleted: its last recorded plan stands
-            path, plan = chosen
-            if state.recorded.get(number) == plan:
-                continue
-            state.recorded[number] = plan
-            target = plan.target
-            slipped_from = ""
-            last = state.last_point.get(number)
-            if target:
-                if last is not None:
-                    slipped_from = plan_slip(
-                        before_stage=last[0], before_target=last[1], after_stage=plan.stage, after_target=target
-                    )
-                state.last_point[number] = (plan.stage, target)
-            counts.revisions += 1
-            counts.slips += bool(slipped_from)
-            revisions.append(PlanRevision(plan, commit.sha, commit.committed_at, path, slipped_from))
+            if revision := _record(number, commit, state=state, counts=counts):
+                revisions.append(revision)
     return revisions
+
+
+def _apply_changes(
+    commit: GitCommit, plans: Mapping[str, Plan | ImportFailure], *, state: ReplayState, counts: ReplayCounts
+) -> tuple[set[int], dict[int, int]]:
+    """One commit's file changes applied to `state.live`: the KEP numbers it touched, and how many live files
+    stated each of them before it (a second one appearing is a duplicate number)."""
+    touched: set[int] = set()
+    live_before: dict[int, int] = {}
+    for change in commit.changes:
+        before = state.live.get(change.path, (None, 0))[0]
+        if before is not None:
+            live_before.setdefault(before.number, len(state.by_number.get(before.number, ())))
+    # Adds and edits before deletes: a move in one commit (a copy and a delete) is then seen as a rename.
+    for change in sorted(commit.changes, key=lambda change: not change.blob):
+        counts.file_changes += 1
+        before, seq = state.live.get(change.path, (None, state.sequence))
+        if before is not None:
+            touched.add(before.number)
+        if not change.blob:
+            state.drop_live(change.path)
+            if before is not None and len(state.by_number.get(before.number, ())) >= 1:
+                counts.renames += 1  # another live file still states the number: the copy of a move
+            continue
+        plan = plans.get(change.blob)
+        if isinstance(plan, Plan):
+            if change.path not in state.live:
+                seq = state.sequence
+            if plan.number not in live_before:
+                live_before[plan.number] = len(state.by_number.get(plan.number, ()))
+            state.set_live(change.path, plan, seq)
+            touched.add(plan.number)
+        elif change.path not in state.live:
+            state.set_live(change.path, None, state.sequence)
+    return touched, live_before
+
+
+def _record(number: int, commit: GitCommit, *, state: ReplayState, counts: ReplayCounts) -> PlanRevision | None:
+    """The revision of KEP `number` after `commit`, its slip marked; None when its winning plan is unchanged, or
+    when every file of the KEP was deleted (its last recorded plan stands)."""
+    chosen = _winner(state, number)
+    if chosen is None:
+        return None
+    path, plan = chosen
+    if state.recorded.get(number) == plan:
+        return None
+    state.recorded[number] = plan
+    target = plan.target
+    slipped_from = ""
+    last = state.last_point.get(number)
+    if target:
+        if last is not None:
+            slipped_from = plan_slip(
+                before_stage=last[0], before_target=last[1], after_stage=plan.stage, after_target=target
+            )
+        state.last_point[number] = (plan.stage, target)
+    counts.revisions += 1
+    counts.slips += bool(slipped_from)
+    return PlanRevision(plan, commit.sha, commit.committed_at, path, slipped_from)

@@ -272,115 +272,63 @@ def _kep_number(raw, directory: str, *, source: str) -> tuple[int, str | None]:
 # -- files --------------------------------------------------------------------------------------------
 
 
+@dataclass
+class _KepFile:
+    """A kep.yaml's mapping being read, and the warnings so far, each named `<source>: <field>: <message>`."""
+
+    data: dict
+    source: str
+    warnings: list[str] = field(default_factory=list)
+
+    def text(self, name: str) -> str:
+        return scalar(self.data.get(name), source=self.source, name=name)
+
+    def warn(self, name: str, message: str | None) -> None:
+        if message:
+            self.warnings.append(f"{self.source}: {name}: {message}")
+
+    def version(self, name: str, raw: str) -> str:
+        value, message = normalise_version(raw)
+        self.warn(name, message)
+        return value
+
+
 def parse_kep(text: str, *, source: str, directory: str, source_path: str = "") -> KepRecord:
     """A KepRecord from a kep.yaml's text. `directory` is its folder's name (`2727-grpc-probe`); `source` names
     the file in messages, `source_path` (default: `source`) is stored, e.g. `keps/sig-node/2727-grpc-probe/kep.yaml`.
 
     Raises ImportFailure (naming `source` and the line or field) when the file cannot be imported at all.
     """
-    data = load_mapping(text, source=source)
-    warnings: list[str] = []
-
-    def warn(name: str, message: str | None) -> None:
-        if message:
-            warnings.append(f"{source}: {name}: {message}")
-
-    def field_text(name: str) -> str:
-        return scalar(data.get(name), source=source, name=name)
-
-    number, message = _kep_number(data.get("kep-number"), directory, source=source)
-    warn("kep-number", message)
-
-    title = " ".join(field_text("title").split())
-    if not title:
-        raise ImportFailure("missing (a KEP needs a title)", source=source, field="title")
-    if title.lower() in _TEMPLATE_TITLES:
-        # The directory's words are the only name the KEP has: "3314-csi-changed-block-tracking" -> "Csi changed…".
-        words = " ".join(_DIR_NUMBER_RE.sub("", directory).replace("_", "-").split("-")).strip()
-        if words:
-            warn("title", f"{title!r} is the template's placeholder; using the directory's name {words.capitalize()!r}")
-            title = words.capitalize()
-    if len(title) > TITLE_MAX:
-        warn("title", f"longer than {TITLE_MAX} characters; cut")
-        title = title[:TITLE_MAX]
-
-    owning_raw = field_text("owning-sig")
-    owning_sig = parse_sig(owning_raw)
-    if not owning_sig:
-        reason = "missing" if not owning_raw else f"not a SIG name: {owning_raw!r}"
-        raise ImportFailure(reason, source=source, field="owning-sig")
-    participating: dict[str, None] = {}
-    # Older KEPs (keps/sig-network/1435-mixed-protocol-lb, sig-storage/177-volume-snapshot) call the list
-    # `participating-groups`, the template's name before `participating-sigs`; both are read.
-    entries = [
-        (f"{name}[{index}]", entry)
-        for name in ("participating-sigs", "participating-groups")
-        for index, entry in enumerate(expect_list(data.get(name), source=source, name=name))
-    ]
-    for slot, entry in entries:
-        raw = scalar(entry, source=source, name=slot)
-        slug = parse_sig(raw)
-        if slug:
-            participating.setdefault(slug)
-        elif unquote(raw).lower() not in PLACEHOLDERS:
-            warn(slot, f"not a SIG name: {raw!r}; dropped")
-
-    status, message = normalise_choice(field_text("status"), KEP_STATUSES)
-    warn("status", message)
-    stage, message = normalise_choice(field_text("stage"), KEP_STAGES)
-    warn("stage", message)
-
-    def version(name: str, raw: str) -> str:
-        value, message = normalise_version(raw)
-        warn(name, message)
-        return value
-
-    latest = version("latest-milestone", field_text("latest-milestone"))
-    milestones = data.get("milestone")
-    if milestones is None:
-        milestones = {}
-    if not isinstance(milestones, dict):
-        raise type_error(source, "milestone", "a mapping of stage to version", milestones)
-    per_stage = {
-        stage_name: version(
-            f"milestone.{stage_name}",
-            scalar(milestones.get(stage_name), source=source, name=f"milestone.{stage_name}"),
-        )
-        for stage_name in ("alpha", "beta", "stable", "deprecated")
-    }
-
+    kep = _KepFile(load_mapping(text, source=source), source)
+    number, message = _kep_number(kep.data.get("kep-number"), directory, source=source)
+    kep.warn("kep-number", message)
+    title = _title(kep, directory)
+    owning_sig = _owning_sig(kep)
+    participating = _participating_sigs(kep)
+    status, message = normalise_choice(kep.text("status"), KEP_STATUSES)
+    kep.warn("status", message)
+    stage, message = normalise_choice(kep.text("stage"), KEP_STAGES)
+    kep.warn("stage", message)
+    latest = kep.version("latest-milestone", kep.text("latest-milestone"))
+    per_stage = _stage_milestones(kep)
     people = {}
     for name in ("authors", "reviewers", "approvers"):
         people[name], messages = parse_people(
-            expect_list(data.get(name), source=source, name=name), source=source, name=name
+            expect_list(kep.data.get(name), source=source, name=name), source=source, name=name
         )
-        warnings.extend(messages)
-
+        kep.warnings.extend(messages)
     dates = {}
     for name in ("creation-date", "last-updated"):
-        dates[name], message = parse_date(field_text(name))
-        warn(name, message)
-
-    gates = _feature_gates(data.get("feature-gates"), source=source, warn=warn)
-
-    disable_raw = data.get("disable-supported")
-    disable_supported: bool | None
-    if disable_raw is None or isinstance(disable_raw, bool):
-        disable_supported = disable_raw
-    else:
-        text_value = scalar(disable_raw, source=source, name="disable-supported").lower()
-        words = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
-        disable_supported = words.get(unquote(text_value))
-        if disable_supported is None and unquote(text_value) not in PLACEHOLDERS:
-            warn("disable-supported", f"not true/false: {disable_raw!r}; left empty")
-
-    slug = directory[:SLUG_MAX]
+        dates[name], message = parse_date(kep.text(name))
+        kep.warn(name, message)
+    gates = _feature_gates(kep.data.get("feature-gates"), source=source, warn=kep.warn)
+    disable_supported = _disable_supported(kep)
     return KepRecord(
         number=number,
         title=title,
-        slug=slug,
+        slug=directory[:SLUG_MAX],
         owning_sig=owning_sig,
-        participating_sigs=tuple(participating),
+        participating_sigs=participating,
         status=status,
         stage=stage,
         latest_milestone=latest,
@@ -397,8 +345,85 @@ def parse_kep(text: str, *, source: str, directory: str, source_path: str = "") 
         disable_supported=disable_supported,
         tracking_issue_url=TRACKING_ISSUE_URL.format(number=number),
         source_path=(source_path or source)[-300:],
-        warnings=tuple(warnings),
+        warnings=tuple(kep.warnings),
     )
+
+
+def _title(kep: _KepFile, directory: str) -> str:
+    """The title on one line, the template's placeholder replaced by the directory's words, cut to TITLE_MAX."""
+    title = " ".join(kep.text("title").split())
+    if not title:
+        raise ImportFailure("missing (a KEP needs a title)", source=kep.source, field="title")
+    if title.lower() in _TEMPLATE_TITLES:
+        # The directory's words are the only name the KEP has: "3314-csi-changed-block-tracking" -> "Csi changed…".
+        words = " ".join(_DIR_NUMBER_RE.sub("", directory).replace("_", "-").split("-")).strip()
+        if words:
+            kep.warn(
+                "title", f"{title!r} is the template's placeholder; using the directory's name {words.capitalize()!r}"
+            )
+            title = words.capitalize()
+    if len(title) > TITLE_MAX:
+        kep.warn("title", f"longer than {TITLE_MAX} characters; cut")
+        title = title[:TITLE_MAX]
+    return title
+
+
+def _owning_sig(kep: _KepFile) -> str:
+    owning_raw = kep.text("owning-sig")
+    owning_sig = parse_sig(owning_raw)
+    if not owning_sig:
+        reason = "missing" if not owning_raw else f"not a SIG name: {owning_raw!r}"
+        raise ImportFailure(reason, source=kep.source, field="owning-sig")
+    return owning_sig
+
+
+def _participating_sigs(kep: _KepFile) -> tuple[str, ...]:
+    """The participating SIGs' slugs, each once, in the order written; an entry that is no slug is dropped."""
+    participating: dict[str, None] = {}
+    # Older KEPs (keps/sig-network/1435-mixed-protocol-lb, sig-storage/177-volume-snapshot) call the list
+    # `participating-groups`, the template's name before `participating-sigs`; both are read.
+    entries = [
+        (f"{name}[{index}]", entry)
+        for name in ("participating-sigs", "participating-groups")
+        for index, entry in enumerate(expect_list(kep.data.get(name), source=kep.source, name=name))
+    ]
+    for slot, entry in entries:
+        raw = scalar(entry, source=kep.source, name=slot)
+        slug = parse_sig(raw)
+        if slug:
+            participating.setdefault(slug)
+        elif unquote(raw).lower() not in PLACEHOLDERS:
+            kep.warn(slot, f"not a SIG name: {raw!r}; dropped")
+    return tuple(participating)
+
+
+def _stage_milestones(kep: _KepFile) -> dict[str, str]:
+    """The `milestone` mapping: the release version of each stage, empty where none is given."""
+    milestones = kep.data.get("milestone")
+    if milestones is None:
+        milestones = {}
+    if not isinstance(milestones, dict):
+        raise type_error(kep.source, "milestone", "a mapping of stage to version", milestones)
+    return {
+        stage_name: kep.version(
+            f"milestone.{stage_name}",
+            scalar(milestones.get(stage_name), source=kep.source, name=f"milestone.{stage_name}"),
+        )
+        for stage_name in ("alpha", "beta", "stable", "deprecated")
+    }
+
+
+def _disable_supported(kep: _KepFile) -> bool | None:
+    """`disable-supported` as a YAML boolean or its words (yes/no, on/off); None when absent or unreadable."""
+    disable_raw = kep.data.get("disable-supported")
+    if disable_raw is None or isinstance(disable_raw, bool):
+        return disable_raw
+    text_value = scalar(disable_raw, source=kep.source, name="disable-supported").lower()
+    words = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+    disable_supported = words.get(unquote(text_value))
+    if disable_supported is None and unquote(text_value) not in PLACEHOLDERS:
+        kep.warn("disable-supported", f"not true/false: {disable_raw!r}; left empty")
+    return disable_supported
 
 
 def _feature_gates(value, *, source: str, warn) -> tuple[FeatureGateRecord, ...]:

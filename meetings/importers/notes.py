@@ -59,6 +59,13 @@ exported to Markdown over ten years by many hands; each way they stray is handle
   "Removed from Milestone (17):" or "Deferred (N):".
 * Bad input: binary/oversized/non-UTF-8 files are refused by `read_text`; a file with no dated heading ("not
   meeting notes") or ending inside an HTML table or code fence ("truncated") raises `ImportFailure` with the line.
+
+This module stays one module, past the few hundred lines the others keep, because its parts read one grammar
+from both ends. `split_items` tells a new agenda item from an entry of a retro list by the retrospective rules
+(`retro_release_of`, `_section_header`); `_RetroReader` walks a retro item's lines by the document-structure
+rules (`_bullet`, `_indent`, `_BlockTracker` for HTML tables and code fences) and the inline ones the agenda
+items use (`clean_inline`, `kep_refs`, `release_mentions`, `owner_of`). Cut by topic, each part would import the
+other's private rules, and the list above, one rule per quirk, would no longer be the index of one file.
 """
 
 from __future__ import annotations
@@ -1140,13 +1147,30 @@ def _kep_table(lines, status, release, name, warnings) -> list[KepRowRecord]:
 
 
 class _RetroReader:
-    """Reads one retrospective agenda item: tallies, went-well/to-improve/action lists and KEP tables."""
+    """Reads one retrospective agenda item: tallies, went-well/to-improve/action lists and KEP tables.
+
+    `read` walks the item's lines once; what one line says about the next (which release and which list they
+    belong to, a KEP table heading waiting for its table) is the state below.
+    """
 
     def __init__(self, raw: _RawItem, name: str, warnings: list[str]):
         self.raw = raw
         self.name = name
         self.warnings = warnings
         self.records: dict[str, RetroRecord] = {}
+        # The release the lines belong to: the item's own until a "<version> retro:" line switches to another.
+        self.release = raw.retro_release
+        # List headings met since the release last switched: one met again ends the other release's summary.
+        self.seen: set[str] = set()
+        # The list being read, its heading's indent and whether the heading is a bullet, its first entry's indent.
+        self.section: str | None = None
+        self.header_indent: int | None = None
+        self.header_is_bullet = False
+        self.entry_indent: int | None = None
+        # (indent, text) of the line and of those it is nested under: a tally may name its release in one of them.
+        self.ancestors: list[tuple[int, str]] = []
+        # A KEP table heading ("Done (6):") waiting for its table: (status, KEPs it announces, its line).
+        self.pending: tuple[str, int | None, int] | None = None
 
     def record(self, release: str, line: int, *, held: bool = False) -> RetroRecord:
         record = self.records.get(release)
@@ -1156,15 +1180,7 @@ class _RetroReader:
         return record
 
     def read(self) -> list[RetroRecord]:
-        own = self.raw.retro_release
-        release = own
-        seen: set[str] = set()
-        self.record(own, self.raw.line, held=True)
-        section: str | None = None
-        header_indent = entry_indent = None
-        header_is_bullet = False
-        ancestors: list[tuple[int, str]] = []
-        pending: tuple[str, int | None, int] | None = None
+        self.record(self.raw.retro_release, self.raw.line, held=True)
         lines = self.raw.lines
         i = 0
         while i < len(lines):
@@ -1172,67 +1188,87 @@ class _RetroReader:
             i += 1
             if not line.strip():
                 continue
-            if line.lstrip().lower().startswith("<table") or (pending and line.lstrip().startswith("|")):
+            if line.lstrip().lower().startswith("<table") or (self.pending and line.lstrip().startswith("|")):
                 block = self._take_table(lines, i - 1)
                 i += len(block) - 1
-                if pending:
-                    status, declared, at = pending
-                    rows = _kep_table(block, status, release, self.name, self.warnings)
-                    if declared is not None and declared != len(rows):
-                        self.warnings.append(
-                            f"{self.name}:{at}: heading announces {declared} KEPs, the table lists {len(rows)}"
-                        )
-                    self.record(release, at).keps.extend(rows)
-                    pending = None
+                self._table(block)
                 continue
-            bullet = _bullet(line)
-            indent = _indent(line)
-            content = (bullet.group("text") or "") if bullet else line.strip()
-            cleaned = clean_inline(content)
-            while ancestors and ancestors[-1][0] >= indent:
-                ancestors.pop()
-            ancestors.append((indent, cleaned))
-            if no == self.raw.line:
-                self._source_url(self.record(own, no), line)
-                continue
-            context = _RETRO_CONTEXT.match(cleaned)
-            if context:
-                release, section, seen = _version(context.group(1)), None, set()
-                self.record(release, no, held=release == own)
-                continue
-            status = _status_heading(content) if not bullet else None
-            if status:
-                pending = (status[0], status[1], no)
-                continue
-            pending = None
-            if self._tally(cleaned, ancestors, release, no):
-                continue
-            header = _section_header(content)
-            if header:
-                if header in seen and release != own:
-                    # A list heading repeats: the quoted other release's summary is over.
-                    release, seen = own, set()
-                seen.add(header)
-                section, header_indent, header_is_bullet, entry_indent = header, indent, bool(bullet), None
-                continue
-            if section and bullet:
-                if entry_indent is None:
-                    if header_is_bullet and indent < header_indent:
-                        section = None
-                    else:
-                        entry_indent = indent
-                elif indent < entry_indent - 1:
-                    section = None
-                if section:
-                    record = self.record(release, no)
-                    if indent > entry_indent + 1 and record.entries:
-                        last = record.entries[-1]
-                        last.text = f"{last.text}\n- {clean_inline(content)}"
-                    else:
-                        record.entries.append(self._entry(section, content, no))
-                    continue
-            self._source_url(self.record(own, self.raw.line), line)
+            self._line(no, line)
         return [r for r in self.records.values() if r.held or r.tracked is not None or r.entries or r.keps]
+
+    def _table(self, block: list[tuple[int, str]]) -> None:
+        """A table is read as the KEP table of the heading waiting for it; with no heading waiting, it is not read."""
+        if not self.pending:
+            return
+        status, declared, at = self.pending
+        rows = _kep_table(block, status, self.release, self.name, self.warnings)
+        if declared is not None and declared != len(rows):
+            self.warnings.append(f"{self.name}:{at}: heading announces {declared} KEPs, the table lists {len(rows)}")
+        self.record(self.release, at).keps.extend(rows)
+        self.pending = None
+
+    def _line(self, no: int, line: str) -> None:
+        """A line outside a table: a release switch, a KEP table heading, a tally, a list heading, a list entry, or
+        else text that may hold the retro document's link."""
+        own = self.raw.retro_release
+        bullet = _bullet(line)
+        indent = _indent(line)
+        content = (bullet.group("text") or "") if bullet else line.strip()
+        cleaned = clean_inline(content)
+        while self.ancestors and self.ancestors[-1][0] >= indent:
+            self.ancestors.pop()
+        self.ancestors.append((indent, cleaned))
+        if no == self.raw.line:
+            self._source_url(self.record(own, no), line)
+            return
+        context = _RETRO_CONTEXT.match(cleaned)
+        if context:
+            self.release, self.section, self.seen = _version(context.group(1)), None, set()
+            self.record(self.release, no, held=self.release == own)
+            return
+        status = _status_heading(content) if not bullet else None
+        if status:
+            self.pending = (status[0], status[1], no)
+            return
+        self.pending = None
+        if self._tally(cleaned, self.ancestors, self.release, no):
+            return
+        header = _section_header(content)
+        if header:
+            self._list_heading(header, indent=indent, is_bullet=bool(bullet))
+            return
+        if self.section and bullet and self._list_entry(content, indent=indent, no=no):
+            return
+        self._source_url(self.record(own, self.raw.line), line)
+
+    def _list_heading(self, header: str, *, indent: int, is_bullet: bool) -> None:
+        """A went-well / to-improve / action-item heading: the entries below it belong to that list."""
+        own = self.raw.retro_release
+        if header in self.seen and self.release != own:
+            # A list heading repeats: the quoted other release's summary is over.
+            self.release, self.seen = own, set()
+        self.seen.add(header)
+        self.section, self.header_indent, self.header_is_bullet, self.entry_indent = header, indent, is_bullet, None
+
+    def _list_entry(self, content: str, *, indent: int, no: int) -> bool:
+        """A bullet under a list heading: an entry of that list (a deeper one continues the entry above), True; or,
+        indented out of the list, the list's end, False."""
+        if self.entry_indent is None:
+            if self.header_is_bullet and indent < self.header_indent:
+                self.section = None
+            else:
+                self.entry_indent = indent
+        elif indent < self.entry_indent - 1:
+            self.section = None
+        if not self.section:
+            return False
+        record = self.record(self.release, no)
+        if indent > self.entry_indent + 1 and record.entries:
+            last = record.entries[-1]
+            last.text = f"{last.text}\n- {clean_inline(content)}"
+        else:
+            record.entries.append(self._entry(self.section, content, no))
+        return True
 
     def _take_table(self, lines, start):
         if lines[start][1].lstrip().startswith("|"):

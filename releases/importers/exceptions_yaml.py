@@ -259,9 +259,59 @@ def _value(raw: str, number: int, result: ExceptionsFile) -> str:
 
 
 def _read_entry(entry: list[tuple[int, str]], freeze: str | None, result: ExceptionsFile, seen: dict) -> None:
-    """One request, line by line (never as YAML: see the module): `key: value` lines of the known keys, and "- "
-    items of `pull_requests`. A line that is neither makes the entry unreadable, named by its first line."""
+    """One request, added to `result.requests`, or a problem or warning naming its first line."""
     first = entry[0][0]
+    fields = _entry_fields(entry, result)
+    if fields is None:
+        return
+    data, prs = fields
+    if not any(data.values()) and not prs:
+        result.warnings.append(Problem(first, "an empty entry (the file's template): skipped"))
+        return
+    if freeze is None:
+        result.problems.append(Problem(first, "no freeze named above this request (no heading or group key)"))
+        return
+    try:
+        kep_number, issue_url = parse_issue(data.get("issue") or data.get("kep"))
+        requested = parse_date(data.get("date_requested"))
+        reviewed = parse_date(data.get("date_reviewed"))
+    except ValueError as exc:
+        result.problems.append(Problem(first, f"request not read: {exc}"))
+        return
+    status_text = " ".join(data.get("status", "").split())
+    decision = decision_from_status(status_text)
+    if decision is None:
+        result.warnings.append(Problem(first, f"unknown status {status_text!r}: kept as pending"))
+        decision = ExceptionDecision.PENDING
+    pull_requests, thread = _links(prs, data.get("thread", ""), first, result)
+    # Requests of one KEP, freeze and day are told apart by the order they come in the file.
+    subject = (kep_number, "" if kep_number is not None else issue_url, freeze, requested)
+    ordinal = seen.get(subject, 0)
+    seen[subject] = ordinal + 1
+    result.requests.append(
+        ExceptionRecord(
+            line=first,
+            freeze=freeze,
+            name=" ".join(data.get("name", "").split())[:300],
+            kep_number=kep_number,
+            issue_url=issue_url,
+            requested=requested,
+            reviewed=reviewed,
+            thread_url=thread,
+            pull_requests=pull_requests,
+            status_text=status_text,
+            decision=decision,
+            ordinal=ordinal,
+        )
+    )
+
+
+def _entry_fields(
+    entry: list[tuple[int, str]], result: ExceptionsFile
+) -> tuple[dict[str, str], list[tuple[int, str]]] | None:
+    """An entry's lines, never read as YAML (see the module): `key: value` lines of the known keys, and "- " items
+    of `pull_requests`, as (the values by key, the PRs with their lines). A line that is neither makes the entry
+    unreadable: None, with a problem named by its first line."""
     data: dict[str, str] = {}
     prs: list[tuple[int, str]] = []
     current = ""
@@ -282,52 +332,21 @@ def _read_entry(entry: list[tuple[int, str]], freeze: str | None, result: Except
             if value:
                 prs.append((number, value))
             continue
+        first = entry[0][0]
         result.problems.append(Problem(first, f"request not read: line {number} is no 'key: value' of a request"))
-        return
-    if not any(data.values()) and not prs:
-        result.warnings.append(Problem(first, "an empty entry (the file's template): skipped"))
-        return
-    if freeze is None:
-        result.problems.append(Problem(first, "no freeze named above this request (no heading or group key)"))
-        return
-    try:
-        kep_number, issue_url = parse_issue(data.get("issue") or data.get("kep"))
-        requested = parse_date(data.get("date_requested"))
-        reviewed = parse_date(data.get("date_reviewed"))
-    except ValueError as exc:
-        result.problems.append(Problem(first, f"request not read: {exc}"))
-        return
-    status_text = " ".join(data.get("status", "").split())
-    decision = decision_from_status(status_text)
-    if decision is None:
-        result.warnings.append(Problem(first, f"unknown status {status_text!r}: kept as pending"))
-        decision = ExceptionDecision.PENDING
+        return None
+    return data, prs
+
+
+def _links(prs: list[tuple[int, str]], thread: str, first: int, result: ExceptionsFile) -> tuple[tuple[str, ...], str]:
+    """The PRs and the thread that are links; each one that is not is left out with a warning."""
     pull_requests = []
     for number, pr in prs:
         if _URL.match(pr):
             pull_requests.append(pr)
         else:
             result.warnings.append(Problem(number, f"pull request is not a link: {pr[:60]!r}; not kept"))
-    thread = data.get("thread", "")
     if thread and not _URL.match(thread):
         result.warnings.append(Problem(first, f"thread is not a link: {thread[:60]!r}; not kept"))
         thread = ""
-    subject = (kep_number, "" if kep_number is not None else issue_url, freeze, requested)
-    ordinal = seen.get(subject, 0)
-    seen[subject] = ordinal + 1
-    result.requests.append(
-        ExceptionRecord(
-            line=first,
-            freeze=freeze,
-            name=" ".join(data.get("name", "").split())[:300],
-            kep_number=kep_number,
-            issue_url=issue_url,
-            requested=requested,
-            reviewed=reviewed,
-            thread_url=thread,
-            pull_requests=tuple(pull_requests),
-            status_text=status_text,
-            decision=decision,
-            ordinal=ordinal,
-        )
-    )
+    return tuple(pull_requests), thread

@@ -90,7 +90,36 @@ def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
     lines = text.splitlines()
     version, name, _title, warnings = _title_and_version(lines, version_hint)
     major, minor = check_version(version)
+    entries = _entries(lines, version, warnings)
+    if not entries:
+        return Schedule(
+            version=version,
+            name=name,
+            cycle_start=None,
+            planned_release_date=None,
+            source_url="",
+            milestones=[],
+            warnings=[*warnings, ScheduleWarning(None, "states no dated milestone; nothing imported")],
+        )
+    anchor = _anchor(entries, major=major, minor=minor, warnings=warnings)
+    milestones, deadlines = _milestones(entries, anchor, warnings)
+    _set_exception_deadlines(milestones, deadlines, warnings)
+    cycle_start, planned = _cycle_start_and_release_day(milestones)
+    url = _THIS_DOCUMENT.search(text)
+    return Schedule(
+        version=version,
+        name=name,
+        cycle_start=cycle_start,
+        planned_release_date=planned,
+        source_url=url.group("url")[:200] if url else "",
+        milestones=milestones,
+        warnings=warnings,
+    )
 
+
+def _entries(lines: list[str], version: str, warnings: list[ScheduleWarning]) -> list[_Entry]:
+    """Every dated row of every shape of the file, in the order the shapes are read: summary list, dated
+    bullets, headings over bullets, the tl;dr sentence, then the timeline table."""
     entries: list[_Entry] = []
     # Lines under a heading about another release ("###1.5 Overview" in the 1.4 schedule) are not this one's.
     taken: set[int] = _other_release_sections(lines, version)
@@ -107,6 +136,17 @@ def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
             wording = f"{when_text}: {what_text}"
             if entry := _read_entry(number, "list", what_text, when_text, wording, warnings, version):
                 entries.append(entry)
+    entries.extend(_tldr_entries(lines, version, warnings))
+    for number, what_text, when_text in _table_rows(lines):
+        wording = f"{st.clean_markdown(what_text)} | {st.clean_markdown(when_text)}"
+        if entry := _read_entry(number, "table", what_text, when_text, wording, warnings, version):
+            entries.append(entry)
+    return entries
+
+
+def _tldr_entries(lines: list[str], version: str, warnings: list[ScheduleWarning]) -> list[_Entry]:
+    """The milestones of the 2018 tl;dr paragraph, one per sentence; a struck (moved) date is named in a warning."""
+    entries: list[_Entry] = []
     for number, when_text, what_text, struck in _tldr(lines):
         wording = f"{what_text} {when_text}".strip()
         if entry := _read_entry(number, "list", what_text, when_text, wording, warnings, version):
@@ -117,22 +157,12 @@ def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
                 warnings.append(
                     ScheduleWarning(number, f"{', '.join(struck)} struck through; {when_text} holds (moved)")
                 )
-    for number, what_text, when_text in _table_rows(lines):
-        wording = f"{st.clean_markdown(what_text)} | {st.clean_markdown(when_text)}"
-        if entry := _read_entry(number, "table", what_text, when_text, wording, warnings, version):
-            entries.append(entry)
-    if not entries:
-        return Schedule(
-            version=version,
-            name=name,
-            cycle_start=None,
-            planned_release_date=None,
-            source_url="",
-            milestones=[],
-            warnings=[*warnings, ScheduleWarning(None, "states no dated milestone; nothing imported")],
-        )
+    return entries
 
-    # The year of dates written without one comes from the cycle start (schedule_time.anchor_date).
+
+def _anchor(entries: list[_Entry], *, major: int, minor: int, warnings: list[ScheduleWarning]) -> datetime.date:
+    """The cycle start as a full date (the first row's when no row is a cycle start): dates written without a
+    year take theirs from it (schedule_time.anchor_date)."""
     cycle = (
         next(
             (e.when.date for e in entries if any(k == MilestoneKind.CYCLE_START for k, _ in e.kinds)),
@@ -149,7 +179,14 @@ def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
         raise
     if warning:
         warnings.append(ScheduleWarning(None, warning))
+    return anchor
 
+
+def _milestones(
+    entries: list[_Entry], anchor: datetime.date, warnings: list[ScheduleWarning]
+) -> tuple[list[MilestoneData], list[tuple[_Entry, datetime.datetime]]]:
+    """Each entry's instant as one milestone per kind it names, entries of one milestone merged, in time order;
+    and each exception deadline with its entry, to be set on its freeze once every freeze is known."""
     found: dict[tuple[str, str], MilestoneData] = {}
     deadlines: list[tuple[_Entry, datetime.datetime]] = []
     for entry in entries:
@@ -177,8 +214,15 @@ def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
             )
             key = item.key
             found[key] = _merge(found[key], item, warnings) if key in found else item
+    return sorted(found.values(), key=lambda m: (m.at, m.kind, m.label)), deadlines
 
-    milestones = sorted(found.values(), key=lambda m: (m.at, m.kind, m.label))
+
+def _set_exception_deadlines(
+    milestones: list[MilestoneData],
+    deadlines: list[tuple[_Entry, datetime.datetime]],
+    warnings: list[ScheduleWarning],
+) -> None:
+    """Each exception deadline on the first milestone of its freeze's kind, when it falls after the freeze."""
     for entry, at in deadlines:
         for kind in entry.exception_for:
             target = next((m for m in milestones if m.kind == kind), None)
@@ -193,6 +237,11 @@ def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
             else:
                 target.exception_deadline = at
 
+
+def _cycle_start_and_release_day(
+    milestones: list[MilestoneData],
+) -> tuple[datetime.date | None, datetime.date | None]:
+    """The days of the cycle start and of release day; an ImportFailure when release day comes first."""
     cycle_start = next((m.at.date() for m in milestones if m.kind == MilestoneKind.CYCLE_START), None)
     release_day = next((m for m in milestones if m.kind == MilestoneKind.RELEASE), None)
     planned = release_day.at.date() if release_day else None
@@ -200,16 +249,7 @@ def parse_schedule(text: str, *, version_hint: str | None = None) -> Schedule:
         raise ImportFailure(
             f"release day {planned} is before the cycle start {cycle_start}", line=release_day.line, field="date"
         )
-    url = _THIS_DOCUMENT.search(text)
-    return Schedule(
-        version=version,
-        name=name,
-        cycle_start=cycle_start,
-        planned_release_date=planned,
-        source_url=url.group("url")[:200] if url else "",
-        milestones=milestones,
-        warnings=warnings,
-    )
+    return cycle_start, planned
 
 
 def check_version(version: str) -> tuple[int, int]:

@@ -435,41 +435,10 @@ def resolve(
     hint_eod: bool = False,
 ) -> Instant:
     """The UTC instant a parsed `When` names, trusting its UTC half; warnings for every disagreement."""
-    warnings: list[str] = []
     dated = [half for half in when.halves if half.date]
     dates = {id(half): year_near(half.date, anchor) for half in dated}
-    for half in dated:
-        weekday = half.date.weekday
-        actual = dates[id(half)]
-        if weekday is not None and actual.weekday() != weekday:
-            warnings.append(
-                f"{half.text!r}: {actual.isoformat()} is a {WEEKDAY_NAMES[actual.weekday()]}, "
-                f"not a {WEEKDAY_NAMES[weekday]}; trusting the date"
-            )
-
-    timed: list[tuple[Half, datetime.datetime]] = []
-    for half in dated:
-        if half.time or half.eod or half.zone == "AOE":
-            at, warning = to_utc(dates[id(half)], half.time, half.zone, eod=half.eod)
-            if warning:
-                warnings.append(warning)
-            timed.append((half, at))
-    # A half with a time and no date ("17:00 UTC / 09:00 PDT Tuesday 13th December") takes the date that
-    # puts it nearest to the instant a dated sibling names.
-    for half in when.halves:
-        if half.date is None and half.time and dated:
-            reference = timed[0][1] if timed else to_utc(dates[id(dated[0])], None, None)[0]
-            guesses = []
-            for delta in (-1, 0, 1):
-                day = (reference + datetime.timedelta(days=delta)).date()
-                at, warning = to_utc(day, half.time, half.zone)
-                guesses.append((abs(at - reference), at, warning))
-            _, at, warning = min(guesses, key=lambda guess: guess[0])
-            if warning:
-                warnings.append(warning)
-            timed.append((half, at))
-
-    first_zone = next((half.zone for half in when.halves if half.zone), None)
+    warnings = _weekday_warnings(dated, dates)
+    timed = _timed_halves(when, dated, dates, warnings)
     if not timed and (hint_time or hint_eod) and dated:
         zone = (hint_time.zone if hint_time else None) or hint_zone
         at, warning = to_utc(dates[id(dated[0])], hint_time, zone, eod=hint_eod)
@@ -479,7 +448,6 @@ def resolve(
     if not timed:
         day = dates[id(dated[0])]
         return Instant(datetime.datetime.combine(day, datetime.time(0), UTC), True, "", tuple(warnings))
-
     trusted_half, trusted = next(((h, at) for h, at in timed if h.zone in _UTC_NAMES), timed[0])
     for half, at in timed:
         if at != trusted:
@@ -487,5 +455,54 @@ def resolve(
                 f"{trusted_half.text!r} ({_describe(trusted)}) and {half.text!r} ({_describe(at)}) disagree; "
                 f"trusting {'the UTC half' if trusted_half.zone in _UTC_NAMES else 'the first half'}"
             )
+    first_zone = next((half.zone for half in when.halves if half.zone), None)
     quoted = ZONES[first_zone][1] if first_zone else "UTC"
     return Instant(trusted, False, quoted, tuple(warnings))
+
+
+def _weekday_warnings(dated: list[Half], dates: dict[int, datetime.date]) -> list[str]:
+    """A warning for each half whose weekday is not its date's (the date is trusted)."""
+    warnings = []
+    for half in dated:
+        weekday = half.date.weekday
+        actual = dates[id(half)]
+        if weekday is not None and actual.weekday() != weekday:
+            warnings.append(
+                f"{half.text!r}: {actual.isoformat()} is a {WEEKDAY_NAMES[actual.weekday()]}, "
+                f"not a {WEEKDAY_NAMES[weekday]}; trusting the date"
+            )
+    return warnings
+
+
+def _timed_halves(
+    when: When, dated: list[Half], dates: dict[int, datetime.date], warnings: list[str]
+) -> list[tuple[Half, datetime.datetime]]:
+    """The halves that name a time of day, each with its UTC instant: the dated ones first, then those with a
+    time and no date."""
+    timed: list[tuple[Half, datetime.datetime]] = []
+    for half in dated:
+        if half.time or half.eod or half.zone == "AOE":
+            at, warning = to_utc(dates[id(half)], half.time, half.zone, eod=half.eod)
+            if warning:
+                warnings.append(warning)
+            timed.append((half, at))
+    for half in when.halves:
+        if half.date is None and half.time and dated:
+            reference = timed[0][1] if timed else to_utc(dates[id(dated[0])], None, None)[0]
+            at, warning = _nearest_instant(half, reference)
+            if warning:
+                warnings.append(warning)
+            timed.append((half, at))
+    return timed
+
+
+def _nearest_instant(half: Half, reference: datetime.datetime) -> tuple[datetime.datetime, str | None]:
+    """A half with a time and no date ("17:00 UTC / 09:00 PDT Tuesday 13th December") takes the date that
+    puts it nearest to the instant a dated sibling names."""
+    guesses = []
+    for delta in (-1, 0, 1):
+        day = (reference + datetime.timedelta(days=delta)).date()
+        at, warning = to_utc(day, half.time, half.zone)
+        guesses.append((abs(at - reference), at, warning))
+    _, at, warning = min(guesses, key=lambda guess: guess[0])
+    return at, warning
