@@ -295,6 +295,7 @@ def perma_beta_enrich(*, rows) -> None:
     latest_item = AgendaItem.objects.filter(keps=OuterRef("pk")).order_by("-meeting__date", "-meeting_id")
     meeting_of = dict(
         Kep.objects.filter(pk__in=[k.pk for k in keps])
+        .order_by()  # read into a dict: KEP order would walk the number index past every other KEP
         .annotate(meeting_id=Subquery(latest_item.values("meeting_id")[:1]))
         .values_list("pk", "meeting_id")
     )
