@@ -7,8 +7,8 @@ from django.db.models import Q
 from community.choices import SigKind
 from community.models import Sig
 from core.text import bound_search_text
-from meetings.filtersets import matching_agenda_items
 from meetings.models import AgendaItem
+from meetings.search import matching_agenda_items
 from releases.choices import ActionStatus, EnhancementStatus
 from releases.filtersets import TrackedEnhancementFilterSet
 from releases.models import EnhancementStatusChange, Release, RetroItem, Retrospective
@@ -61,7 +61,7 @@ class AgendaItemFilterSet(django_filters.FilterSet):
         fields = ["q", "sig", "kep", "release", "meeting"]
 
     def search(self, queryset, name, value):
-        # The same search as the meetings page's `q` (meetings.filtersets.matching_agenda_items).
+        # The same search as the meetings page's `q` (meetings.search.matching_agenda_items).
         if not bound_search_text(value):
             return queryset
         return queryset.filter(pk__in=matching_agenda_items(value, using=queryset.db).values("pk"))

@@ -1,6 +1,8 @@
 """Reads for the meeting pages: the list (with search), its PR-flow chart, and one meeting."""
 
 import datetime
+from collections.abc import Sequence
+from functools import cached_property
 
 from django.db.models import (
     Count,
@@ -23,6 +25,7 @@ from keps.models import Kep
 
 from .filtersets import MeetingFilterSet
 from .models import PR_FLOW_FIELDS, AgendaItem, Meeting
+from .search import with_matches
 
 #: Points on the PR-flow chart: about a year of weekly meetings.
 CHART_POINTS = 52
@@ -58,21 +61,117 @@ def meeting_list(*, filters: dict | None = None) -> QuerySet[Meeting]:
     return MeetingFilterSet(filters, queryset=queryset).qs
 
 
-def pr_flow_chart(*, meetings: QuerySet[Meeting], points: int = CHART_POINTS) -> SafeString:
+class MeetingSearchResults:
+    """The meetings of one search (`matched`: `meeting_list` filtered by MeetingFilterSet with a `q`), matched once.
+
+    Counting the queryset, showing a page of it and charting it would each match and rank every agenda item again
+    (with the SIG Node archive, "kubelet": 3,700 items in 2,600 meetings, each match 10-25 ms). Here `matched` is
+    read once, as narrow rows (primary key, rank, date and PR figures of every matching meeting, in the
+    list's order): the count, the chart and which meetings a page shows come from those rows, and the page's
+    meetings are then read by primary key from `shown` (the list without the filters: the rows already applied
+    them), with their matching items.
+
+    The view's paginator and the django-tables2 table take it for a queryset: `count()`, slicing (a page read when
+    first used), `order_by()` (a column sort: the rows read again in that order, the count kept), and iteration (a
+    CSV export: `matched` read in full, as the queryset itself would be).
+    """
+
+    #: Enough of every matching meeting to order, count and chart them.
+    ROW_FIELDS = ("pk", "search_rank", "date", "open_prs", "prs_created", "prs_merged")
+
+    model = Meeting
+    ordered = True
+
+    def __init__(self, matched: QuerySet[Meeting], *, shown: QuerySet[Meeting], text: str, count: int | None = None):
+        self.matched, self.shown, self.text = matched, shown, text
+        self._count = count
+
+    @property
+    def query(self):
+        # What django-tables2 reads the data's ordering from.
+        return self.matched.query
+
+    @cached_property
+    def rows(self) -> list[tuple]:
+        """(pk, search_rank, date, open_prs, prs_created, prs_merged) of every matching meeting, in order."""
+        return list(self.matched.prefetch_related(None).values_list(*self.ROW_FIELDS))
+
+    def count(self) -> int:
+        return self._count if self._count is not None else len(self.rows)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def order_by(self, *fields) -> "MeetingSearchResults":
+        return MeetingSearchResults(
+            self.matched.order_by(*fields), shown=self.shown, text=self.text, count=self.count()
+        )
+
+    def __iter__(self):
+        return iter(self.matched)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return _Page(lambda: self._meetings(self.rows[key]))
+        return self._meetings([self.rows[key]])[0]
+
+    def _meetings(self, rows: list[tuple]) -> list[Meeting]:
+        found = with_matches(self.shown, self.text).in_bulk([row[0] for row in rows])
+        meetings = []
+        for pk, rank, *_ in rows:
+            if pk in found:  # else deleted since the rows were read
+                found[pk].search_rank = rank
+                meetings.append(found[pk])
+        return meetings
+
+    def pr_flow_by_date(self, *, points: int) -> list[dict]:
+        """`_pr_flow_by_date` of these meetings, summed from the rows as SQL's SUM would (a figure no meeting of
+        the date has stays None)."""
+        sums: dict[datetime.date, list[int | None]] = {}
+        for _, _, date, *figures in self.rows:
+            if all(figure is None for figure in figures):
+                continue
+            total = sums.setdefault(date, [None] * len(figures))
+            for index, figure in enumerate(figures):
+                if figure is not None:
+                    total[index] = (total[index] or 0) + figure
+        dates = sorted(sums)[-points:]
+        return [dict(zip(("date", "open", "created", "merged"), (date, *sums[date]), strict=True)) for date in dates]
+
+
+class _Page(Sequence):
+    """A page of search results, read when first used: Django's paginator cuts a page that only the table shows."""
+
+    def __init__(self, read):
+        self._read = read
+
+    @cached_property
+    def _meetings(self) -> list[Meeting]:
+        return self._read()
+
+    def __getitem__(self, key):
+        return self._meetings[key]
+
+    def __iter__(self):
+        return iter(self._meetings)
+
+    def __len__(self) -> int:
+        return len(self._meetings)
+
+
+def meeting_search_results(*, matched: QuerySet[Meeting], shown: QuerySet[Meeting], text: str) -> MeetingSearchResults:
+    """The search results page, count and chart of `matched` with the search matched once (MeetingSearchResults);
+    `shown` is the list the page's meetings are read from (`meeting_list()`, with the columns the page shows)."""
+    return MeetingSearchResults(matched, shown=shown, text=text)
+
+
+def pr_flow_chart(*, meetings: "QuerySet[Meeting] | MeetingSearchResults", points: int = CHART_POINTS) -> SafeString:
     """Open PRs (line) and PRs created / merged that week (bars) of the latest `points` meeting dates with
     figures. Meetings of several SIGs on one date are added together."""
-    has_figures = Q(open_prs__isnull=False) | Q(prs_created__isnull=False) | Q(prs_merged__isnull=False)
-    # The meetings by primary key: search results join their matching items, which a sum over them would count once
-    # per item.
-    rows = list(
-        Meeting.objects.filter(pk__in=meetings.order_by().values("pk"))
-        .filter(has_figures)
-        .order_by()
-        .values("date")
-        .annotate(open=Sum("open_prs"), created=Sum("prs_created"), merged=Sum("prs_merged"))
-        .order_by("-date")[:points]
-    )
-    rows.reverse()
+    if isinstance(meetings, MeetingSearchResults):
+        rows = meetings.pr_flow_by_date(points=points)
+    else:
+        rows = _pr_flow_by_date(meetings, points=points)
     if not rows:
         return SafeString("")
     return line_bar_chart(
@@ -86,6 +185,24 @@ def pr_flow_chart(*, meetings: QuerySet[Meeting], points: int = CHART_POINTS) ->
             Series("Open PRs", [row["open"] for row in rows], kind="line"),
         ],
     )
+
+
+def _pr_flow_by_date(meetings: QuerySet[Meeting], *, points: int) -> list[dict]:
+    """The chart's points, oldest first: per date with figures, each figure summed over the date's meetings
+    (NULL when none has it)."""
+    has_figures = Q(open_prs__isnull=False) | Q(prs_created__isnull=False) | Q(prs_merged__isnull=False)
+    # The meetings by primary key: search results join their matching items, which a sum over them would count once
+    # per item.
+    rows = list(
+        Meeting.objects.filter(pk__in=meetings.order_by().values("pk"))
+        .filter(has_figures)
+        .order_by()
+        .values("date")
+        .annotate(open=Sum("open_prs"), created=Sum("prs_created"), merged=Sum("prs_merged"))
+        .order_by("-date")[:points]
+    )
+    rows.reverse()
+    return rows
 
 
 def meeting_detail(*, sig: str, date: datetime.date) -> Meeting | None:
@@ -178,6 +295,7 @@ def perma_beta_enrich(*, rows) -> None:
     latest_item = AgendaItem.objects.filter(keps=OuterRef("pk")).order_by("-meeting__date", "-meeting_id")
     meeting_of = dict(
         Kep.objects.filter(pk__in=[k.pk for k in keps])
+        .order_by()  # read into a dict: KEP order would walk the number index past every other KEP
         .annotate(meeting_id=Subquery(latest_item.values("meeting_id")[:1]))
         .values_list("pk", "meeting_id")
     )

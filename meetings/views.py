@@ -38,6 +38,11 @@ class MeetingListView(PublicListView):
         return {} if self.searching() else {"exclude": ("matches",)}
 
     def get_context_data(self, **kwargs):
+        if self.searching() and self.filterset.is_valid():
+            # The count, the page and the chart from one match of the agenda items.
+            self.object_list = kwargs["object_list"] = selectors.meeting_search_results(
+                matched=self.object_list, shown=self.get_queryset(), text=self.filterset.form.cleaned_data["q"]
+            )
         context = super().get_context_data(**kwargs)
         context["chart"] = selectors.pr_flow_chart(meetings=self.object_list)
         context["searching"] = self.searching()

@@ -71,6 +71,10 @@ def perma_beta_reference_version() -> str:
     return current.version if current else newest_release_version()
 
 
+#: Where a KEP's arrival in its stage was read from: (the release, "kep.yaml" or "tracking board").
+Arrival = tuple[str, str]
+
+
 def perma_beta_list(*, filters: dict | None = None) -> PermaBetaResult:
     """KEPs in beta (or alpha) for at least N releases (filter `min_releases`, default 3).
 
@@ -81,63 +85,92 @@ def perma_beta_list(*, filters: dict | None = None) -> PermaBetaResult:
     replaced) are not stuck anywhere and are left out, whatever stage their kep.yaml last named.
     """
     filters = filters or {}
-    try:
-        min_releases = max(1, int(filters.get("min_releases") or PERMA_BETA_DEFAULT_RELEASES))
-    except (TypeError, ValueError):
-        min_releases = PERMA_BETA_DEFAULT_RELEASES
+    min_releases = _min_releases(filters)
     newest = perma_beta_reference_version()
-    newest_parts = version_or_none(newest)
+    # Which KEPs qualify is worked out on a few columns of every KEP in the stage (most do not); only the
+    # qualifying ones are read as KEPs, and only the shown page gets its authors, gates and latest mention
+    # (`meetings.selectors.perma_beta_enrich`).
+    arrivals, undated = _stage_arrivals(filters)
+    qualifying = _releases_in_stage(arrivals, newest=newest, min_releases=min_releases)
+    if not version_or_none(newest):
+        undated += len(arrivals)  # no release to count against: none is counted
+    return PermaBetaResult(rows=_rows(qualifying), newest=newest, min_releases=min_releases, undated=undated)
 
-    # Phase 1, on plain values: which KEPs qualify. Most KEPs in beta or alpha do not, so nothing heavier
-    # than a few columns is read for them.
+
+def _min_releases(filters: dict) -> int:
+    try:
+        return max(1, int(filters.get("min_releases") or PERMA_BETA_DEFAULT_RELEASES))
+    except (TypeError, ValueError):
+        return PERMA_BETA_DEFAULT_RELEASES
+
+
+def _stage_arrivals(filters: dict) -> tuple[dict[int, Arrival], int]:
+    """When each open KEP in beta or alpha (of the filters' stage and SIG) arrived in its stage, by primary key,
+    and how many KEPs in the stage say nowhere."""
     candidates = PermaBetaFilterSet(
         filters,
         queryset=Kep.objects.filter(stage__in=[KepStage.BETA, KepStage.ALPHA])
         .exclude(status__in=CLOSED_KEP_STATUSES)
         .order_by(),
     ).qs.values_list("pk", "stage", "alpha_milestone", "beta_milestone")
-    since_by_pk: dict[int, tuple[str, str]] = {}
-    undated_pks = []
+    arrivals: dict[int, Arrival] = {}
+    without_milestone: dict[int, str] = {}
     for pk, stage, alpha, beta in candidates:
         since = beta if stage == KepStage.BETA else alpha
         if version_or_none(since):
-            since_by_pk[pk] = (since, "kep.yaml")
+            arrivals[pk] = (since, "kep.yaml")
         else:
-            undated_pks.append((pk, stage))
-    if undated_pks:
-        # Without a stage milestone: the first release whose board shows it shipped at that stage.
-        stage_of = dict(undated_pks)
-        shipped = (
-            TrackedEnhancement.objects.filter(kep_id__in=list(stage_of), status=EnhancementStatus.DONE)
-            .order_by("release__major", "release__minor")
-            .values_list("kep_id", "target_stage", "release__version")
-        )
-        for kep_id, target_stage, version in shipped:
-            if target_stage == stage_of[kep_id] and kep_id not in since_by_pk:
-                since_by_pk[kep_id] = (version, "tracking board")
-    undated = len(undated_pks) - sum(1 for pk, _ in undated_pks if pk in since_by_pk)
-    qualifying: dict[int, tuple[str, str, int]] = {}
-    for pk, (since, source) in since_by_pk.items():
+            without_milestone[pk] = stage
+    arrivals.update(_board_arrivals(without_milestone))
+    return arrivals, sum(1 for pk in without_milestone if pk not in arrivals)
+
+
+def _board_arrivals(stage_of: dict[int, str]) -> dict[int, Arrival]:
+    """For KEPs without a stage milestone (`stage_of`: pk -> stage): the first release whose tracking board shows
+    the KEP shipped at that stage."""
+    if not stage_of:
+        return {}
+    shipped = (
+        TrackedEnhancement.objects.filter(kep_id__in=list(stage_of), status=EnhancementStatus.DONE)
+        .order_by("release__major", "release__minor")
+        .values_list("kep_id", "target_stage", "release__version")
+    )
+    arrivals: dict[int, Arrival] = {}
+    for kep_id, target_stage, version in shipped:
+        if target_stage == stage_of[kep_id] and kep_id not in arrivals:
+            arrivals[kep_id] = (version, "tracking board")
+    return arrivals
+
+
+def _releases_in_stage(
+    arrivals: dict[int, Arrival], *, newest: str, min_releases: int
+) -> dict[int, tuple[str, str, int]]:
+    """(since, source, releases in the stage) of the KEPs in their stage for at least `min_releases` releases."""
+    newest_parts = version_or_none(newest)
+    if not newest_parts:
+        return {}
+    qualifying = {}
+    for pk, (since, source) in arrivals.items():
         since_parts = version_or_none(since)
         # Kubernetes has only had 1.x releases; across a major bump the minor count restarts, so count
         # the difference in minors when the majors match and skip the comparison otherwise.
-        if not newest_parts or since_parts[0] != newest_parts[0]:
+        if since_parts[0] != newest_parts[0]:
             continue
         releases = newest_parts[1] - since_parts[1]
         if releases >= min_releases:
             qualifying[pk] = (since, source, releases)
-    if not newest_parts:
-        undated = len(undated_pks) + len(since_by_pk)
+    return qualifying
 
-    # Phase 2: the qualifying KEPs with the columns the list sorts on. What only the shown page needs
-    # (authors, gates, latest mention) comes from perma_beta_enrich().
 
+def _rows(qualifying: dict[int, tuple[str, str, int]]) -> list[PermaBetaRow]:
+    """The qualifying KEPs with the columns the list sorts on, longest in the stage first."""
     keps = (
         Kep.objects.filter(pk__in=list(qualifying))
         .select_related("owning_sig")
         .only("number", "title", "stage", "owning_sig__slug")
         .annotate(plan_slips=plan_slip_count())
+        .order_by()  # sorted below, on the release count the database does not have
     )
     rows = [PermaBetaRow(kep, kep.stage, *qualifying[kep.pk], slips=kep.plan_slips) for kep in keps]
     rows.sort(key=lambda r: (-r.releases, r.kep.number))
-    return PermaBetaResult(rows=rows, newest=newest, min_releases=min_releases, undated=undated)
+    return rows

@@ -1,6 +1,6 @@
 """A GIN index for the agenda-item full-text search of /meetings/?q= — on PostgreSQL only.
 
-The indexed expression is exactly the one `meetings.filtersets.agenda_search_vector()` makes Django
+The indexed expression is exactly the one `meetings.search.AGENDA_SEARCH.vector()` makes Django
 emit, so the planner uses the index. SQLite (the demo) has no tsvector; there the migration does nothing.
 """
 

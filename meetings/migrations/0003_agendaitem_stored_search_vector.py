@@ -4,7 +4,7 @@ With the whole SIG Node archive, `/meetings/?q=kubelet` took 2.4 s (of a 2.7 s p
 0002 finds the matching items fast, but ranking them ran `to_tsvector` over each matching meeting's items again,
 in a subquery per meeting, and the chart, the count and the matches list ran it once more each. A generated column
 holds the vector once, written with the row; the GIN index is on it and ranking reads it. The expression is exactly
-the one 0002 indexed (and `meetings.filtersets.agenda_search_vector()` makes), so results do not change. SQLite (the
+the one 0002 indexed (and `meetings.search.AGENDA_SEARCH.vector()` makes), so results do not change. SQLite (the
 demo) has no tsvector; there the migration does nothing and search stays a case-insensitive match of every word.
 """
 

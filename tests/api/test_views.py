@@ -75,7 +75,7 @@ def test_other_lists_match_their_pages(client, api_data, api_url, page_url, api_
     assert api
 
 
-def test_agenda_item_search_is_full_text(client, api_data):
+def test_agenda_item_search_is_full_text(postgres_only, client, api_data):
     rows = _all(client, "/api/v1/agenda-items/?q=swapping")  # stemmed: "swapping" finds "swap"
     assert {row["title"] for row in rows} == {f"Swap support update {week}" for week in range(3)}
     assert all(row["url"].startswith("http://testserver/meetings/sig-node/") for row in rows)

@@ -9,9 +9,12 @@ from django.db import connection
 
 from core.db.bulk_insert import COPY_THRESHOLD, insert_values
 from core.db.locks import LockTimeout, lock_key, session_lock, transaction_lock, try_lock_free
+from core.db.text_search import StoredSearchVector
 from core.db.upsert import upsert
+from meetings.models import AgendaItem, Meeting
+from meetings.search import AGENDA_SEARCH
 from releases.models import GitHubCachedResponse
-from tests.factories import SigFactory
+from tests.factories import AgendaItemFactory, MeetingFactory, SigFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -113,3 +116,69 @@ def test_insert_values_returns_the_keys_in_order_below_and_above_the_copy_thresh
     assert len(ids) == count and ids == sorted(ids)
     assert Sig.objects.get(pk=ids[-1]).reminder_offsets == [24, count - 1]
     assert Sig.objects.get(pk=ids[0]).slug == "sig-0"
+
+
+@pytest.fixture
+def agenda():
+    first, second, third = MeetingFactory(), MeetingFactory(), MeetingFactory()
+    items = {
+        "restarts": AgendaItemFactory(meeting=first, title="Kubelet restarts", body="After an upgrade."),
+        "twice": AgendaItemFactory(meeting=first, title="Kubelet, kubelet", body="The kubelet again"),
+        "swap": AgendaItemFactory(meeting=second, title="Swap", body="kubelet SWAP metrics"),
+        "presenter": AgendaItemFactory(meeting=second, title="Demo", body="", presenters_text="Kubelet Team"),
+        "other": AgendaItemFactory(meeting=third, title="Scheduler", body="queueing hints"),
+    }
+    return {"meetings": (first, second, third), "items": items}
+
+
+def test_text_search_finds_the_rows_holding_every_word_in_any_field(agenda):
+    items = agenda["items"]
+
+    def found(text):
+        return {item.pk for item in AGENDA_SEARCH.matching(AgendaItem.objects.all(), text)}
+
+    assert found("kubelet") == {items[name].pk for name in ("restarts", "twice", "swap", "presenter")}
+    assert found("KUBELET swap") == {items["swap"].pk}  # every word, in any case, across title and notes
+    assert found("kubelet ---- !!!") == found("kubelet")  # operator runs without a word are dropped, not an error
+    assert found("no-such-word") == set()
+
+
+def test_text_search_ranks_on_postgresql_only(agenda):
+    ranks = [item.rank for item in AGENDA_SEARCH.matching(AgendaItem.objects.all(), "kubelet")]
+    if connection.vendor == "postgresql":
+        assert min(ranks) > 0
+    else:
+        assert set(ranks) == {0.0}
+
+
+def test_text_search_ranks_each_row_once_by_its_best_related_match(agenda):
+    first, second, _ = agenda["meetings"]
+    ranked = AGENDA_SEARCH.ranked_by_related(Meeting.objects.order_by(), "agenda_items", "kubelet", rank="best")
+    assert ranked.count() == 2  # `first` has three matching items: still one row
+    best = {meeting.pk: meeting.best for meeting in ranked}
+    assert set(best) == {first.pk, second.pk}
+    matching = AGENDA_SEARCH.matching(AgendaItem.objects.all(), "kubelet").order_by("rank")
+    item_ranks = {item.meeting_id: item.rank for item in matching}
+    assert best == item_ranks  # the best of each meeting's items (the last one per meeting, by ascending rank)
+
+
+def test_the_stored_vector_is_the_vector_of_the_searched_fields(postgres_only, agenda):
+    stored, computed = zip(
+        *AgendaItem.objects.annotate(stored=StoredSearchVector(), computed=AGENDA_SEARCH.vector()).values_list(
+            "stored", "computed"
+        ),
+        strict=True,
+    )
+    assert stored == computed
+
+
+def test_full_text_search_stems_and_reads_the_websearch_syntax(postgres_only, agenda):
+    items = agenda["items"]
+
+    def found(text):
+        return {item.pk for item in AGENDA_SEARCH.matching(AgendaItem.objects.all(), text)}
+
+    assert found("restarting upgrades") == {items["restarts"].pk}  # stems
+    assert found('"swap metrics"') == {items["swap"].pk}  # a phrase
+    assert found("kubelet -swap -team") == {items["restarts"].pk, items["twice"].pk}
+    assert found("queueing or swap") == {items["swap"].pk, items["other"].pk}

@@ -5,8 +5,9 @@ import datetime
 import pytest
 from django.db import connection
 
-from meetings.filtersets import MeetingFilterSet, matching_agenda_items
+from meetings.filtersets import MeetingFilterSet
 from meetings.models import Meeting
+from meetings.search import matching_agenda_items
 from tests.factories import AgendaItemFactory, KepFactory, MeetingFactory, PersonFactory, SigFactory
 
 pytestmark = pytest.mark.django_db

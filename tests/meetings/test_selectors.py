@@ -95,3 +95,25 @@ def test_search_ranks_meetings_by_their_best_item_and_counts_each_meeting_once(p
         list(selectors.meeting_list(filters={"q": "kubelet"})[:50])
     ranked = next(q["sql"] for q in queries.captured_queries if "ts_rank" in q["sql"])
     assert "MAX(ts_rank(" in ranked and ranked.count("ts_rank") == 1 and "LIMIT 1)" not in ranked
+
+
+def test_search_results_chart_what_the_chart_of_their_meetings_shows():
+    node, sched = SigFactory(slug="sig-node"), SigFactory(slug="sig-scheduling")
+    figures = [
+        (node, datetime.date(2022, 1, 4), 210, 31, None),
+        (sched, datetime.date(2022, 1, 4), 40, None, None),  # two SIGs on one date are added up; None is no figure
+        (node, datetime.date(2022, 1, 11), None, None, None),  # no figures at all: no point
+        (node, datetime.date(2022, 1, 18), None, 4, 2),
+        (sched, datetime.date(2022, 1, 25), 38, 1, 1),
+    ]
+    for sig, date, open_prs, created, merged in figures:
+        meeting = MeetingFactory(sig=sig, date=date, open_prs=open_prs, prs_created=created, prs_merged=merged)
+        AgendaItemFactory(meeting=meeting, title="kubelet restarts", body="")
+        AgendaItemFactory(meeting=meeting, title="kubelet swap", body="")  # two matches: figures still counted once
+    MeetingFactory(sig=node, date=datetime.date(2022, 2, 1), open_prs=999)  # no match
+    matched = selectors.meeting_list(filters={"q": "kubelet"})
+    results = selectors.meeting_search_results(matched=matched, shown=selectors.meeting_list(), text="kubelet")
+    for points in (52, 2):
+        chart = selectors.pr_flow_chart(meetings=results, points=points)
+        assert chart == selectors.pr_flow_chart(meetings=Meeting.objects.exclude(open_prs=999), points=points)
+    assert "Open PRs: 2022-01-04 250, 2022-01-25 38" in selectors.pr_flow_chart(meetings=results)

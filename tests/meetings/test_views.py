@@ -164,3 +164,76 @@ def test_query_counts_constant_from_10_to_1000_rows(client):
 def test_csv_export_holds_plain_values_not_html(client, meeting):
     body = client.get("/meetings/?q=perma+beta&_export=csv").content.decode()
     assert "<" not in body and "&amp;" not in body
+
+
+@pytest.fixture
+def kubelet_weeks():
+    """60 weekly meetings (more than a page) whose items say "kubelet" one to four times, some in two items, with
+    PR figures some of them lack; and one meeting that does not match."""
+    node, apps = SigFactory(slug="sig-node"), SigFactory(slug="sig-apps")
+    for week in range(60):
+        meeting = MeetingFactory(
+            sig=apps if week % 3 == 0 else node,
+            date=datetime.date(2021, 1, 5) + datetime.timedelta(weeks=week),
+            open_prs=None if week % 7 == 0 else 200 + week,
+            prs_created=week % 5,
+            prs_merged=None if week % 4 == 0 else week % 3,
+        )
+        AgendaItemFactory(meeting=meeting, order=1, title=" ".join(["kubelet"] * (1 + week % 4)), body="")
+        if week % 5 == 0:
+            AgendaItemFactory(meeting=meeting, order=2, title="Kubelet swap", body="")
+        AgendaItemFactory(meeting=meeting, order=3, title="Scheduler", body="")
+    MeetingFactory(sig=node, date=datetime.date(2020, 1, 7), open_prs=500)
+
+
+def _shown(response):
+    return [row.record for row in response.context["table"].page.object_list]
+
+
+def _search_queries(captured):
+    return [query["sql"] for query in captured if "kubelet" in query["sql"].lower()]
+
+
+def test_search_matches_once_for_count_page_and_chart_as_the_search_queryset_lists(client, kubelet_weeks):
+    from meetings import selectors
+    from meetings.models import Meeting
+
+    expected = list(selectors.meeting_list(filters={"q": "kubelet"}))
+    assert len(expected) == 60
+    for page in (1, 2):
+        with CaptureQueriesContext(connection) as captured:
+            response = client.get("/meetings/", {"q": "kubelet", "page": page})
+        # The meetings are matched once (their count, their order, the page's meetings and the chart all come from
+        # it); the shown meetings' matching items are the only other query that searches.
+        assert len(_search_queries(captured)) == 2, _search_queries(captured)
+        shown, wanted = _shown(response), expected[(page - 1) * 50 : page * 50]
+        assert [(m.pk, m.search_rank, m.item_count) for m in shown] == [
+            (m.pk, m.search_rank, m.item_count) for m in wanted
+        ]
+        assert [[item.title for item in m.matches] for m in shown] == [
+            [item.title for item in m.matches] for m in wanted
+        ]
+    page = response.content.decode()
+    assert "60 meetings" in page
+    every_match = Meeting.objects.filter(pk__in=[m.pk for m in expected])
+    assert response.context["chart"] == selectors.pr_flow_chart(meetings=every_match)
+    rows = list(csv.DictReader(io.StringIO(client.get("/meetings/?q=kubelet&_export=csv").content.decode())))
+    assert [row["Date"] for row in rows] == [m.date.isoformat() for m in expected]
+
+
+def test_a_sorted_search_lists_its_meetings_in_the_column_order(client, kubelet_weeks):
+    from meetings import selectors
+
+    expected = list(selectors.meeting_list(filters={"q": "kubelet"}).order_by("date"))
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get("/meetings/", {"q": "kubelet", "sort": "date"})
+    assert [m.pk for m in _shown(response)] == [m.pk for m in expected[:50]]
+    assert "60 meetings" in response.content.decode()
+    # The column's order is read once more; the count and the chart keep the first reading.
+    assert len(_search_queries(captured)) == 3
+
+
+def test_a_search_with_an_invalid_filter_lists_nothing(client, kubelet_weeks):
+    response = client.get("/meetings/", {"q": "kubelet", "year": "1999"})  # not a year of the meetings
+    assert response.status_code == 200
+    assert _shown(response) == []

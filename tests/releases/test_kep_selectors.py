@@ -122,6 +122,21 @@ def test_perma_beta_without_stage_milestone_uses_the_tracking_board():
     assert undated.number not in [r.kep.number for r in result.rows]
 
 
+@pytest.mark.parametrize("keps", [2, 40])
+def test_perma_beta_reads_a_fixed_number_of_queries_whatever_the_keps(keps, django_assert_max_num_queries):
+    rel = releases("1.21", "1.26")
+    for number in range(keps):
+        if number % 2:
+            KepFactory(number=number + 1, stage="beta", beta_milestone="1.22")
+        else:
+            kep = KepFactory(number=number + 1, stage="beta", beta_milestone="")
+            TrackedEnhancementFactory(kep=kep, release=rel["1.21"], target_stage="beta", status=EnhancementStatus.DONE)
+    # The current release, the SIG choices, the KEPs in the stage, their boards, the qualifying KEPs.
+    with django_assert_max_num_queries(5):
+        result = selectors_perma_beta.perma_beta_list(filters={})
+    assert len(result.rows) == keps and result.undated == 0
+
+
 def test_perma_beta_lists_gates_owner_and_latest_mention():
     releases("1.27")
     kep = KepFactory(number=1287, stage="beta", beta_milestone="1.22")
