@@ -234,8 +234,7 @@ def tracked_enhancement_list(*, release: Release, filters: dict | None = None) -
         release.tracked_enhancements.all()
         .select_related("kep", "sig", "enhancements_contact", "prr_approver")
         .annotate(slips=_slip_count(), **latest_exception_annotations())
-        # KEP-less features (NULL number: last in ascending order) after the KEPs, by name.
-        .order_by("kep__number", "feature_name")
+        .in_board_order()
     )
     if filters is not None:
         queryset = TrackedEnhancementFilterSet(filters, queryset=queryset).qs
@@ -375,9 +374,7 @@ def at_risk_for_milestone(*, release: Release, milestone: Milestone | None, sig:
     queryset = TrackedEnhancement.objects.filter(release=release, status__in=statuses)
     if sig is not None:
         queryset = queryset.filter(sig=sig)
-    rows = list(
-        queryset.select_related("kep", "sig", "enhancements_contact").order_by("kep__number", "feature_name")[:limit]
-    )
+    rows = list(queryset.select_related("kep", "sig", "enhancements_contact").in_board_order()[:limit])
     # Always count, even when the rows fit: the page then issues the same queries whatever the data.
     return rows, queryset.count(), statuses
 

@@ -12,7 +12,7 @@ from django.utils.timezone import template_localtime
 from core.tables import BaseTable
 
 from .choices import EnhancementStatus, ExceptionDecision, Freeze, PrrStatus, StatsSource
-from .models import KEPLESS_NOTE, Release, TrackedEnhancement
+from .models import BOARD_ORDER, KEPLESS_NOTE, Release, TrackedEnhancement
 from .prr import prr_approver_of, prr_of
 from .rules import release_state_label
 
@@ -165,7 +165,7 @@ class TrackedEnhancementTable(BaseTable):
         verbose_name="KEP",
         # As the list selector orders rows (KEP-less features after the KEPs, by name), so the table knows
         # it starts sorted by this column.
-        order_by=("kep__number", "feature_name"),
+        order_by=BOARD_ORDER,
         linkify=_kep_url,
         attrs={"td": {"class": "nowrap"}},
     )

@@ -7,7 +7,7 @@ from ..rules import parse_version
 # export (`core.backup`) writes its rows in the registry's order, so re-sorting these lines would reorder every export.
 from .release import Milestone, Release, ReleaseQuerySet
 from .status_writes import StatusWriteRefused, status_writer
-from .tracking import KEPLESS_NOTE, TrackedEnhancement, TrackedEnhancementQuerySet
+from .tracking import BOARD_ORDER, KEPLESS_NOTE, TrackedEnhancement, TrackedEnhancementQuerySet
 from .exception_requests import EnhancementException
 from .feature_sheet import FeatureSheetRow
 from .release_team import ReleaseTeamMember
@@ -19,6 +19,7 @@ from .github_cache import GitHubCachedResponse
 # isort: on
 
 __all__ = [
+    "BOARD_ORDER",
     "KEPLESS_NOTE",
     "CurrentHistoryManager",
     "EnhancementException",

@@ -16,8 +16,19 @@ from .links import is_http_url
 from .release import Release
 from .status_writes import refuse_status_write
 
+#: The order of a release's tracked enhancements: by KEP number, then KEP-less features (an early feature sheet's
+#: rows) by name. NULL numbers sort last on PostgreSQL and first on SQLite, so the order reads the `kepless` flag
+#: `in_board_order()` annotates rather than the NULL; as plain names it is an order django-tables2 recognises as
+#: the KEP column's, so the table marks that column sorted.
+BOARD_ORDER = ("kepless", "kep__number", "feature_name")
+
 
 class TrackedEnhancementQuerySet(models.QuerySet):
+    def in_board_order(self):
+        """These rows in `BOARD_ORDER`, with the `kepless` flag it sorts by."""
+        kepless = models.ExpressionWrapper(models.Q(kep__isnull=True), output_field=models.BooleanField())
+        return self.annotate(kepless=kepless).order_by(*BOARD_ORDER)
+
     def bulk_create(self, objs, *args, **kwargs):
         # New rows come with a status, and a status comes with its history: only the tracking service writes both.
         refuse_status_write("bulk_create() of tracked enhancements")
