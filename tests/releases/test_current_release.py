@@ -151,6 +151,31 @@ def test_figures_computed_before_a_freeze_are_recomputed_once_it_has_passed(djan
 
 
 @pytest.mark.django_db
+def test_figures_stored_before_the_upgrade_are_recomputed_at_the_next_refresh(django_capture_on_commit_callbacks):
+    import importlib
+
+    from django.apps import apps
+
+    from releases.choices import MilestoneKind
+    from releases.models import ReleaseStats
+    from releases.services.stats import release_stats_compute
+    from tests.factories import KepFactory, MilestoneFactory, TrackedEnhancementFactory
+
+    release = ReleaseFactory(
+        version="1.32", cycle_start=D(2025, 1, 13), planned_release_date=D(2025, 4, 23), state=ReleaseState.RELEASED
+    )
+    MilestoneFactory(release=release, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=at(2025, 2, 14, 2))
+    TrackedEnhancementFactory(release=release, kep=KepFactory())
+    release_stats_compute(release_ids=[release.pk], now=at(2025, 5, 1))
+    assert release_states_refresh(now=at(2025, 5, 2)) == []  # figures computed after every milestone: kept
+    # What the migration does to figures an earlier version stored, run on the current models.
+    importlib.import_module("releases.migrations.0013_stats_recomputed_after_upgrade").mark_stale(apps, None)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert release_states_refresh(now=at(2025, 5, 2)) == ["1.32: figures recomputed, a milestone has passed since"]
+    assert ReleaseStats.objects.get(release=release, sig__isnull=True).computed_at > at(2025, 5, 1)
+
+
+@pytest.mark.django_db
 def test_a_stale_13_style_release_is_not_current(imported):
     ReleaseFactory(version="1.13", cycle_start=D(2018, 10, 1), planned_release_date=None, state=ReleaseState.ACTIVE)
     assert Release.objects.current().version == "1.27"
