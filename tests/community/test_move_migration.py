@@ -8,7 +8,7 @@ models of that time would have). Then the database is migrated forward and read 
 
 import pytest
 
-from tests.scratch_db import manage
+from tests.scratch_db import manage, manage_steps
 
 pytestmark = pytest.mark.django_db
 
@@ -65,14 +65,18 @@ print("GRANT", *Group.objects.get(name="SIG lead").permissions.filter(
 
 def test_a_database_from_before_the_move_to_community_keeps_rows_permissions_and_history(scratch_database_url):
     settings_module = "sigtracker.settings.test"
-    for app, migration in BEFORE_THE_MOVE:
-        manage(scratch_database_url, settings_module, "migrate", app, migration, "--noinput", "-v0")
-    manage(scratch_database_url, settings_module, "migrate", "auth", "--noinput", "-v0")
-    old = manage(scratch_database_url, settings_module, "shell", "-c", OLD_ROWS)
+    migrate_before = [("migrate", app, migration, "--noinput", "-v0") for app, migration in BEFORE_THE_MOVE]
+    old = manage_steps(
+        scratch_database_url,
+        settings_module,
+        *migrate_before,
+        ("migrate", "auth", "--noinput", "-v0"),
+        ("shell", "-c", OLD_ROWS),
+    )
     old_permission = old.split("OLD ")[1].split()[0]
 
-    manage(scratch_database_url, settings_module, "migrate", "--noinput", "-v0")
-    probe = manage(scratch_database_url, settings_module, "shell", "-c", PROBE)
+    # The deploy that moves the models, in a process of its own as it would be.
+    probe = manage_steps(scratch_database_url, settings_module, ("migrate", "--noinput", "-v0"), ("shell", "-c", PROBE))
 
     assert "SIG SIG Old True ['oldtimer'] 1" in probe, probe
     assert "TYPES ['community']" in probe, probe  # moved, not duplicated: the role group's grant is the same row

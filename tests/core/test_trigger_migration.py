@@ -7,7 +7,7 @@ table must make cached pages fresh, as writes to every other watched table do.
 
 import pytest
 
-from tests.scratch_db import manage as _manage
+from tests.scratch_db import manage, manage_steps
 
 pytestmark = pytest.mark.django_db
 
@@ -28,18 +28,19 @@ print("PROBE", *seen)
 
 def test_a_model_added_after_the_trigger_migration_invalidates_the_cache(scratch_database_url):
     # The database as it stood when the triggers were first installed...
-    _manage(scratch_database_url, "sigtracker.settings.test", "migrate", "core", "0003", "--noinput", "-v0")
+    manage(scratch_database_url, "sigtracker.settings.test", "migrate", "core", "0003", "--noinput", "-v0")
     # ...then a release adds a model to a watched app, and the deploy migrates forward.
     settings_module = "tests.core.trigger_settings"
-    _manage(scratch_database_url, settings_module, "migrate", "--noinput", "-v0")
-    output = _manage(scratch_database_url, settings_module, "shell", "-c", PROBE)
-    probe = next(line for line in output.splitlines() if line.startswith("PROBE"))
-    assert probe.split()[1:] == ["miss", "hit", "stale"], output
-    # Migrating again changes nothing (the post_migrate handler is idempotent).
-    _manage(scratch_database_url, settings_module, "migrate", "--noinput", "-v0")
-    output = _manage(scratch_database_url, settings_module, "shell", "-c", PROBE)
-    probe = next(line for line in output.splitlines() if line.startswith("PROBE"))
-    assert probe.split()[1:] == ["miss", "hit", "stale"], output
+    output = manage_steps(
+        scratch_database_url, settings_module, ("migrate", "--noinput", "-v0"), ("shell", "-c", PROBE)
+    )
+    assert _probed(output) == ["miss", "hit", "stale"], output
+    # Migrating again changes nothing (the post_migrate handler is idempotent); a process of its own, so the probe
+    # starts from an empty local cache again.
+    output = manage_steps(
+        scratch_database_url, settings_module, ("migrate", "--noinput", "-v0"), ("shell", "-c", PROBE)
+    )
+    assert _probed(output) == ["miss", "hit", "stale"], output
 
 
 def test_a_database_from_before_the_move_to_core_migrates_and_keeps_invalidating(scratch_database_url):
@@ -47,9 +48,17 @@ def test_a_database_from_before_the_move_to_core_migrates_and_keeps_invalidating
     already hold the tables, the counter row, the sequence and the triggers; core's migrations then run over them.
     Simulated by forgetting core's migrations (--fake zero) while keeping everything they made."""
     settings_module = "tests.core.trigger_settings"
-    _manage(scratch_database_url, settings_module, "migrate", "--noinput", "-v0")
-    _manage(scratch_database_url, settings_module, "migrate", "core", "zero", "--fake", "--noinput", "-v0")
-    _manage(scratch_database_url, settings_module, "migrate", "--noinput", "-v0")
-    output = _manage(scratch_database_url, settings_module, "shell", "-c", PROBE)
-    probe = next(line for line in output.splitlines() if line.startswith("PROBE"))
-    assert probe.split()[1:] == ["miss", "hit", "stale"], output
+    manage_steps(
+        scratch_database_url,
+        settings_module,
+        ("migrate", "--noinput", "-v0"),
+        ("migrate", "core", "zero", "--fake", "--noinput", "-v0"),
+    )
+    output = manage_steps(
+        scratch_database_url, settings_module, ("migrate", "--noinput", "-v0"), ("shell", "-c", PROBE)
+    )
+    assert _probed(output) == ["miss", "hit", "stale"], output
+
+
+def _probed(output: str) -> list[str]:
+    return next(line for line in output.splitlines() if line.startswith("PROBE")).split()[1:]

@@ -4,11 +4,10 @@ log entries of those models follow them (their content types are relabelled, not
 
 import json
 
-import psycopg
 import pytest
 from django.db import connection
 
-from tests.scratch_db import manage
+from tests.scratch_db import manage_steps, postgresql_scratch_database
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db]
 
@@ -25,7 +24,6 @@ WRITE_BEFORE = """
 import datetime, json
 from django.db import connection
 
-from tests.scratch_db import manage
 from django.db.migrations.executor import MigrationExecutor
 from reminders.webhook_urls import encrypt_url
 
@@ -104,7 +102,6 @@ import json
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 
-from tests.scratch_db import manage
 
 labels = sorted(
     ContentType.objects.filter(model__in=["reminderdelivery", "unsubscription", "slackwebhook"]).values_list(
@@ -120,8 +117,8 @@ print("BACK", json.dumps({"labels": labels, "rows": rows}))
 """
 
 
-def _manage(database_url: str, *args: str) -> str:
-    return manage(database_url, "sigtracker.settings.test", *args)
+def _steps(database_url: str, *steps: tuple[str, ...]) -> str:
+    return manage_steps(database_url, "sigtracker.settings.test", *steps)
 
 
 def _printed(output: str, tag: str):
@@ -134,30 +131,16 @@ def scratch_database_url():
     `tests.scratch_db`'s, so the two migration tests may run side by side."""
     if connection.vendor != "postgresql":
         pytest.skip("the move is checked on PostgreSQL, where production data lives")
-    db = connection.settings_dict
-    name = f"{db['NAME']}_reminders_move"[:63]
-    params = dict(host=db["HOST"] or "127.0.0.1", port=db["PORT"] or 5432, user=db["USER"], dbname="postgres")
-    if db.get("PASSWORD"):
-        params["password"] = db["PASSWORD"]
-    with psycopg.connect(**params, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        admin.execute(f'CREATE DATABASE "{name}"')
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    try:
-        yield f"postgres://{db['USER']}{password}@{params['host']}:{params['port']}/{name}"
-    finally:
-        with psycopg.connect(**params, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with postgresql_scratch_database("_reminders_move") as url:
+        yield url
 
 
 def test_rows_permissions_and_log_entries_survive_the_move_to_the_reminders_app_and_back(scratch_database_url):
     # The database as the releases and people apps left it, before the move...
-    for app_label, migration in BEFORE:
-        _manage(scratch_database_url, "migrate", app_label, migration, "--noinput", "-v0")
-    before = _printed(_manage(scratch_database_url, "shell", "-c", WRITE_BEFORE), "IDS")
-    # ...then the deploy that moves the models migrates forward.
-    _manage(scratch_database_url, "migrate", "--noinput", "-v0")
-    after = _printed(_manage(scratch_database_url, "shell", "-c", READ_AFTER), "READ")
+    migrate_before = [("migrate", app_label, migration, "--noinput", "-v0") for app_label, migration in BEFORE]
+    before = _printed(_steps(scratch_database_url, *migrate_before, ("shell", "-c", WRITE_BEFORE)), "IDS")
+    # ...then the deploy that moves the models migrates forward, in a process of its own as it would be.
+    after = _printed(_steps(scratch_database_url, ("migrate", "--noinput", "-v0"), ("shell", "-c", READ_AFTER)), "READ")
 
     assert after["delivery"] == ["1.36", "alice@example.com", "alice", "sent", "<reminder-1@sigtracker>"]
     assert after["webhook"] == ["sig-node", "https://hooks.slack.com/services/T0/B0/abcd", True]
@@ -171,10 +154,12 @@ def test_rows_permissions_and_log_entries_survive_the_move_to_the_reminders_app_
         ["reminders", "change_unsubscription"],
     ]
     assert after["log_entry"] == ["reminders", True]
-    # The models as they are and the migrations agree.
-    _manage(scratch_database_url, "makemigrations", "--check", "--dry-run")
-
-    # Rolled back, the content types go home and the rows stay where they always were.
-    _manage(scratch_database_url, "migrate", "reminders", "zero", "--noinput", "-v0")
-    back = _printed(_manage(scratch_database_url, "shell", "-c", READ_BACK), "BACK")
-    assert back == {"labels": ["people", "people", "releases"], "rows": [1, 1, 1]}
+    # The models as they are and the migrations agree; rolled back, the content types go home and the rows stay
+    # where they always were.
+    back = _steps(
+        scratch_database_url,
+        ("makemigrations", "--check", "--dry-run"),
+        ("migrate", "reminders", "zero", "--noinput", "-v0"),
+        ("shell", "-c", READ_BACK),
+    )
+    assert _printed(back, "BACK") == {"labels": ["people", "people", "releases"], "rows": [1, 1, 1]}
