@@ -80,6 +80,11 @@ class MilestoneSerializer(serializers.ModelSerializer):
 
 class ReleaseStatsSerializer(serializers.ModelSerializer):
     sig = serializers.CharField(source="sig.slug", read_only=True, allow_null=True, default=None)
+    figures_known = serializers.BooleanField(
+        read_only=True,
+        help_text="False: nothing of this release is recorded (no enhancement, no retro tally), so its zeros "
+        "count nothing; the pages show no figures.",
+    )
 
     class Meta:
         model = ReleaseStats
@@ -91,6 +96,7 @@ class ReleaseStatsSerializer(serializers.ModelSerializer):
             "tracked_source",
             "not_recorded",
             "in_cycle",
+            "figures_known",
             "recorded_tracked",
             "recorded_done",
             "deferred",
@@ -117,7 +123,9 @@ class ReleaseSerializer(serializers.ModelSerializer):
     release_date = serializers.DateField(source="release_on", read_only=True, allow_null=True)
     enhancements_freeze_at = serializers.DateTimeField(read_only=True, allow_null=True)
     code_freeze_at = serializers.DateTimeField(read_only=True, allow_null=True)
-    tracked = serializers.IntegerField(read_only=True, allow_null=True, help_text="All SIGs; null: not computed.")
+    tracked = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="All SIGs; null: not computed, or nothing of it is recorded."
+    )
     done = serializers.IntegerField(read_only=True, allow_null=True)
     merge_rate = serializers.FloatField(read_only=True, allow_null=True, help_text="done / tracked, 0..1.")
     milestones = MilestoneSerializer(many=True, read_only=True)

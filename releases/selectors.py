@@ -8,7 +8,20 @@ import datetime
 from collections import Counter
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Exists, F, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -55,29 +68,44 @@ def _milestone_at(kind: str) -> Subquery:
     )
 
 
+_FIGURES_KNOWN = (
+    Q(stats_tracked__gt=0) | Q(has_enhancements=True) | Q(recorded_tracked__isnull=False) | Q(in_cycle=True)
+)
+
+
 def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
     """Every release, oldest first, with its key freezes and its all-SIG stats annotated (None where not computed).
 
     Annotations: `enhancements_freeze_at`, `code_freeze_at`, `release_on` (actual, else planned date),
-    `tracked`, `done`, `merge_rate`, `stats_source`, `tracked_source` (history or retro tally), `in_cycle` (progress
-    before the release day, no merge rate) — sortable, and one query however many releases.
+    `tracked`, `done` (None where nothing of a shipped release is recorded), `merge_rate`, `stats_source`,
+    `tracked_source` (history or retro tally), `in_cycle` (progress before the release day, no merge rate) —
+    sortable, and one query however many releases.
     """
-    queryset = Release.objects.annotate(
-        enhancements_freeze_at=_milestone_at(MilestoneKind.ENHANCEMENTS_FREEZE),
-        code_freeze_at=_milestone_at(MilestoneKind.CODE_FREEZE),
-        release_on=Coalesce("actual_release_date", "planned_release_date"),
-        tracked=_all_sigs_stats("tracked"),
-        done=_all_sigs_stats("done"),
-        merge_rate=_all_sigs_stats("merge_rate"),
-        stats_source=_all_sigs_stats("source"),
-        recorded_tracked=_all_sigs_stats("recorded_tracked"),
-        recorded_done=_all_sigs_stats("recorded_done"),
-        tracked_source=_all_sigs_stats("tracked_source"),
-        in_cycle=_all_sigs_stats("in_cycle"),
-        # For the state's wording (`rules.release_state_label`): any date on record besides the cycle's own.
-        has_known_dates=Exists(Milestone.objects.filter(release=OuterRef("pk")))
-        | Exists(EnhancementException.objects.filter(release=OuterRef("pk"))),
-    ).order_by("major", "minor")
+    queryset = (
+        Release.objects.annotate(
+            enhancements_freeze_at=_milestone_at(MilestoneKind.ENHANCEMENTS_FREEZE),
+            code_freeze_at=_milestone_at(MilestoneKind.CODE_FREEZE),
+            release_on=Coalesce("actual_release_date", "planned_release_date"),
+            stats_tracked=_all_sigs_stats("tracked"),
+            stats_done=_all_sigs_stats("done"),
+            merge_rate=_all_sigs_stats("merge_rate"),
+            stats_source=_all_sigs_stats("source"),
+            recorded_tracked=_all_sigs_stats("recorded_tracked"),
+            recorded_done=_all_sigs_stats("recorded_done"),
+            tracked_source=_all_sigs_stats("tracked_source"),
+            in_cycle=_all_sigs_stats("in_cycle"),
+            # For the state's wording (`rules.release_state_label`): any date on record besides the cycle's own.
+            has_known_dates=Exists(Milestone.objects.filter(release=OuterRef("pk")))
+            | Exists(EnhancementException.objects.filter(release=OuterRef("pk"))),
+            has_enhancements=Exists(TrackedEnhancement.objects.filter(release=OuterRef("pk"))),
+        )
+        .annotate(
+            # `rules.figures_known` in SQL: a shipped release nothing is recorded of has no counts, not zeros.
+            tracked=Case(When(_FIGURES_KNOWN, then=F("stats_tracked")), default=None),
+            done=Case(When(_FIGURES_KNOWN, then=F("stats_done")), default=None),
+        )
+        .order_by("major", "minor")
+    )
     if filters is not None:
         queryset = ReleaseFilterSet(filters, queryset=queryset).qs
     return queryset

@@ -6,6 +6,7 @@ from django.utils import timezone
 from community.models import Sig
 
 from ..choices import StatsSource
+from ..rules import figures_known
 from .release import Release
 
 
@@ -85,3 +86,14 @@ class ReleaseStats(models.Model):
 
     def __str__(self):
         return f"{self.release.version} stats ({self.sig or 'all SIGs'})"
+
+    @property
+    def figures_known(self) -> bool:
+        """`rules.figures_known`: the counts by status are of the release's listed enhancements, so they are
+        empty when none is listed."""
+        return figures_known(
+            tracked=self.tracked,
+            has_enhancements=any((self.counts or {}).get("status", {}).values()),
+            recorded_tracked=self.recorded_tracked,
+            in_cycle=self.in_cycle,
+        )

@@ -37,6 +37,7 @@ from .cycle import (
 from .cycle import _day as _day  # private; importable from here as when the rules were one module
 from .figures import (
     MergeFigures,
+    figures_known,
     merge_figures,
     milestone_passed,
     release_day_instant,
@@ -131,6 +132,7 @@ __all__ = [
     "prr_status",
     # figures
     "MergeFigures",
+    "figures_known",
     "merge_figures",
     "milestone_passed",
     "release_day_instant",

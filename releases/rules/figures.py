@@ -34,6 +34,14 @@ def release_day_passed(*, release_day: datetime.datetime | datetime.date | None,
     return milestone_passed(release_day_instant(release_day), now=now)
 
 
+def figures_known(*, tracked: int, has_enhancements: bool, recorded_tracked: int | None, in_cycle: bool) -> bool:
+    """Whether a release's figures say anything about it: they count something, some enhancement of it is listed
+    here, a retro recorded its tally, or it is in its cycle (where "0 tracked so far" is progress). A shipped
+    release with none of these has zeros that describe what was imported, not the release: it gets no figures
+    (the sig-release READMEs of 1.8-1.27 give dates, never counts)."""
+    return tracked > 0 or has_enhancements or recorded_tracked is not None or in_cycle
+
+
 def tracked_at_enhancements_freeze(*, status_then: str | None, status_now: str, recorded: bool) -> bool | None:
     """Whether a row counts as tracked at the enhancements freeze: its board status at the freeze instant was
     past that freeze's bar (`counts_as_tracked_at_freeze`), or it is done anyway (an exception). `recorded` says

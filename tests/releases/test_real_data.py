@@ -305,3 +305,27 @@ def test_reimporting_corrects_what_an_earlier_import_stored_wrong(client, upstre
     out = StringIO()
     call_command("import_schedule", str(releases), verbosity=1, stdout=out)
     assert "0 created, 0 updated" in out.getvalue()
+
+
+def test_a_shipped_release_nothing_is_recorded_of_gets_no_figures_rather_than_zeros(client, upstream):
+    # The READMEs of 1.25-1.27 give dates, never counts; no board, sheet or retro of them was imported.
+    assert not TrackedEnhancement.objects.filter(release__version="1.25").exists()
+    stats = ReleaseStats.objects.get(release__version="1.25", sig__isnull=True)
+    assert (stats.in_cycle, stats.figures_known) == (False, False)
+    section = client.get("/releases/1.25/").content.decode().split('id="stats"')[1].split("</section>")[0]
+    assert 'id="no-figures"' in section and 'id="figure-tracked"' not in section and "No funnel" not in section
+    # The list and its chart leave the release's counts out instead of drawing zeros; the ones recorded stay.
+    listing = client.get("/releases/").content.decode()
+    chart = listing.split("<desc")[1].split("</desc>")[0]
+    assert "v1.25 0" not in chart and "v1.24 23" in chart
+    rows = {row["version"]: row for row in selectors.release_list().values("version", "tracked", "done")}
+    assert (rows["1.25"]["tracked"], rows["1.25"]["done"]) == (None, None)
+    assert (rows["1.24"]["tracked"], rows["1.24"]["done"]) == (23, 6)
+    # v1.27 is the latest release: the home page says it has no figures, not that nothing was tracked "yet".
+    home = client.get("/").content.decode()
+    assert 'id="no-figures"' in home and "No enhancements tracked for v1.27 yet" not in home
+    # The API says the same: no counts in the release's row, and its stored zeros flagged as counting nothing.
+    answer = client.get("/api/v1/releases/1.25/").json()
+    assert (answer["tracked"], answer["done"]) == (None, None)
+    assert [row["figures_known"] for row in answer["stats"] if row["sig"] is None] == [False]
+    assert client.get("/api/v1/releases/1.24/").json()["tracked"] == 23
