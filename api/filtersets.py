@@ -6,6 +6,7 @@ from django.db.models import Q
 
 from community.choices import SigKind
 from community.models import Sig
+from core.filters import TextFilter
 from core.text import bound_search_text
 from meetings.models import AgendaItem
 from meetings.search import matching_agenda_items
@@ -48,7 +49,7 @@ class StatusChangeFilterSet(django_filters.FilterSet):
 
 
 class AgendaItemFilterSet(django_filters.FilterSet):
-    q = django_filters.CharFilter(method="search", label="Full-text search (title, notes, presenters)")
+    q = TextFilter(method="search", label="Full-text search (title, notes, presenters)")
     sig = django_filters.ModelChoiceFilter(field_name="meeting__sig", queryset=_sigs, to_field_name="slug")
     kep = django_filters.NumberFilter(field_name="keps__number", label="KEP number", min_value=1, distinct=True)
     release = django_filters.ModelChoiceFilter(
@@ -83,7 +84,7 @@ class ActionItemFilterSet(django_filters.FilterSet):
     sig = django_filters.ModelChoiceFilter(field_name="retrospective__sig", queryset=_sigs, to_field_name="slug")
     status = django_filters.ChoiceFilter(choices=ActionStatus.choices)
     open = django_filters.BooleanFilter(method="filter_open", label="Open or in progress")
-    owner = django_filters.CharFilter(field_name="owner__github", lookup_expr="iexact", label="Owner (GitHub handle)")
+    owner = TextFilter(field_name="owner__github", lookup_expr="iexact", label="Owner (GitHub handle)")
 
     class Meta:
         model = RetroItem

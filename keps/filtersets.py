@@ -5,6 +5,7 @@ from django.apps import apps
 from django.db.models import Q
 
 from community.models import Sig
+from core.filters import TextFilter
 from core.text import parse_kep_number
 
 from .choices import KepStage, KepStatus
@@ -28,7 +29,7 @@ def _releases(request=None):
 class KepFilterSet(django_filters.FilterSet):
     """What `kepctl query` offers (SIG, stage, status, author, approver), plus design group and release."""
 
-    q = django_filters.CharFilter(method="search", label="Search number or title")
+    q = TextFilter(method="search", label="Search number or title")
     owning_sig = django_filters.ModelChoiceFilter(
         queryset=_sigs, to_field_name="slug", label="Owning SIG", empty_label="any SIG"
     )
@@ -42,13 +43,13 @@ class KepFilterSet(django_filters.FilterSet):
     )
     stage = django_filters.ChoiceFilter(choices=KepStage.choices, label="Stage", empty_label="any stage")
     status = django_filters.ChoiceFilter(choices=KepStatus.choices, label="Status", empty_label="any status")
-    author = django_filters.CharFilter(
+    author = TextFilter(
         field_name="authors__github", lookup_expr="iexact", label="Author (GitHub handle)", distinct=True
     )
-    approver = django_filters.CharFilter(
+    approver = TextFilter(
         field_name="approvers__github", lookup_expr="iexact", label="Approver (GitHub handle)", distinct=True
     )
-    prr_approver = django_filters.CharFilter(
+    prr_approver = TextFilter(
         field_name="prr_approvals__approver__github",
         lookup_expr="iexact",
         label="PRR approver (GitHub handle)",
@@ -115,8 +116,8 @@ class SlipFilterSet(django_filters.FilterSet):
         queryset=_sigs, to_field_name="slug", label="Owning SIG", empty_label="any SIG"
     )
     stage = django_filters.ChoiceFilter(choices=KepStage.choices, label="Stage now", empty_label="any stage")
-    since = django_filters.CharFilter(method="keep", label="Slipped from release (from, e.g. 1.24)")
-    until = django_filters.CharFilter(method="keep", label="Slipped from release (to, e.g. 1.30)")
+    since = TextFilter(method="keep", label="Slipped from release (from, e.g. 1.24)")
+    until = TextFilter(method="keep", label="Slipped from release (to, e.g. 1.30)")
     min_slips = django_filters.NumberFilter(
         field_name="plan_slips", lookup_expr="gte", label="At least N planned slips", min_value=0
     )
@@ -132,8 +133,8 @@ class SlipFilterSet(django_filters.FilterSet):
 class FeatureGateFilterSet(django_filters.FilterSet):
     """The feature-gate ledger: by name, component, the KEP's stage and owning SIG."""
 
-    q = django_filters.CharFilter(method="search", label="Search gate or KEP number")
-    component = django_filters.CharFilter(method="filter_component", label="Component (e.g. kubelet)")
+    q = TextFilter(method="search", label="Search gate or KEP number")
+    component = TextFilter(method="filter_component", label="Component (e.g. kubelet)")
     stage = django_filters.ChoiceFilter(
         field_name="kep__stage", choices=KepStage.choices, label="Stage", empty_label="any stage"
     )
@@ -206,7 +207,7 @@ class ApproverFilterSet(django_filters.FilterSet):
 
 
 class DesignGroupFilterSet(django_filters.FilterSet):
-    q = django_filters.CharFilter(method="search", label="Search name or summary")
+    q = TextFilter(method="search", label="Search name or summary")
     sig = django_filters.ModelChoiceFilter(
         field_name="sigs", queryset=_sigs, to_field_name="slug", label="SIG", empty_label="any SIG", distinct=True
     )

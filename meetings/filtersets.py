@@ -5,6 +5,7 @@ from django import forms
 from django.db.models import Q
 
 from community.models import Sig
+from core.filters import TextFilter
 from core.text import bound_search_text
 
 from .models import AgendaItem, Meeting
@@ -20,12 +21,12 @@ def _years():
 
 
 class MeetingFilterSet(django_filters.FilterSet):
-    q = django_filters.CharFilter(method="search", label="Search agenda items")
+    q = TextFilter(method="search", label="Search agenda items")
     sig = django_filters.ModelChoiceFilter(queryset=_sigs, to_field_name="slug", label="SIG", empty_label="any SIG")
     year = django_filters.ChoiceFilter(
         field_name="date", lookup_expr="year", choices=_years, label="Year", empty_label="any year"
     )
-    presenter = django_filters.CharFilter(method="filter_presenter", label="Presenter (GitHub handle or name)")
+    presenter = TextFilter(method="filter_presenter", label="Presenter (GitHub handle or name)")
     kep = django_filters.NumberFilter(method="filter_kep", label="KEP number", min_value=1)
     cancelled = django_filters.BooleanFilter(
         label="Held or cancelled",

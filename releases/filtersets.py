@@ -5,6 +5,7 @@ from django import forms
 from django.db.models import Exists, OuterRef, Q
 
 from community.models import Sig
+from core.filters import TextFilter
 from core.text import parse_kep_number
 
 from .choices import (
@@ -23,7 +24,7 @@ from .prr import with_prr
 
 
 class ReleaseFilterSet(django_filters.FilterSet):
-    q = django_filters.CharFilter(
+    q = TextFilter(
         method="search",
         label="Search",
         widget=forms.TextInput(attrs={"placeholder": "1.24 or Stargazer", "type": "search"}),
@@ -44,7 +45,7 @@ class ReleaseFilterSet(django_filters.FilterSet):
 
 
 class TrackedEnhancementFilterSet(django_filters.FilterSet):
-    q = django_filters.CharFilter(
+    q = TextFilter(
         method="search",
         label="Search",
         widget=forms.TextInput(attrs={"placeholder": "KEP number, title or @contact", "type": "search"}),

@@ -66,3 +66,19 @@ def test_bounded_search_text_is_always_a_valid_websearch_query(postgres_only, te
 def test_a_nul_in_a_path_or_a_query_parameter_is_a_400_not_a_database_error(client, url):
     response = client.get(url)
     assert response.status_code == 400 and b"NUL" in response.content
+
+
+@pytest.mark.django_db
+def test_filter_text_longer_than_the_bound_is_the_fields_error_on_a_page_and_a_400_in_the_api(client):
+    from core.filters import MAX_FILTER_TEXT_CHARS
+
+    too_long = "kubelet " * (MAX_FILTER_TEXT_CHARS // 8 + 1)
+    page = client.get("/keps/", {"q": too_long})
+    assert page.status_code == 200
+    assert f"at most {MAX_FILTER_TEXT_CHARS} characters" in page.content.decode()
+
+    api = client.get("/api/v1/keps/", {"q": too_long})
+    assert api.status_code == 400
+    assert "q" in api.json()
+
+    assert client.get("/api/v1/keps/", {"q": "kubelet " * (MAX_FILTER_TEXT_CHARS // 8)}).status_code == 200
