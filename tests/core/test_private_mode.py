@@ -8,6 +8,7 @@ Checking `request.path` against the public prefixes (/healthz, /static/) let any
 import pytest
 
 from tests.core.servers import get, production_gunicorn, shared_database_url
+from tests.scratch_db import manage
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -15,8 +16,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture(scope="module")
 def private_server(django_db_setup, django_db_blocker, tmp_path_factory):
     with django_db_blocker.unblock():
-        # On SQLite (an in-memory test database) an empty file: a redirect to the login needs no data.
-        database_url = shared_database_url() or f"sqlite:///{tmp_path_factory.mktemp('private') / 'db.sqlite3'}"
+        database_url = shared_database_url()
+    if not database_url:
+        # On SQLite (an in-memory test database) a file of its own, holding only what the login page reads: the
+        # sign-in providers' table.
+        database_url = f"sqlite:///{tmp_path_factory.mktemp('private') / 'db.sqlite3'}"
+        manage(database_url, "sigtracker.settings.test", "migrate", "socialaccount", "--noinput", "-v0")
     env = {"SIGTRACKER_REQUIRE_LOGIN": "true", "DATABASE_URL": database_url}
     # '*': every client may set the forwarded headers, as behind a proxy that passes them through.
     with production_gunicorn("--forwarded-allow-ips", "*", **env) as port:
