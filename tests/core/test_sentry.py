@@ -7,14 +7,13 @@ import os
 import secrets
 import subprocess
 import sys
-import threading
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from core.sentry import scrub_event
-from tests.core.servers import ROOT, shared_database_url
+from tests.core.servers import ROOT, serve_in_thread, shared_database_url
 
 SCRIPT = """
 import django
@@ -60,7 +59,7 @@ class StandInSentry(ThreadingHTTPServer):
                 pass
 
         super().__init__(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
+        serve_in_thread(self)
 
     @property
     def dsn(self) -> str:

@@ -23,6 +23,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from tests.core.servers import serve_in_thread
 from tests.github.standin import TOKEN, iso
 
 SCHEMA = Path("/work/shared/data/github/schema.graphql")
@@ -223,7 +224,7 @@ class StandInGraphQL:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        serve_in_thread(self._server)
         return self
 
     def stop(self) -> None:

@@ -1,10 +1,10 @@
 """Hostile stand-ins for the GitHub sync tests: the stand-in GitHub with answers overridden per path, another
 host that records what reaches it, and an answer that drips one byte a second for ever."""
 
-import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from tests.core.servers import serve_in_thread
 from tests.github.standin import StandInGitHub
 
 SECRET_BODY = "internal-only: db_password=hunter2"
@@ -47,7 +47,7 @@ class Elsewhere:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serve_in_thread(self.server)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
     def stop(self):

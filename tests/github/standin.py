@@ -22,6 +22,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlparse
 
+from tests.core.servers import serve_in_thread
+
 TOKEN = "test-token"
 _ids = itertools.count(1000)
 
@@ -261,7 +263,7 @@ class StandInGitHub:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        serve_in_thread(self._server)
         return self
 
     def stop(self) -> None:

@@ -13,9 +13,10 @@ authenticated user", "Get an organization membership for the authenticated user"
 
 import json
 import secrets
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlparse
+
+from tests.core.servers import serve_in_thread
 
 
 class StandInOAuth:
@@ -125,7 +126,7 @@ class StandInOAuth:
                 return self._send(200, urlencode(payload), "application/x-www-form-urlencoded")
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        serve_in_thread(self._server)
         return self
 
     def stop(self):

@@ -14,6 +14,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from tests.core.servers import serve_in_thread
+
 
 @dataclass
 class Post:
@@ -127,7 +129,7 @@ class SlackStandIn:
             time.sleep(0.05)
 
     def start(self) -> "SlackStandIn":
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serve_in_thread(self.server)
         return self
 
     def stop(self) -> None:

@@ -3,7 +3,6 @@ pass saved (an internal admin API on loopback, cloud metadata, a look-alike host
 the rule is not posted to; a redirect is not followed; a non-Slack answer's body is never stored nor printed.
 Over real HTTP against local servers standing in for Slack and for an internal service."""
 
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -14,6 +13,7 @@ from reminders.channels import slack_recipient
 from reminders.choices import DeliveryState
 from reminders.models import ReminderDelivery, SlackWebhook
 from reminders.webhook_urls import encrypt_url, url_hint, validate_webhook_url
+from tests.core.servers import serve_in_thread
 from tests.factories import SigFactory
 from tests.reminder_board import FREEZE, HOUR
 from tests.reminders.slack_standin import SlackStandIn
@@ -61,7 +61,7 @@ class Internal:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serve_in_thread(self.server)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
 
     def stop(self):
