@@ -198,6 +198,7 @@ class OwnPostgres:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+@pytest.mark.services  # a PostgreSQL server of its own: the fast lane runs without PostgreSQL
 def test_postgresql_restart_under_load_recovers_without_a_manual_step():
     """Against a PostgreSQL of the test's own: the machine's server, shared with other test runs, is never
     stopped or restarted here."""
