@@ -85,6 +85,12 @@ class ReleaseStatsSerializer(serializers.ModelSerializer):
         help_text="False: nothing of this release is recorded (no enhancement, no retro tally), so its zeros "
         "count nothing; the pages show no figures.",
     )
+    tracked_at_freeze = serializers.IntegerField(
+        read_only=True,
+        allow_null=True,
+        help_text="How many were tracked at the enhancements freeze; null for a release over with no freeze dated "
+        "(`tracked` then counts its listed enhancements as they stand).",
+    )
 
     class Meta:
         model = ReleaseStats
@@ -92,6 +98,7 @@ class ReleaseStatsSerializer(serializers.ModelSerializer):
             "sig",
             "source",
             "tracked",
+            "tracked_at_freeze",
             "done",
             "tracked_source",
             "not_recorded",
@@ -124,7 +131,10 @@ class ReleaseSerializer(serializers.ModelSerializer):
     enhancements_freeze_at = serializers.DateTimeField(read_only=True, allow_null=True)
     code_freeze_at = serializers.DateTimeField(read_only=True, allow_null=True)
     tracked = serializers.IntegerField(
-        read_only=True, allow_null=True, help_text="All SIGs; null: not computed, or nothing of it is recorded."
+        read_only=True,
+        allow_null=True,
+        help_text="All SIGs, tracked at the enhancements freeze; null: not computed, nothing of it is recorded, "
+        "or no freeze of it is dated.",
     )
     done = serializers.IntegerField(read_only=True, allow_null=True)
     merge_rate = serializers.FloatField(read_only=True, allow_null=True, help_text="done / tracked, 0..1.")

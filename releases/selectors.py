@@ -77,9 +77,9 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
     """Every release, oldest first, with its key freezes and its all-SIG stats annotated (None where not computed).
 
     Annotations: `enhancements_freeze_at`, `code_freeze_at`, `release_on` (actual, else planned date),
-    `tracked`, `done` (None where nothing of a shipped release is recorded), `merge_rate`, `stats_source`,
-    `tracked_source` (history or retro tally), `in_cycle` (progress before the release day, no merge rate) —
-    sortable, and one query however many releases.
+    `tracked` (`ReleaseStats.tracked_at_freeze`), `done` (None where nothing of a shipped release is recorded),
+    `merge_rate`, `stats_source`, `tracked_source` (history or retro tally), `in_cycle` (progress before the
+    release day, no merge rate) — sortable, and one query however many releases.
     """
     queryset = (
         Release.objects.annotate(
@@ -94,14 +94,18 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
             recorded_done=_all_sigs_stats("recorded_done"),
             tracked_source=_all_sigs_stats("tracked_source"),
             in_cycle=_all_sigs_stats("in_cycle"),
+            freezes_undated=_all_sigs_stats("counts__freezes_undated"),
             # For the state's wording (`rules.release_state_label`): any date on record besides the cycle's own.
             has_known_dates=Exists(Milestone.objects.filter(release=OuterRef("pk")))
             | Exists(EnhancementException.objects.filter(release=OuterRef("pk"))),
             has_enhancements=Exists(TrackedEnhancement.objects.filter(release=OuterRef("pk"))),
         )
         .annotate(
-            # `rules.figures_known` in SQL: a shipped release nothing is recorded of has no counts, not zeros.
-            tracked=Case(When(_FIGURES_KNOWN, then=F("stats_tracked")), default=None),
+            # `rules.figures_known` in SQL: a shipped release nothing is recorded of has no counts, not zeros; and
+            # `ReleaseStats.tracked_at_freeze`: with no freeze dated, nothing counts as tracked at one.
+            tracked=Case(
+                When(freezes_undated=True, then=None), When(_FIGURES_KNOWN, then=F("stats_tracked")), default=None
+            ),
             done=Case(When(_FIGURES_KNOWN, then=F("stats_done")), default=None),
         )
         .order_by("major", "minor")

@@ -118,7 +118,9 @@ class ReleaseListView(PublicListView):
             nav="releases",
             chart=chart,
             has_stats=has_stats,
-            missing_stats=[r.version for r in releases if r.tracked is None],
+            missing_stats=[r.version for r in releases if r.tracked is None and r.done is None],
+            # Over with no freeze dated: what shipped is known, what was tracked at the freeze is not.
+            freezes_undated=[r.version for r in releases if r.freezes_undated and r.done is not None],
         )
         return context
 

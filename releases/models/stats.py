@@ -88,6 +88,12 @@ class ReleaseStats(models.Model):
         return f"{self.release.version} stats ({self.sig or 'all SIGs'})"
 
     @property
+    def tracked_at_freeze(self) -> int | None:
+        """How many were tracked at the enhancements freeze; None for a release over with no freeze dated (its
+        `tracked` then counts the enhancements listed as they stand, which no freeze instant sorts)."""
+        return None if (self.counts or {}).get("freezes_undated") else self.tracked
+
+    @property
     def figures_known(self) -> bool:
         """`rules.figures_known`: the counts by status are of the release's listed enhancements, so they are
         empty when none is listed."""

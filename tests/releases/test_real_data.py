@@ -4,6 +4,7 @@ files it came from.
 
 The schedules are given file by file (1.22–1.27) so that these answers do not depend on the older README shapes."""
 
+import csv
 import datetime
 import re
 from io import StringIO
@@ -328,4 +329,29 @@ def test_a_shipped_release_nothing_is_recorded_of_gets_no_figures_rather_than_ze
     answer = client.get("/api/v1/releases/1.25/").json()
     assert (answer["tracked"], answer["done"]) == (None, None)
     assert [row["figures_known"] for row in answer["stats"] if row["sig"] is None] == [False]
+    assert client.get("/api/v1/releases/1.24/").json()["tracked"] == 23
+
+
+def test_a_release_over_with_no_freeze_dated_shows_no_tracked_figure_on_any_page(client, every_release_file):
+    # v1.35 is known from its exception requests and roster only: 12 enhancements listed, none shipped on record,
+    # no enhancements freeze dated. Its own page says "—" tracked (12 listed); no other page may say 12 tracked.
+    release_stats_compute()
+    stats = ReleaseStats.objects.get(release__version="1.35", sig__isnull=True)
+    assert (stats.tracked_at_freeze, stats.merge_rate) == (None, None)
+    home = client.get("/").content.decode().split('id="stats-heading"')[1].split("</section>")[0]
+    assert "of tracked at enhancements freeze" not in home
+    assert f"{stats.done} done of {stats.tracked} listed" in home and "no merge rate" in home
+
+    export = csv.DictReader(client.get("/releases/?_export=csv").content.decode().splitlines())
+    row = next(row for row in export if row["Version"] == "1.35")
+    assert (row["Tracked"], row["Done"], row["Merge rate"]) == ("", str(stats.done), "")
+    assert row["Figures from"] == "board history, no freeze dated"
+    listing = client.get("/releases/").content.decode()
+    assert "No enhancements freeze is recorded for 1.4, 1.35" in listing
+    assert "Tracked v1.35:" not in listing and "Tracked v1.4:" not in listing  # the chart's bars
+
+    answer = client.get("/api/v1/releases/1.35/").json()
+    assert answer["tracked"] is None and answer["merge_rate"] is None
+    assert [s["tracked_at_freeze"] for s in answer["stats"] if s["sig"] is None] == [None]
+    # A release whose freeze is dated keeps its figure everywhere.
     assert client.get("/api/v1/releases/1.24/").json()["tracked"] == 23
