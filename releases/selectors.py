@@ -35,6 +35,7 @@ from .choices import (
     MilestoneKind,
     PrrStatus,
     RetroCategory,
+    StatsSource,
 )
 from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
 from .models import (
@@ -73,6 +74,12 @@ _FIGURES_KNOWN = (
 )
 
 
+#: `ReleaseStats.tracked_at_freeze` is None, in SQL.
+_TRACKED_AT_FREEZE_UNKNOWN = Q(in_cycle=False) & (
+    Q(freezes_undated=True) | Q(stats_not_recorded__gt=0, tracked_source=StatsSource.TRACKED_ROWS)
+)
+
+
 def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
     """Every release, oldest first, with its key freezes and its all-SIG stats annotated (None where not computed).
 
@@ -95,6 +102,7 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
             tracked_source=_all_sigs_stats("tracked_source"),
             in_cycle=_all_sigs_stats("in_cycle"),
             freezes_undated=_all_sigs_stats("counts__freezes_undated"),
+            stats_not_recorded=_all_sigs_stats("not_recorded"),
             # For the state's wording (`rules.release_state_label`): any date on record besides the cycle's own.
             has_known_dates=Exists(Milestone.objects.filter(release=OuterRef("pk")))
             | Exists(EnhancementException.objects.filter(release=OuterRef("pk"))),
@@ -104,7 +112,9 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
             # `rules.figures_known` in SQL: a shipped release nothing is recorded of has no counts, not zeros; and
             # `ReleaseStats.tracked_at_freeze`: with no freeze dated, nothing counts as tracked at one.
             tracked=Case(
-                When(freezes_undated=True, then=None), When(_FIGURES_KNOWN, then=F("stats_tracked")), default=None
+                When(_TRACKED_AT_FREEZE_UNKNOWN, then=None),
+                When(_FIGURES_KNOWN, then=F("stats_tracked")),
+                default=None,
             ),
             done=Case(When(_FIGURES_KNOWN, then=F("stats_done")), default=None),
         )

@@ -128,11 +128,11 @@ class ReleaseTable(BaseTable):
 
     def value_figures_from(self, record, value):
         if record.tracked is None:
-            return (
-                "board history, no freeze dated"
-                if getattr(record, "freezes_undated", None) and record.done is not None
-                else ""
-            )
+            if record.done is None:
+                return ""
+            if getattr(record, "freezes_undated", None):
+                return "board history, no freeze dated"
+            return "board history, standing at freeze not recorded"
         if StatsSource.RECORDED_TALLY in (record.stats_source, value):
             return "retro tally"
         return "board history, so far (in cycle)" if getattr(record, "in_cycle", False) else "board history"

@@ -119,8 +119,12 @@ class ReleaseListView(PublicListView):
             chart=chart,
             has_stats=has_stats,
             missing_stats=[r.version for r in releases if r.tracked is None and r.done is None],
-            # Over with no freeze dated: what shipped is known, what was tracked at the freeze is not.
+            # Over with no freeze dated, or a history not saying where some stood then: what shipped is counted,
+            # what was tracked at the freeze is not known.
             freezes_undated=[r.version for r in releases if r.freezes_undated and r.done is not None],
+            standing_not_recorded=[
+                r.version for r in releases if r.tracked is None and r.done is not None and not r.freezes_undated
+            ],
         )
         return context
 

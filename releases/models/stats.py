@@ -89,9 +89,21 @@ class ReleaseStats(models.Model):
 
     @property
     def tracked_at_freeze(self) -> int | None:
-        """How many were tracked at the enhancements freeze; None for a release over with no freeze dated (its
-        `tracked` then counts the enhancements listed as they stand, which no freeze instant sorts)."""
-        return None if (self.counts or {}).get("freezes_undated") else self.tracked
+        """How many were tracked at the enhancements freeze; None once the release is over when that is not
+        known: no freeze of it is dated (`tracked` then counts its enhancements as they stand), or its history,
+        with no retro tally to stand in, does not say where `not_recorded` of them stood at the freeze
+        (`tracked` then counts only the others)."""
+        if self.in_cycle:
+            return self.tracked
+        undated = (self.counts or {}).get("freezes_undated")
+        if undated or (self.not_recorded and self.tracked_source != StatsSource.RECORDED_TALLY):
+            return None
+        return self.tracked
+
+    @property
+    def listed(self) -> int | None:
+        """How many enhancements the release lists (its funnel's first step, "opted in"); None without a funnel."""
+        return next((step["count"] for step in self.funnel or () if step["step"] == "opted_in"), None)
 
     @property
     def figures_known(self) -> bool:

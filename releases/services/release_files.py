@@ -295,6 +295,8 @@ def _exception_row(release: Release, kep: Kep, records: list[ExceptionRecord], d
         link=first.thread_url,
         at=midnight_utc(dated[first.key]),
         note="opted in by its exception request",
+        # The request's day, not the opt-in's: where the KEP stood at the freezes before it is not in the file.
+        assumed=True,
         # The stage kep.yaml gives this release, if any; its stage today says nothing of a request years ago.
         target_stage=next(
             (

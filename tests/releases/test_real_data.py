@@ -355,3 +355,27 @@ def test_a_release_over_with_no_freeze_dated_shows_no_tracked_figure_on_any_page
     assert [s["tracked_at_freeze"] for s in answer["stats"] if s["sig"] is None] == [None]
     # A release whose freeze is dated keeps its figure everywhere.
     assert client.get("/api/v1/releases/1.24/").json()["tracked"] == 23
+
+
+def test_a_release_known_from_its_exception_requests_does_not_say_none_was_tracked_at_its_freeze(
+    client, every_release_file
+):
+    # v1.25's README dates its enhancements freeze (24 Jun 2022); its six KEPs are known only from exception requests
+    # asked later. The file gives the day of each request, not where the KEP stood at the freeze before it: "not
+    # recorded", not "0 tracked".
+    release_stats_compute()
+    stats = ReleaseStats.objects.get(release__version="1.25", sig__isnull=True)
+    assert (stats.listed, stats.not_recorded, stats.tracked_at_freeze, stats.merge_rate) == (6, 6, None, None)
+    funnel = {step["step"]: step for step in stats.funnel}
+    assert funnel["enhancements_freeze"].get("unknown") == 6
+    section = client.get("/releases/1.25/").content.decode().split('id="stats"')[1].split("</section>")[0]
+    tracked_card = section.split('id="figure-tracked"')[1].split("</div>")[0]
+    assert ">—<" in tracked_card and "6 not recorded" in tracked_card
+    row = next(r for r in csv.DictReader(client.get("/releases/?_export=csv").content.decode().splitlines())
+               if r["Version"] == "1.25")  # fmt: skip
+    assert (row["Tracked"], row["Merge rate"], row["Figures from"]) == (
+        "",
+        "",
+        "board history, standing at freeze not recorded",
+    )
+    assert client.get("/api/v1/releases/1.25/").json()["tracked"] is None
