@@ -5,6 +5,7 @@ Views parse the request, call one selector and render; the selectors hold the qu
 
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from django.views.decorators.http import require_safe
 from django.views.generic import DetailView
 
@@ -83,7 +84,9 @@ class KepDetailView(DetailView):
         )
         context.update(
             board=board,
-            checklist=release_selectors.tracked_enhancement_checklist(tracked_enhancement=board) if board else "",
+            checklist=release_selectors.tracked_enhancement_checklist_due(tracked_enhancement=board, now=timezone.now())
+            if board
+            else "",
         )
         return context
 

@@ -34,6 +34,7 @@ from .choices import (
     ExceptionDecision,
     MilestoneKind,
     PrrStatus,
+    ReleaseState,
     RetroCategory,
     StatsSource,
 )
@@ -48,7 +49,15 @@ from .models import (
     TrackedEnhancement,
 )
 from .prr import prr_approver_of, prr_of, with_prr
-from .rules import FREEZE_KINDS, PACIFIC, SLIP_STATUSES, at_risk_statuses_for, is_in_play, prr_status
+from .rules import (
+    FREEZE_KINDS,
+    PACIFIC,
+    SLIP_STATUSES,
+    at_risk_statuses_for,
+    is_in_play,
+    milestone_passed,
+    prr_status,
+)
 from .services.board import BoardCount, ChecklistFacts, WeeklyNumbers, checklist_comment, weekly_numbers
 
 OPEN_ACTION_STATUSES = (ActionStatus.OPEN, ActionStatus.IN_PROGRESS)
@@ -404,6 +413,18 @@ def kep_latest_board_row(*, kep) -> TrackedEnhancement | None:
 def tracked_enhancement_checklist(*, tracked_enhancement: TrackedEnhancement) -> str:
     """The enhancements team's checklist comment for one tracked KEP (generated only; nothing is posted)."""
     return checklist_comment(checklist_facts(tracked_enhancement=tracked_enhancement))
+
+
+def tracked_enhancement_checklist_due(*, tracked_enhancement: TrackedEnhancement, now: datetime.datetime) -> str:
+    """The checklist comment while it can still be posted: the comment says "as we approach enhancements freeze",
+    so "" once the release's enhancements freeze has come or the release is out. (For a row of a past release the
+    KEP's stage today also says nothing of the stage it targeted then.)"""
+    if tracked_enhancement.release.state == ReleaseState.RELEASED:
+        return ""
+    facts = checklist_facts(tracked_enhancement=tracked_enhancement)
+    if milestone_passed(facts.freeze_at, now=now):
+        return ""
+    return checklist_comment(facts)
 
 
 def at_risk_for_milestone(*, release: Release, milestone: Milestone | None, sig: Sig | None = None, limit: int = 50):

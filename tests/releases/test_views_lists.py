@@ -231,4 +231,20 @@ def test_kep_page_shows_the_board_columns_and_the_checklist_comment(client, rele
     html = client.get(f"/keps/{row.kep.number}/").content.decode()
     section = html.split('<section id="board"')[1].split("</section>")[0]
     assert f"On the v{release.version} board" in section and "Not started" in section
-    assert 'id="checklist-comment"' in section and f"v{release.version} Enhancements team here." in section
+    # v1.24's enhancements freeze is long past: a comment "as we approach enhancements freeze" is not offered.
+    assert 'id="checklist-comment"' not in section
+
+
+def test_kep_page_offers_the_checklist_comment_until_the_enhancements_freeze(client):
+    from tests.factories import MilestoneFactory
+
+    coming = ReleaseFactory(version="1.40", state=ReleaseState.ACTIVE)
+    freeze = MilestoneFactory(release=coming, at=datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=7))
+    row = TrackedEnhancementFactory(release=coming, kep=KepFactory(number=4800, title="A KEP"))
+    html = client.get(f"/keps/{row.kep.number}/").content.decode()
+    section = html.split('<section id="board"')[1].split("</section>")[0]
+    assert 'id="checklist-comment"' in section and "v1.40 Enhancements team here." in section
+    freeze.at = datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=1)
+    freeze.save()
+    html = client.get(f"/keps/{row.kep.number}/").content.decode()
+    assert 'id="checklist-comment"' not in html.split('<section id="board"')[1].split("</section>")[0]
