@@ -9,8 +9,8 @@ enhancements of the sync or the notes) are never changed, except that a request 
 An exception request about no KEP stays a request of its release, with no tracked row.
 
 Status writes go through `releases.services.tracking`: a tracked enhancement created here gets its first status
-there, with history of source "exception file", marked as assumed (the files give dates, not
-instants). `release_directories_import` (in `release_dirs`) is the whole import of `manage.py import_releases`.
+there, with history of source "exception file" at 00:00 UTC of each day the file gives; its first change is
+marked assumed, since the day of a request says nothing of where the KEP stood at the freezes before it. `release_directories_import` (in `release_dirs`) is the whole import of `manage.py import_releases`.
 """
 
 import datetime
