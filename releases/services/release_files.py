@@ -10,7 +10,8 @@ An exception request about no KEP stays a request of its release, with no tracke
 
 Status writes go through `releases.services.tracking`: a tracked enhancement created here gets its first status
 there, with history of source "exception file" at 00:00 UTC of each day the file gives; its first change is
-marked assumed, since the day of a request says nothing of where the KEP stood at the freezes before it. `release_directories_import` (in `release_dirs`) is the whole import of `manage.py import_releases`.
+marked assumed, since the day of a request says nothing of where the KEP stood at the freezes before it.
+`release_directories_import` (in `release_dirs`) is the whole import of `manage.py import_releases`.
 """
 
 import datetime
