@@ -355,6 +355,11 @@ def test_a_release_over_with_no_freeze_dated_shows_no_tracked_figure_on_any_page
     assert [s["tracked_at_freeze"] for s in answer["stats"] if s["sig"] is None] == [None]
     # A release whose freeze is dated keeps its figure everywhere.
     assert client.get("/api/v1/releases/1.24/").json()["tracked"] == 23
+    # Its own page's table by SIG says the same as its headline.
+    by_sig = client.get("/releases/1.35/").content.decode().split('class="sig-stats"')[1].split("</table>")[0]
+    node = by_sig.split(">sig-node</a></th>")[1].split("</tr>")[0]
+    tracked_cell = node.split("</td>")[0]
+    assert "—" in tracked_cell and "not recorded" in tracked_cell
 
 
 def test_a_release_known_from_its_exception_requests_does_not_say_none_was_tracked_at_its_freeze(
