@@ -27,10 +27,12 @@ def server_error(request):
 
 
 class SafeSingleTableMixin(SingleTableMixin):
-    """SingleTableMixin whose `page` and `per_page` query parameters cannot break the page.
+    """SingleTableMixin whose `page`, `per_page` and `sort` query parameters cannot break the page.
 
     django-tables2 passes `?per_page=` straight to the paginator, where 0 or a negative number raises; here junk
-    falls back to the default, and sizes are clamped to 1..MAX_PER_PAGE (a huge page would be a slow page).
+    falls back to the default, and sizes are clamped to 1..MAX_PER_PAGE (a huge page would be a slow page). A
+    `?sort=` part naming no column of the table is dropped: django-tables2 would parse it as an accessor path
+    first (and warns about a '.' in it) only to ignore it.
     """
 
     MAX_PER_PAGE = 200
@@ -48,6 +50,14 @@ class SafeSingleTableMixin(SingleTableMixin):
                 continue
             upper = self.MAX_PER_PAGE if name == "per_page" else 10**6
             fixed[name] = str(min(max(value, 1), upper))
+        sort = self.get_table_class()._meta.order_by_field
+        if sort in query:
+            columns = self.get_table_class().base_columns
+            known = [part for part in query[sort].split(",") if part.strip().removeprefix("-") in columns]
+            if known:
+                fixed[sort] = ",".join(known)
+            else:
+                del fixed[sort]
         if fixed != query:
             self.request.GET = fixed
         return super().get_table(**kwargs)
