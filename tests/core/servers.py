@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 GUNICORN = shutil.which("gunicorn", path=str(Path(sys.executable).parent))
 
 
-#: How often a stand-in's serve_forever looks for a shutdown. The standard library's 0.5 s made each stopped
-#: stand-in cost half a second: about 30 s of a run over the suite's 55 stand-ins.
+#: How often a stand-in's serve_forever looks for a shutdown. The standard library's 0.5 s made each stop of a
+#: stand-in wait up to half a second: 55 such stops, about 30 s, in one run of the fast lane.
 SHUTDOWN_POLL_SECONDS = 0.02
 
 
