@@ -22,23 +22,11 @@ def mark_assumed(apps, schema_editor):
     releases = set()
     corrections = []
     for change in first_changes.select_related("tracked_enhancement"):
-        corrections.append(
-            Change(
-                tracked_enhancement_id=change.tracked_enhancement_id,
-                from_status=change.from_status,
-                to_status=change.to_status,
-                changed_at=change.changed_at,
-                changed_by_id=change.changed_by_id,
-                author=change.author,
-                note=change.note,
-                source=change.source,
-                link=change.link,
-                assumed=True,
-                supersedes_id=change.pk,
-                observed_since=change.observed_since,
-            )
-        )
         releases.add(change.tracked_enhancement.release_id)
+        # The same change, as a new row (no primary key) superseding the one it copies, its instant assumed.
+        change.supersedes_id, change.pk, change.assumed = change.pk, None, True
+        change._state.adding = True
+        corrections.append(change)
     Change.objects.bulk_create(corrections)
     apps.get_model("releases", "ReleaseStats").objects.filter(release_id__in=releases).update(computed_at=EPOCH)
 
