@@ -24,6 +24,9 @@ Older schedules have other shapes, each read as well (one place per shape, all m
   was moved and is not read; a date without a year takes the cycle start's (`_tldr`). Their month-column tables
   say ``v1.12.0`` for release day and ``1.13 Release Cycle Begins`` for the next cycle: a row that names the
   release's own version alone is its release day, a cycle start of another version is not this one's.
+- 2019–2020 (1.14–1.20): a "## tl;dr" heading over "The 1.17 release cycle is proposed as follows:" and bold-date
+  bullets (``- **Monday, September 23**  - Release Cycle Begins``) read as the summary list; no date there or in
+  the table gives a year, which comes from the cycle start's weekday and the release number.
 
 A README with no dated milestone at all yields a `Schedule` without milestones and one warning (the service
 writes nothing for it): it is not a failure.

@@ -226,7 +226,15 @@ def _tldr(lines: list[str]):
     if start is None:
         return
     end = start
-    while end + 1 < len(lines) and lines[end + 1].strip() and not _HEADING.match(lines[end + 1]):
+    # The paragraph ends at a blank line, a heading or a list: from 1.14 on, "## tl;dr" heads a sentence ending in
+    # "as follows:" over bold-date bullets, which are the summary list's and are read as such (`_bullets`); read
+    # as one run of prose, each bullet's date would take the words of the bullet before it.
+    while (
+        end + 1 < len(lines)
+        and lines[end + 1].strip()
+        and not _HEADING.match(lines[end + 1])
+        and not _LIST_ITEM.match(lines[end + 1])
+    ):
         end += 1
     paragraph = " ".join(line.strip() for line in lines[start : end + 1])
     paragraph = _TLDR.sub(" ", paragraph)

@@ -106,6 +106,18 @@ def test_plain_date_bullets_of_1_8(releases_dir):
                 MilestoneKind.RELEASE: D(2017, 3, 22),
             },
         ),
+        # "## tl;dr" over "... as follows:" and, with no blank line between, bullets of dates without a year: the
+        # bullets are the summary list's, each date with its own words (not with the words of the bullet above).
+        (
+            "1.17",
+            {
+                MilestoneKind.CYCLE_START: D(2019, 9, 23),
+                MilestoneKind.ENHANCEMENTS_FREEZE: D(2019, 10, 16),  # EOD Pacific on the 15th
+                MilestoneKind.CODE_FREEZE: D(2019, 11, 15),
+                MilestoneKind.DOCS_FREEZE: D(2019, 11, 22),
+                MilestoneKind.RELEASE: D(2019, 12, 9),
+            },
+        ),
         # Two struck dates in one tl;dr, the new release day without a year.
         (
             "1.11",
@@ -163,9 +175,17 @@ def test_hand_made_folder_imports_with_exit_0_and_one_line_for_a_readme_without_
     out, err = io.StringIO(), io.StringIO()
     call_command("import_schedule", str(hand_made_schedules), stdout=out, stderr=err)
     assert err.getvalue() == ""
-    assert "7 files read" in out.getvalue() and "0 skipped" in out.getvalue()
+    assert "8 files read" in out.getvalue() and "0 skipped" in out.getvalue()
     assert "release-1.2/README.md: states no dated milestone; nothing imported" in out.getvalue()
-    assert list(Release.objects.values_list("version", flat=True)) == ["1.3", "1.5", "1.6", "1.9", "1.10", "1.11"]
+    assert list(Release.objects.values_list("version", flat=True)) == [
+        "1.3",
+        "1.5",
+        "1.6",
+        "1.9",
+        "1.10",
+        "1.11",
+        "1.17",
+    ]
     assert all(r.planned_release_date and r.cycle_start for r in Release.objects.all())
 
 
