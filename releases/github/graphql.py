@@ -1,4 +1,8 @@
-"""GitHub's GraphQL API (`POST {api_url}/graphql`) through the REST client's connection, token and limits.
+"""GitHub's GraphQL API through the REST client's connection, token and limits.
+
+Its endpoint follows from the REST API's base URL (`GITHUB_API_URL`), as GitHub documents both ("Forming calls
+with GraphQL"): `https://api.github.com` -> `https://api.github.com/graphql`; GitHub Enterprise Server's
+`https://HOST/api/v3` -> `https://HOST/api/graphql`, which is not under the REST prefix.
 
 The tracking board is a ProjectV2, which the REST API does not serve with its field values; GraphQL does.
 A query goes out over the same `GitHubClient` (same httpx client and token, same origin, same deadlines, the
@@ -32,11 +36,20 @@ from .client import (
 )
 
 
+def graphql_url(api_url: str) -> str:
+    """The GraphQL endpoint of the GitHub whose REST API is at `api_url`."""
+    url = httpx.URL(api_url.rstrip("/"))
+    if url.path.endswith("/api/v3"):
+        return str(url.copy_with(path=url.path[: -len("v3")] + "graphql"))
+    return f"{url}/graphql"
+
+
 class GraphQL:
     """Queries over a `GitHubClient`; counts requests on it and the points GitHub says they cost."""
 
     def __init__(self, client: GitHubClient):
         self.client = client
+        self.url = graphql_url(client.api_url)
         self.points = 0
         self.remaining: int | None = None
 
@@ -77,7 +90,7 @@ class GraphQL:
                 client._retry_wait(attempt)
                 continue
             if status == 404:
-                raise GitHubNotFound(f"{client.api_url} has no GraphQL endpoint (404 for POST /graphql).")
+                raise GitHubNotFound(f"GitHub has no GraphQL endpoint at {self.url} (404).")
             if status != 200:
                 raise GitHubError(f"GitHub GraphQL answered {status}")
             try:
@@ -96,7 +109,7 @@ class GraphQL:
 
     def _post(self, payload: dict) -> httpx.Response:
         """One POST read under the request's deadline and the client's, as the client reads a GET."""
-        return self.client.read_within_deadline("POST", "/graphql", what="a GraphQL query", json=payload)
+        return self.client.read_within_deadline("POST", self.url, what="a GraphQL query", json=payload)
 
     def _reset_wait(self, response: httpx.Response, body: dict) -> float:
         """Seconds until the primary limit resets: `x-ratelimit-reset`, else the query's `rateLimit.resetAt`."""

@@ -28,6 +28,12 @@ def _resource(url: str) -> str:
 
 
 def load_cache(client: GitHubClient, resources: list[str]) -> None:
+    """Load the stored pages of `resources` (paths under the API's base, "/repos/o/r/issues") into the client.
+
+    Pages are stored by the path of their full URL, which under GitHub Enterprise Server's `https://HOST/api/v3`
+    starts with the base's own path; the same is prefixed here, or no page would ever be found there."""
+    base_path = urlparse(client.api_url).path.rstrip("/")
+    resources = [f"{base_path}{resource}" for resource in resources]
     for start in range(0, len(resources), 500):
         for row in GitHubCachedResponse.objects.filter(resource__in=resources[start : start + 500]).values_list(
             "url", "etag", "body", "next_url"

@@ -248,12 +248,12 @@ class StandInGraphQL:
         handler.end_headers()
         handler.wfile.write(payload)
 
-    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+    def _handle(self, handler: BaseHTTPRequestHandler, path: str = "/graphql") -> None:
         if self.latency:
             time.sleep(self.latency)
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length)
-        if handler.path != "/graphql":
+        if handler.path != path:
             return self._send(handler, 404, {}, {"message": "Not Found"})
         if handler.headers.get("Authorization") != f"Bearer {self.token}":
             return self._send(handler, 401, {}, {"message": "Bad credentials"})

@@ -112,8 +112,13 @@ def cross_referenced(at) -> dict:
 class StandInGitHub:
     """The server and the data it serves. Use as a context manager, or call start()/stop()."""
 
-    def __init__(self, *, repo: str = "kubernetes/enhancements", latency: float = 0.0, token: str = TOKEN):
+    def __init__(
+        self, *, repo: str = "kubernetes/enhancements", latency: float = 0.0, token: str = TOKEN, enterprise=False
+    ):
         self.repo = repo
+        #: GitHub Enterprise Server's layout: REST under `/api/v3`, GraphQL at `/api/graphql` (GitHub's docs,
+        #: "Forming calls with GraphQL"); github.com serves REST at the root and GraphQL at `/graphql`.
+        self.enterprise = enterprise
         self.latency = latency
         self.token = token
         self.milestones: list[dict] = []
@@ -234,8 +239,9 @@ class StandInGitHub:
 
     @property
     def url(self) -> str:
+        """The REST API's base URL, what GITHUB_API_URL is set to."""
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host}:{port}{'/api/v3' if self.enterprise else ''}"
 
     def start(self) -> "StandInGitHub":
         standin = self
@@ -256,7 +262,7 @@ class StandInGitHub:
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
-                standin.graphql._handle(self)
+                standin.graphql._handle(self, path="/api/graphql" if standin.enterprise else "/graphql")
 
             def log_message(self, *args):
                 pass
@@ -325,7 +331,7 @@ class StandInGitHub:
                 headers = self._rate_headers(0, time.time() + spec["reset_in"])
                 return spec["status"], headers, {"message": "API rate limit exceeded"}
             return spec["status"], {}, {"message": "Server Error"}
-        prefix = f"/repos/{self.repo}"
+        prefix = f"{'/api/v3' if self.enterprise else ''}/repos/{self.repo}"
         if not path.startswith(prefix + "/"):
             return 404, {}, {"message": "Not Found"}
         rest = path[len(prefix) :].strip("/").split("/")
@@ -345,7 +351,8 @@ class StandInGitHub:
         chunk = items[(page - 1) * per_page : page * per_page]
         links = []
         last = max(1, -(-len(items) // per_page))
-        base = f"{self.url}{path}"
+        host, port = self._server.server_address[:2]
+        base = f"http://{host}:{port}{path}"
         if page < last:
             links.append(f'<{base}?{urlencode({**query, "page": page + 1})}>; rel="next"')
             links.append(f'<{base}?{urlencode({**query, "page": last})}>; rel="last"')

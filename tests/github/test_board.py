@@ -229,6 +229,7 @@ def test_board_wins_over_labels(world, board):
 
 
 # --- with the labels: sync_github end to end, REST and GraphQL on one stand-in's port -------------------------
+# (at github.com's paths, and at GitHub Enterprise Server's: REST under /api/v3, GraphQL at /api/graphql)
 
 CYCLE = datetime.datetime(2026, 1, 12, 16, tzinfo=datetime.UTC)
 EF = datetime.datetime(2026, 2, 12, 2, tzinfo=datetime.UTC)
@@ -277,6 +278,7 @@ def both(db, github, monkeypatch):
     return release, graphql
 
 
+@pytest.mark.parametrize("github", [False, True], indirect=True, ids=["github.com", "enterprise-server"])
 def test_sync_github_reads_board_after_labels_and_lists_disagreements(both, client):
     from django.core.management import call_command
 
@@ -416,3 +418,19 @@ def test_a_kepless_row_is_left_alone(world):
     row.refresh_from_db()
     assert (row.status, row.board_status, row.history.count()) == (S.DONE, "", 1)
     assert TrackedEnhancement.objects.filter(release=world, kep__isnull=False).count() == 2
+
+
+@pytest.mark.parametrize(
+    "api_url,endpoint",
+    [
+        ("https://api.github.com", "https://api.github.com/graphql"),
+        ("https://api.github.com/", "https://api.github.com/graphql"),
+        ("https://github.example.com/api/v3", "https://github.example.com/api/graphql"),
+        ("https://github.example.com/api/v3/", "https://github.example.com/api/graphql"),
+        ("http://127.0.0.1:8080", "http://127.0.0.1:8080/graphql"),
+    ],
+)
+def test_graphql_endpoint_follows_the_rest_base_url(api_url, endpoint):
+    from releases.github.graphql import graphql_url
+
+    assert graphql_url(api_url) == endpoint
