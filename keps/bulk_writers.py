@@ -283,7 +283,14 @@ class PostgresBulkWriter:
 
     def __exit__(self, exc_type, exc, traceback):
         if exc_type is None:
-            self._execute("SET CONSTRAINTS ALL DEFERRED", [])
+            try:
+                self._execute("SET CONSTRAINTS ALL DEFERRED", [])
+            except BaseException as failure:
+                # An earlier statement's error surfaces here when its answer is in by now (a busy machine): the
+                # stack must still be left, or the connection stays in pipeline mode and refuses every later
+                # query ("pipeline aborted"). Leaving it raises the error as Django's.
+                self._stack.__exit__(type(failure), failure, failure.__traceback__)
+                raise
         return self._stack.__exit__(exc_type, exc, traceback)
 
     def _execute(self, sql: str, params: list) -> None:

@@ -366,3 +366,21 @@ def test_files_that_are_not_regular_are_skipped_unread(tree):
     ]
     assert "10 files read: 8 created, 0 updated, 0 unchanged, 2 skipped" in out
     assert sorted(Kep.objects.values_list("number", flat=True)) == [2625, 2727, 4960, 5075]
+
+
+def test_an_error_that_surfaces_as_the_writer_closes_still_ends_its_pipeline(postgres_only):
+    """A pipelined statement's error surfaces at the next statement or sync, which may be the writer's last one,
+    sent as it closes: the pipeline is still left, so the connection takes queries again (a worker's next job)."""
+    import time
+
+    from django.db import DataError, transaction
+
+    from keps.bulk_writers import PostgresBulkWriter
+
+    with pytest.raises(DataError, match="division by zero"):
+        with transaction.atomic(), PostgresBulkWriter() as writer:
+            writer._execute("SELECT 1 / 0", [])
+            # The server's answer is in by the writer's closing statement, which reads it (as on a busy machine,
+            # where the import's last statements finish before it closes).
+            time.sleep(0.3)
+    assert Kep.objects.count() == 0
