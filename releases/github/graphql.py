@@ -11,7 +11,8 @@ and node limits for the GraphQL API", "Troubleshooting"):
 
 - a query is a POST, never conditional: there is no ETag and no free 304, so every request costs points;
   `rateLimit { cost remaining resetAt }` in each query says how many (summed in `points`);
-- a failed query is often an HTTP 200 with an `errors` array: `type: "RATE_LIMITED"` is the primary limit
+- a failed query is often an HTTP 200 with an `errors` array (a query invalid against the server's schema may
+  also come as a 400 or 422 with one): `type: "RATE_LIMITED"` is the primary limit
   (waited for until `x-ratelimit-reset`, or `resetAt`, when that is near; otherwise `GitHubRateLimited`),
   `NOT_FOUND` names what is missing, `INSUFFICIENT_SCOPES` the token's missing scope (`read:project`);
 - a 403/429 with `Retry-After` or `x-ratelimit-remaining: 0` is a secondary or primary limit as in REST;
@@ -91,14 +92,18 @@ class GraphQL:
                 continue
             if status == 404:
                 raise GitHubNotFound(f"GitHub has no GraphQL endpoint at {self.url} (404).")
-            if status != 200:
-                raise GitHubError(f"GitHub GraphQL answered {status}")
             try:
                 body = response.json()
             except ValueError as exc:
-                raise GitHubError("GitHub GraphQL sent something other than JSON") from exc
+                raise GitHubError(f"GitHub GraphQL answered {status} with something other than JSON") from exc
             body = _clean(body) if isinstance(body, dict) else {}
             errors = body.get("errors") or []
+            if status != 200:
+                # A query the server would not run (invalid against its schema) may come back as a 400 or 422
+                # with the same `errors` (the GraphQL-over-HTTP draft); their messages say what was refused.
+                if status in (400, 422) and errors:
+                    self._raise(errors)
+                raise GitHubError(f"GitHub GraphQL answered {status}")
             if any(isinstance(e, dict) and e.get("type") == "RATE_LIMITED" for e in errors):
                 self._wait_or_stop(self._reset_wait(response, body))
                 continue
@@ -146,7 +151,10 @@ class GraphQL:
     def _raise(errors: list[Any]) -> None:
         first = errors[0] if isinstance(errors[0], dict) else {}
         kind = str(first.get("type") or "")
-        message = " ".join(str(first.get("message") or "").split())[:200]
+        # A validator reports each problem of a query apart ("Unknown type ...", "Value ... does not exist"): the
+        # first three say what was refused; the callers read the text (see board_sync.board_read).
+        said = [" ".join(str(e.get("message") or "").split()) for e in errors[:3] if isinstance(e, dict)]
+        message = "; ".join(m for m in said if m)[:300]
         if kind == "NOT_FOUND":
             raise GitHubNotFound(f"GitHub GraphQL: {message or 'not found'}")
         if kind in ("INSUFFICIENT_SCOPES", "FORBIDDEN"):

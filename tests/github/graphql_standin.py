@@ -12,21 +12,30 @@ It answers the operations the board sync sends (told by their operation name) an
 names a type (`... on X`) the schema does not have, so a misspelt fragment fails here as on GitHub. The status
 change event type is added by GitHub's docs for issue timelines, not yet in the schema file: it is allowed
 explicitly. Faults: `fail_next(status)` (e.g. a 502), `rate_limit_next(reset_in)`.
+
+`strict=200` (or 400) makes it a server that validates every query against the schema file itself, as a GraphQL
+server built from that schema does (graphql-core, the reference implementation's port): a query that is not valid
+there is answered with the validator's errors and no `data`, in an HTTP 200 (GitHub's way) or a 400 (what the
+GraphQL-over-HTTP draft asks of `application/graphql-response+json`). The schema file predates the status
+change event, so there the board is read without it.
 """
 
 import base64
 import datetime
+import functools
 import json
 import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
+import graphql
+
+from tests.conftest import SHARED_DIR, require_service
 from tests.core.servers import serve_in_thread
 from tests.github.standin import TOKEN, iso
 
-SCHEMA = Path("/work/shared/data/github/schema.graphql")
+SCHEMA = SHARED_DIR / "data" / "github" / "schema.graphql"
 #: Types GitHub documents for issue timelines that the schema file predates.
 EXTRA_TYPES = {"ProjectV2ItemStatusChangedEvent"}
 
@@ -37,9 +46,26 @@ USERS = {"enhancements contact", "liaison"}
 
 
 def _schema_types() -> set[str]:
-    if not SCHEMA.exists():
-        return set()
+    require_service(SCHEMA.exists(), f"GitHub's GraphQL schema not found at {SCHEMA}")
     return set(re.findall(r"^(?:type|union|interface|enum|input) (\w+)", SCHEMA.read_text(), re.M))
+
+
+@functools.cache
+def _schema() -> graphql.GraphQLSchema:
+    # GitHub's file breaks two rules of the SDL on deprecated fields of interfaces that graphql-core enforces when
+    # it builds or validates a schema; neither touches what a query may ask, so both checks are waived.
+    schema = graphql.build_schema(SCHEMA.read_text(), assume_valid_sdl=True)
+    schema._validation_errors = []
+    return schema
+
+
+def validation_errors(query: str) -> list[dict]:
+    """The errors graphql-core's validator finds in `query` against the schema file, formatted as it sends them."""
+    try:
+        document = graphql.parse(query)
+    except graphql.GraphQLError as error:
+        return [error.formatted]
+    return [error.formatted for error in graphql.validate(_schema(), document)]
 
 
 def _cursor(index: int) -> str:
@@ -53,8 +79,9 @@ def _index(cursor: str | None) -> int:
 
 
 class StandInGraphQL:
-    def __init__(self, *, org: str = "kubernetes", latency: float = 0.0, token: str = TOKEN):
+    def __init__(self, *, org: str = "kubernetes", latency: float = 0.0, token: str = TOKEN, strict: int | None = None):
         self.org = org
+        self.strict = strict
         self.latency = latency
         self.token = token
         self.projects: dict[int, dict] = {}
@@ -265,6 +292,9 @@ class StandInGraphQL:
             fault = self.faults.pop(0) if self.faults else None
         entry = {"variables": request.get("variables") or {}, "fault": fault}
         self.log.append(entry)
+        if self.strict and (errors := validation_errors(request.get("query") or "")):
+            entry["refused"] = errors
+            return self._send(handler, self.strict, {}, {"errors": errors})
         headers = {
             "x-ratelimit-limit": "5000",
             "x-ratelimit-remaining": str(self.remaining),

@@ -2,6 +2,7 @@
 
 import datetime
 import functools
+from unittest import mock
 
 import pytest
 from django.db import connection
@@ -214,6 +215,35 @@ def test_schema_without_status_events_reads_board_observed(world, board):
     board._types.discard("ProjectV2ItemStatusChangedEvent")
     report = board_release_sync(version="1.36", now=T0)
     assert report.created == 2 and report.requests == 3  # the refused query, then the board without events
+
+
+@pytest.mark.parametrize("refused_with", [200, 400])
+def test_a_server_validating_against_githubs_published_schema_serves_the_whole_board(world, board, refused_with):
+    """A server built from GitHub's published schema (which predates the status-change event) validates each
+    query as graphql-core does: every query the sync sends is valid there but the one asking for the event, and
+    that one's refusal, in GitHub's 200 or in a 400, turns the sync to the board without events."""
+    board.strict = refused_with
+    for number in range(2000, 2101):
+        KepFactory(number=number)
+        board.add_item(241, issue=number, status="Tracked for enhancements freeze", stage="Alpha")
+    report = board_release_sync(version="1.36", now=T0)
+    assert report.items == 103 and report.created == 103
+    refused = [entry["refused"] for entry in board.log if "refused" in entry]
+    assert len(refused) == 1, refused  # the first page's query with the event, and nothing else
+    assert all("StatusChanged" in error["message"] or "STATUS_CHANGED" in error["message"] for error in refused[0])
+    assert report.requests == 4  # find, the refused page, two pages of 100 without the event
+    assert {row.status for row in rows(world).values()} >= {S.TRACKED_ENHANCEMENTS}
+    assert all(change.source == HistorySource.BOARD for change in history(2000))
+
+
+def test_a_query_the_server_cannot_run_is_named_in_the_error(world, board):
+    """A refusal that is not about the optional event is the sync's error, with the server's own words."""
+    from releases.github import GitHubError
+
+    board.strict = 400
+    with mock.patch.object(board_sync, "FIND_QUERY", board_sync.FIND_QUERY.replace("projectsV2", "projectsV3")):
+        with pytest.raises(GitHubError, match="projectsV3"):
+            board_release_sync(version="1.36", now=T0)
 
 
 def test_board_wins_over_labels(world, board):
