@@ -91,6 +91,11 @@ class ReleaseStatsSerializer(serializers.ModelSerializer):
         help_text="How many were tracked at the enhancements freeze; null for a release over with no freeze dated "
         "(`tracked` then counts its listed enhancements as they stand).",
     )
+    outcome_not_recorded = serializers.IntegerField(
+        read_only=True,
+        help_text="For a release that is over: listed enhancements never marked done, deferred or removed, whose "
+        "outcome is therefore unknown; `done` counts none of them (0 in a cycle, or with a retro tally).",
+    )
 
     class Meta:
         model = ReleaseStats
@@ -100,6 +105,7 @@ class ReleaseStatsSerializer(serializers.ModelSerializer):
             "tracked",
             "tracked_at_freeze",
             "done",
+            "outcome_not_recorded",
             "tracked_source",
             "not_recorded",
             "in_cycle",

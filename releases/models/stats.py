@@ -6,7 +6,7 @@ from django.utils import timezone
 from community.models import Sig
 
 from ..choices import StatsSource
-from ..rules import figures_known
+from ..rules import figures_known, outcome_not_recorded
 from .release import Release
 
 
@@ -104,6 +104,16 @@ class ReleaseStats(models.Model):
     def listed(self) -> int | None:
         """How many enhancements the release lists (its funnel's first step, "opted in"); None without a funnel."""
         return next((step["count"] for step in self.funnel or () if step["step"] == "opted_in"), None)
+
+    @property
+    def outcome_not_recorded(self) -> int:
+        """`rules.outcome_not_recorded`: listed enhancements of a release that is over whose end was never
+        recorded, so that `done` is a floor, not a count of what shipped."""
+        return outcome_not_recorded(
+            status_counts=(self.counts or {}).get("status", {}),
+            in_cycle=self.in_cycle,
+            from_tally=self.tracked_source == StatsSource.RECORDED_TALLY,
+        )
 
     @property
     def figures_known(self) -> bool:

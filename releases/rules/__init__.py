@@ -40,6 +40,7 @@ from .figures import (
     figures_known,
     merge_figures,
     milestone_passed,
+    outcome_not_recorded,
     release_day_instant,
     release_day_passed,
     tracked_at_enhancements_freeze,
@@ -133,6 +134,7 @@ __all__ = [
     # figures
     "MergeFigures",
     "figures_known",
+    "outcome_not_recorded",
     "merge_figures",
     "milestone_passed",
     "release_day_instant",

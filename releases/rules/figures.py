@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from releases.choices import EnhancementStatus, StatsSource
 
-from .statuses import counts_as_tracked_at_freeze
+from .statuses import FINAL_STATUSES, counts_as_tracked_at_freeze
 from .zones import UTC
 
 
@@ -40,6 +40,16 @@ def figures_known(*, tracked: int, has_enhancements: bool, recorded_tracked: int
     release with none of these has zeros that describe what was imported, not the release: it gets no figures
     (the sig-release READMEs of 1.8-1.27 give dates, never counts)."""
     return tracked > 0 or has_enhancements or recorded_tracked is not None or in_cycle
+
+
+def outcome_not_recorded(*, status_counts: dict[str, int], in_cycle: bool, from_tally: bool) -> int:
+    """How many of a release's listed enhancements have no recorded end once it is over: a row still tracked, at
+    risk or with an approved exception after the release day was never marked done, deferred or removed (v1.35's
+    rows known only from exceptions.yaml), so "done" counts none of them, rightly or not. In its cycle nothing has
+    ended yet; with a retro's tally as the headline, the tally says how many merged."""
+    if in_cycle or from_tally:
+        return 0
+    return sum(count for status, count in status_counts.items() if status not in FINAL_STATUSES)
 
 
 def tracked_at_enhancements_freeze(*, status_then: str | None, status_now: str, recorded: bool) -> bool | None:

@@ -341,6 +341,12 @@ def test_a_release_over_with_no_freeze_dated_shows_no_tracked_figure_on_any_page
     home = client.get("/").content.decode().split('id="stats-heading"')[1].split("</section>")[0]
     assert "of tracked at enhancements freeze" not in home
     assert f"{stats.done} done of {stats.tracked} listed" in home and "no merge rate" in home
+    # Its approved exceptions were never marked done, deferred or removed: their outcome is unknown, not "not done".
+    unknown = stats.counts["status"].get("exception_approved", 0)
+    assert unknown and stats.outcome_not_recorded == unknown
+    assert f"{unknown} of them with no recorded outcome" in home
+    page = client.get("/releases/1.35/").content.decode().split('id="figure-done"')[1].split("</div>")[0]
+    assert f"and {unknown} more whose outcome was not recorded" in page
 
     export = csv.DictReader(client.get("/releases/?_export=csv").content.decode().splitlines())
     row = next(row for row in export if row["Version"] == "1.35")

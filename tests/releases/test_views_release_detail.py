@@ -186,3 +186,45 @@ def test_release_page_counts_agree_with_the_selectors_it_no_longer_asks(client):
     # The table pages 40 rows, 15 a page, counted from the board counts: three pages.
     table = html.split('id="enhancements"')[1]
     assert "te-page=3" in table and "te-page=4" not in table
+
+
+def test_a_release_over_with_outcomes_never_recorded_says_done_is_a_floor(client):
+    """A release over, two of its four enhancements approved exceptions never marked done, deferred or removed:
+    "Done 1" is what is recorded; the pages and the API say the other two are unknown, not "not done", and the
+    merge rate a floor."""
+    from releases.services.stats import release_stats_compute
+
+    today = timezone.now().date()
+    release = ReleaseFactory(
+        version="1.61",
+        cycle_start=today - datetime.timedelta(days=120),
+        planned_release_date=today - datetime.timedelta(days=20),
+    )
+    TrackedEnhancementFactory(release=release, status=EnhancementStatus.DONE)
+    TrackedEnhancementFactory(release=release, status=EnhancementStatus.REMOVED)
+    for _ in range(2):
+        TrackedEnhancementFactory(release=release, status=EnhancementStatus.EXCEPTION_APPROVED)
+    release_stats_compute(release_ids=[release.pk])
+    stats = ReleaseStats.objects.get(release=release, sig=None)
+    assert (stats.done, stats.outcome_not_recorded) == (1, 2)
+
+    section = client.get("/releases/1.61/").content.decode().split('id="stats"')[1].split("</section>")[0]
+    assert "and 2 more whose outcome was not recorded" in section
+    home = client.get("/").content.decode()
+    assert "The outcome of 2 was not recorded" in home and "the merge rate is at least that" in home
+    (row,) = [s for s in client.get("/api/v1/releases/1.61/").json()["stats"] if s["sig"] is None]
+    assert (row["done"], row["outcome_not_recorded"]) == (1, 2)
+
+
+def test_a_release_in_its_cycle_has_no_unrecorded_outcomes_yet():
+    from releases.services.stats import release_stats_compute
+
+    today = timezone.now().date()
+    release = ReleaseFactory(
+        version="1.62",
+        cycle_start=today - datetime.timedelta(days=10),
+        planned_release_date=today + datetime.timedelta(days=60),
+    )
+    TrackedEnhancementFactory(release=release, status=EnhancementStatus.TRACKED_ENHANCEMENTS)
+    release_stats_compute(release_ids=[release.pk])
+    assert ReleaseStats.objects.get(release=release, sig=None).outcome_not_recorded == 0
