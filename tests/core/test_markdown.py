@@ -119,7 +119,9 @@ HOSTILE = {
 def test_hostile_nesting_and_size_render_quickly(text):
     started = time.process_time()  # CPU time: what the render costs, whatever else the machine runs
     html = render_markdown(text)
-    assert time.process_time() - started < 1.0
+    # The 100k-row table, the slowest, takes 0.37 s of CPU on an idle 2-core machine, and went over 1 s with two
+    # suites sharing it (CPU time grows too when cores and caches are shared); a render gone quadratic takes minutes.
+    assert time.process_time() - started < 2.5
     assert html
 
 
