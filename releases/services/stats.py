@@ -31,6 +31,7 @@ from releases.rules import (
     OUT_OF_PLAY,
     RELEASE_KIND,
     release_day_instant,
+    release_day_passed,
     release_states,
     tracked_at_enhancements_freeze,
 )
@@ -109,6 +110,7 @@ def release_stats_compute(
     milestone_at = _funnel_instants(wanted)
     figures = _figures_by_release_and_sig(wanted, milestone_at)
     tallies = _retro_tallies(wanted)
+    over |= _over_without_enhancements_freeze(wanted - over, milestone_at=milestone_at, tallies=tallies, now=now)
     slips = _slips(wanted)
     new_rows: list[ReleaseStats] = []
     for release_id in wanted:
@@ -137,6 +139,22 @@ def _over_without_dates(wanted: set[int], *, now: datetime.datetime) -> set[int]
         and release.cycle_start is None
         and release.release_date is None
         and release.last_milestone is None
+    }
+
+
+def _over_without_enhancements_freeze(candidates: set[int], *, milestone_at, tallies, now) -> set[int]:
+    """Releases past their release day whose schedule dates no enhancements freeze and that no retro tallied
+    (v1.3 and v1.4: their 2016 READMEs give a coding start and a release day, never a freeze; their features
+    sheets list what shipped). No instant says what was tracked at the freeze, so, as for a release with no date at
+    all, their rows are counted as they stand and they get no merge rate: 28 shipped of 28 listed is no 100 %."""
+    enhancements_freeze = FREEZE_MILESTONE[Freeze.ENHANCEMENTS]
+    tallied = {release_id for release_id, _sig in tallies}
+    return {
+        release_id
+        for release_id in candidates
+        if (release_id, enhancements_freeze) not in milestone_at
+        and release_id not in tallied
+        and release_day_passed(release_day=milestone_at.get((release_id, RELEASE_KIND)), now=now)
     }
 
 

@@ -147,9 +147,9 @@ def _public(slip: dict) -> dict:
 
 
 def _stats_of_undated_past(release_id, sig_id, fig, slips, tally) -> ReleaseStats:
-    """A release that is over with no date recorded: its rows as they stand (a features sheet lists what shipped),
-    no merge rate (no enhancements freeze instant says what was tracked then) and a funnel whose freezes, never
-    dated, are not recorded rather than "ahead" or 0."""
+    """A release that is over with no date, or no enhancements freeze, recorded: its rows as they stand (a features
+    sheet lists what shipped), no merge rate (no enhancements freeze instant says what was tracked then) and a
+    funnel whose freezes are not recorded rather than "ahead" or 0."""
     funnel = [
         {"step": key, "label": label, "at": None, "count": None, "not_recorded": True}
         for key, label, _ in FUNNEL_STEPS

@@ -132,12 +132,20 @@ def test_merge_rate_is_done_over_tracked_at_the_enhancements_freeze(release):
     assert stats.funnel[0]["count"] == 7
 
 
-def test_merge_rate_without_an_enhancements_freeze_counts_every_row():
+def test_a_release_over_without_an_enhancements_freeze_counts_every_row_and_gives_no_merge_rate():
+    # v1.3 and v1.4's READMEs give a coding start and a release day, never a freeze: nothing says what was
+    # tracked at one, so the rows are counted as they stand ("listed") and no rate is made of them.
     rel = ReleaseFactory(version="1.30")
     tracked(rel, KepFactory(), [(at(1), S.AT_RISK_ENHANCEMENTS), (at(11), S.REMOVED)])
     tracked(rel, KepFactory(), [(at(1), S.TRACKED_ENHANCEMENTS), (at(25), S.DONE)])
     release_stats_compute(release_ids=[rel.pk])
-    assert (stats_of(rel).tracked, stats_of(rel).done) == (2, 1)
+    stats = stats_of(rel)
+    assert (stats.tracked, stats.done, stats.merge_rate, stats.tracked_at_freeze) == (2, 1, None, None)
+    assert stats.counts["freezes_undated"] is True
+    # A retro's tally still stands for such a release: it says what the release tracked and merged.
+    RetrospectiveFactory(release=rel, recorded_tracked=4, recorded_merged=1)
+    release_stats_compute(release_ids=[rel.pk])
+    assert stats_of(rel).merge_rate == pytest.approx(0.25)
 
 
 def test_recorded_tally_is_kept_beside_synced_figures(release):
@@ -258,6 +266,7 @@ def test_recorded_tally_is_used_and_labelled_never_invented():
 
 def test_change_against_previous_release_and_following_release_refreshed():
     v22, v23 = ReleaseFactory(version="1.22"), ReleaseFactory(version="1.23")
+    MilestoneFactory(release=v23, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=at(10))
     node = SigFactory(slug="sig-node")
     RetrospectiveFactory(release=v22, sig=node, recorded_tracked=10, recorded_merged=5)
     TrackedEnhancementFactory(release=v23, kep=KepFactory(owning_sig=node), status=S.DONE)
@@ -314,6 +323,7 @@ def test_request_in_one_transaction_queues_one_job_per_release(django_capture_on
 
 def test_status_change_service_recomputes_stats_on_commit(django_capture_on_commit_callbacks):
     rel = ReleaseFactory(version="1.27")
+    MilestoneFactory(release=rel, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=at(10))
     rows = [TrackedEnhancementFactory(release=rel) for _ in range(3)]
     with django_capture_on_commit_callbacks(execute=True):
         tracked_enhancement_set_status(tracked_enhancement=rows[0], status=S.DONE)
@@ -350,6 +360,7 @@ def test_debounce_skips_a_release_with_a_job_already_queued(monkeypatch, django_
 
 def test_compute_stats_command(capsys):
     v1, v2 = ReleaseFactory(version="1.24"), ReleaseFactory(version="1.25")
+    MilestoneFactory(release=v1, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=at(10))
     TrackedEnhancementFactory(release=v1, status=S.DONE)
     call_command("compute_stats", "v1.24", verbosity=2)
     assert "v1.24: 1/1 done (100%)" in capsys.readouterr().out

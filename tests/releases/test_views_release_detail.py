@@ -190,8 +190,8 @@ def test_release_page_counts_agree_with_the_selectors_it_no_longer_asks(client):
 
 def test_a_release_over_with_outcomes_never_recorded_says_done_is_a_floor(client):
     """A release over, two of its four enhancements approved exceptions never marked done, deferred or removed:
-    "Done 1" is what is recorded; the pages and the API say the other two are unknown, not "not done", and the
-    merge rate a floor."""
+    "Done 1" is what is recorded; the pages and the API say the other two are unknown, not "not done"; with its
+    enhancements freeze dated, the merge rate is given as a floor."""
     from releases.services.stats import release_stats_compute
 
     today = timezone.now().date()
@@ -211,9 +211,20 @@ def test_a_release_over_with_outcomes_never_recorded_says_done_is_a_floor(client
     section = client.get("/releases/1.61/").content.decode().split('id="stats"')[1].split("</section>")[0]
     assert "and 2 more whose outcome was not recorded" in section
     home = client.get("/").content.decode()
-    assert "The outcome of 2 was not recorded" in home and "the merge rate is at least that" in home
+    # No enhancements freeze is dated for it: its four rows are "listed", with no merge rate.
+    assert "1 done of 4 listed" in home and "2 of them with no recorded outcome" in home
     (row,) = [s for s in client.get("/api/v1/releases/1.61/").json()["stats"] if s["sig"] is None]
     assert (row["done"], row["outcome_not_recorded"]) == (1, 2)
+
+    # With its enhancements freeze dated (before the rows' history begins: the done one counts, the others' standing
+    # then is not recorded, so still no rate) ... and with a tally of the retro, the rate is a floor.
+    MilestoneFactory(
+        release=release, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=timezone.now() - datetime.timedelta(days=80)
+    )
+    RetrospectiveFactory(release=release, recorded_tracked=4, recorded_merged=1)
+    release_stats_compute(release_ids=[release.pk])
+    home = client.get("/").content.decode()
+    assert "1 / 4" in home and "merge rate 25 %" in home
 
 
 def test_a_release_in_its_cycle_has_no_unrecorded_outcomes_yet():
