@@ -112,6 +112,8 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
             in_cycle=_all_sigs_stats("in_cycle"),
             freezes_undated=_all_sigs_stats("counts__freezes_undated"),
             stats_not_recorded=_all_sigs_stats("not_recorded"),
+            # Counts by status, for `rules.outcome_not_recorded` (the CSV's and the Done cell's unknown outcomes).
+            stats_status_counts=_all_sigs_stats("counts__status"),
             # For the state's wording (`rules.release_state_label`): any date on record besides the cycle's own.
             has_known_dates=Exists(Milestone.objects.filter(release=OuterRef("pk")))
             | Exists(EnhancementException.objects.filter(release=OuterRef("pk"))),

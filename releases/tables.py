@@ -14,7 +14,7 @@ from core.tables import BaseTable
 from .choices import EnhancementStatus, ExceptionDecision, Freeze, PrrStatus, StatsSource
 from .models import BOARD_ORDER, KEPLESS_NOTE, Release, TrackedEnhancement
 from .prr import prr_approver_of, prr_of
-from .rules import release_state_label
+from .rules import outcome_not_recorded, release_state_label
 
 SLIPS_HELP = "Times removed from or deferred in a milestone, up to and including this release"
 
@@ -67,11 +67,16 @@ class ReleaseTable(BaseTable):
 
     # In the CSV only (the page badges the cell): where tracked and done come from, or that they are progress.
     figures_from = tables.Column(verbose_name="Figures from", accessor="tracked_source", visible=False, orderable=False)
+    # In the CSV only (the page notes it in the Done cell): listed enhancements of a release over never marked done,
+    # deferred or removed, so that Done is a floor.
+    outcome_not_recorded = tables.Column(
+        verbose_name="Outcome not recorded", accessor="stats_status_counts", visible=False, orderable=False
+    )
 
     class Meta(BaseTable.Meta):
         model = Release
         fields = ("version", "name", "enhancements_freeze_at", "code_freeze_at", "release_on", "state")
-        sequence = (*fields, "tracked", "done", "merge_rate", "recorded", "figures_from")
+        sequence = (*fields, "tracked", "done", "merge_rate", "recorded", "figures_from", "outcome_not_recorded")
         empty_text = "No releases yet — add one in the admin or import a sig-release schedule."
 
     def render_enhancements_freeze_at(self, value):
@@ -107,6 +112,23 @@ class ReleaseTable(BaseTable):
     def value_tracked(self, value):
         return value
 
+    def render_done(self, record, value):
+        unknown = _outcomes_unknown(record)
+        if unknown:
+            return format_html(
+                '{} <span class="badge" title="{} more never marked done, deferred or removed">+{} unknown</span>',
+                value,
+                unknown,
+                unknown,
+            )
+        return value
+
+    def value_done(self, value):
+        return value
+
+    def value_outcome_not_recorded(self, record):
+        return _outcomes_unknown(record) if record.done is not None else ""
+
     def render_merge_rate(self, value):
         return percent(value)
 
@@ -139,6 +161,15 @@ class ReleaseTable(BaseTable):
 
     def value_merge_rate(self, value):
         return "" if value is None else round(value, 4)
+
+
+def _outcomes_unknown(record) -> int:
+    """`rules.outcome_not_recorded` of a row of `selectors.release_list`."""
+    return outcome_not_recorded(
+        status_counts=getattr(record, "stats_status_counts", None) or {},
+        in_cycle=bool(getattr(record, "in_cycle", False)),
+        from_tally=StatsSource.RECORDED_TALLY in (record.stats_source, getattr(record, "tracked_source", None)),
+    )
 
 
 def _kep_url(record, table) -> str | None:

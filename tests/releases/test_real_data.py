@@ -348,11 +348,14 @@ def test_a_release_over_with_no_freeze_dated_shows_no_tracked_figure_on_any_page
     page = client.get("/releases/1.35/").content.decode().split('id="figure-done"')[1].split("</div>")[0]
     assert f"and {unknown} more whose outcome was not recorded" in page
 
-    export = csv.DictReader(client.get("/releases/?_export=csv").content.decode().splitlines())
+    export = list(csv.DictReader(client.get("/releases/?_export=csv").content.decode().splitlines()))
     row = next(row for row in export if row["Version"] == "1.35")
     assert (row["Tracked"], row["Done"], row["Merge rate"]) == ("", str(stats.done), "")
     assert row["Figures from"] == "board history, no freeze dated"
+    assert row["Outcome not recorded"] == str(stats.outcome_not_recorded)
+    assert next(r for r in export if r["Version"] == "1.24")["Outcome not recorded"] == "0"  # the retro's tally
     listing = client.get("/releases/").content.decode()
+    assert f"+{stats.outcome_not_recorded} unknown" in listing
     assert "No enhancements freeze is recorded for 1.4, 1.35" in listing
     assert "Tracked v1.35:" not in listing and "Tracked v1.4:" not in listing  # the chart's bars
 
