@@ -27,15 +27,6 @@ CACHE_ON = override_settings(SIGTRACKER_PAGE_CACHE_SECONDS=300, SIGTRACKER_PAGE_
 
 
 @pytest.fixture(autouse=True)
-def minute_starts_with_the_test(monkeypatch):
-    """The cache key's minute counts from the start of each test, so a test that expects a hit is not handed a
-    stale copy because the wall-clock minute happened to turn between two of its requests (a test that moves the
-    clock on, by patching time.time, still turns it)."""
-    offset = page_cache.time.time() % 60
-    monkeypatch.setattr(page_cache, "_minute", lambda: int((page_cache.time.time() - offset) // 60))
-
-
-@pytest.fixture(autouse=True)
 def empty_cache():
     caches["pages"].clear()
     page_cache._memo.update(value=None, edited=None, read_at=0.0)
