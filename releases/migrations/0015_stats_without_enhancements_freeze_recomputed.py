@@ -12,11 +12,12 @@ EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
 def mark_stale(apps, schema_editor):
-    Release = apps.get_model("releases", "Release")
-    without_freeze = Release.objects.exclude(
-        milestones__kind="enhancements_freeze", milestones__sig__isnull=True
-    ).values("pk")
-    apps.get_model("releases", "ReleaseStats").objects.filter(release__in=without_freeze).update(computed_at=EPOCH)
+    # The releases that have a release-wide enhancements freeze, as one subquery: `exclude()` with two conditions on
+    # the milestones would not ask that both hold for the same milestone.
+    Milestone = apps.get_model("releases", "Milestone")
+    with_freeze = Milestone.objects.filter(kind="enhancements_freeze", sig__isnull=True).values("release_id")
+    stats = apps.get_model("releases", "ReleaseStats").objects.exclude(release_id__in=with_freeze)
+    stats.update(computed_at=EPOCH)
 
 
 class Migration(migrations.Migration):

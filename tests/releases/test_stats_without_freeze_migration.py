@@ -9,7 +9,7 @@ from django.apps import apps
 
 from releases.choices import EnhancementStatus, MilestoneKind
 from releases.models import ReleaseStats
-from tests.factories import MilestoneFactory, ReleaseFactory, TrackedEnhancementFactory
+from tests.factories import MilestoneFactory, ReleaseFactory, SigFactory, TrackedEnhancementFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,16 @@ def test_only_the_stats_of_releases_without_an_enhancements_freeze_are_marked_st
     MilestoneFactory(
         release=v24, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=datetime.datetime(2022, 2, 4, 2, tzinfo=UTC)
     )
-    for release in (v14, v24):
+    # A SIG's own enhancements freeze (one of its milestones) is not the release's.
+    v13 = ReleaseFactory(version="1.3", cycle_start=datetime.date(2016, 3, 21))
+    MilestoneFactory(release=v13, kind=MilestoneKind.RELEASE, at=datetime.datetime(2016, 7, 1, tzinfo=UTC))
+    MilestoneFactory(
+        release=v13,
+        sig=SigFactory(),
+        kind=MilestoneKind.ENHANCEMENTS_FREEZE,
+        at=datetime.datetime(2016, 5, 1, tzinfo=UTC),
+    )
+    for release in (v13, v14, v24):
         TrackedEnhancementFactory(release=release, status=EnhancementStatus.DONE)
     release_stats_compute()
     # As an older release stored them: v1.4's row said 1 of 1 tracked, 100 %.
@@ -35,7 +44,7 @@ def test_only_the_stats_of_releases_without_an_enhancements_freeze_are_marked_st
     migration.mark_stale(apps, None)
 
     computed = dict(ReleaseStats.objects.filter(sig__isnull=True).values_list("release__version", "computed_at"))
-    assert computed["1.4"].year == 1970 and computed["1.24"].year > 1970
+    assert computed["1.3"].year == computed["1.4"].year == 1970 and computed["1.24"].year > 1970
     release_stats_compute()
     assert ReleaseStats.objects.get(release=v14, sig__isnull=True).merge_rate is None
     assert ReleaseStats.objects.get(release=v24, sig__isnull=True).merge_rate == 1.0
