@@ -53,12 +53,12 @@ SYNC_HEARTBEAT_PREFIX = "github-sync:"
 # --- events ----------------------------------------------------------------------------------------------------
 
 
-def github_answer(status: int | None, headers=None) -> None:
-    """One answer from GitHub (None: no answer, a timeout or a refused connection)."""
+def github_answer(status: int | None, remaining: int | None = None) -> None:
+    """One answer from GitHub (None: no answer, a timeout or a refused connection), and the rate limit it says is
+    left (`x-ratelimit-remaining`, read by `releases.github.client`)."""
     GITHUB_REQUESTS.labels(str(status) if status is not None else "error").inc()
-    remaining = (headers or {}).get("X-RateLimit-Remaining")
-    if remaining is not None and remaining.isdigit():
-        GITHUB_RATE_LIMIT.set(int(remaining))
+    if remaining is not None:
+        GITHUB_RATE_LIMIT.set(remaining)
 
 
 def github_sync_done(*, version: str, seconds: float, outcome: str) -> None:

@@ -1,6 +1,15 @@
-"""Reading the release team's KEP tracking issues from GitHub's REST API.
+"""Reading the release team's KEP tracking issues and board from GitHub's REST and GraphQL APIs.
 
-- `client`: one conditional, rate-limit-aware, retrying HTTP client over httpx (no Django inside).
+- `client`: the one HTTP path to GitHub (`GitHubClient`, over httpx, no Django inside): auth, timeouts, the
+  same-origin rule and redirects, retries, rate limits, ETags and size limits. `GitHubClient.get_issue` reads one
+  issue conditionally (its ETag), e.g.::
+
+      with GitHubClient(token=token, api_url=api_url) as client:
+          answer = client.get_issue("kubernetes/enhancements", 1287, etag=stored_etag)
+          if answer.changed:
+              store(answer.etag, answer.body)
+
+- `graphql`: GraphQL queries, a thin caller of the same client.
 - `payloads`: turns GitHub's JSON (issues, timelines, milestones) into plain records, liberally.
 
 The rules that turn those records into board statuses live in `releases.rules`; the writes in
@@ -15,7 +24,9 @@ from .client import (
     GitHubError,
     GitHubNotFound,
     GitHubRateLimited,
+    GitHubRefused,
     GitHubUnavailable,
+    IssueAnswer,
 )
 from .payloads import Issue, MalformedPayload, Milestone, TimelineEvent, parse_issue, parse_milestone, parse_timeline
 
@@ -27,7 +38,9 @@ __all__ = [
     "GitHubError",
     "GitHubNotFound",
     "GitHubRateLimited",
+    "GitHubRefused",
     "GitHubUnavailable",
+    "IssueAnswer",
     "Issue",
     "MalformedPayload",
     "Milestone",

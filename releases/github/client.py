@@ -1,28 +1,33 @@
-"""A small GitHub REST client over httpx: conditional requests, Link pagination, rate limits, retries.
+"""The one HTTP path to GitHub: `GitHubClient`, over httpx. REST (`get_page`, `get_all`, `get_issue`) and GraphQL
+(`releases.github.graphql`) are two thin callers of its `request`.
 
 It knows nothing of Django. The caller hands it the pages it cached earlier (`cache`: URL -> `CachedPage`)
 and collects the pages fetched anew from each call's result, so the database is only touched by the caller's
 thread while this client is used from several threads at once (httpx.Client is thread-safe; a semaphore keeps
 at most `max_in_flight` requests open).
 
-What GitHub documents and this client does about it (docs.github.com, "Best practices for using the REST
-API", "Rate limits for the REST API", "Using pagination in the REST API"):
+What `request` guarantees, for every request, REST or GraphQL alike (docs.github.com, "Best practices for using
+the REST API", "Rate limits for the REST API", "Rate limits and node limits for the GraphQL API", "Using
+pagination in the REST API"):
 
-- every request sends `If-None-Match` with the ETag of the cached page; a `304` (free of rate limit)
-  means the cached page still holds, including its `next` link;
-- pagination follows the `Link` header's `rel="next"` URL as given (httpx parses it: `response.links`), but only
-  on the API's own origin (scheme, host and port of `api_url`): a page pointing elsewhere is refused, so the token
-  (sent on every request) never leaves for another host;
-- a `403`/`429` with `X-RateLimit-Remaining: 0` waits until `X-RateLimit-Reset` when that is at most
-  `max_rate_limit_wait` seconds away and otherwise raises `GitHubRateLimited` naming the reset time; a
-  `Retry-After` (secondary limit) is honoured the same way; a `403`/`429` with neither waits a minute once; all
-  waits for rate limits together stay under `max_rate_limit_total` (a server answering `Retry-After: 1` forever
-  is given up on);
-- `5xx` answers, timeouts and dropped connections are retried with exponential backoff, `max_retries`
-  times; `401` and `404` raise at once with what to fix;
-- every request has a deadline of its own (`request_deadline` seconds, however slowly the body trickles in: httpx's
-  timeout is per read), and the whole client one (`deadline`, an instant on `clock`, e.g. a sync's end): past
-  either, `GitHubDeadlineExceeded`;
+- **one origin**: no request leaves the API's origin (scheme, host and port of `api_url`). The token goes only
+  there. A redirect within the origin is followed (at most `max_redirects`; a 307/308 re-sends the same method and
+  body, a 303 becomes a GET, a 301/302 of a POST is refused); a redirect anywhere else, a `Link` `next` page
+  elsewhere, or a cached URL elsewhere is a `GitHubRefused` naming the URL, and its body is never read;
+- **bounded answers**: every answer is read streamed, under a deadline of its own (`request_deadline` seconds,
+  however slowly it trickles in: httpx's timeout is per read) and the client's (`deadline`, an instant on
+  `clock`, e.g. a sync's end), and refused (`GitHubRefused`) as soon as it passes `max_answer_bytes` (10 MiB by
+  default; after decompression), never buffered beyond that;
+- **rate limits**, read in this module only (`rate_limit_wait`): a 403 or 429 with `x-ratelimit-remaining: 0`
+  waits until `x-ratelimit-reset`, one with `Retry-After` waits that long; a 429 with neither, or a 403 whose
+  message says it is a (secondary) rate limit, waits a minute once ("otherwise, wait for at least one minute");
+  a wait longer than `max_rate_limit_wait` raises `GitHubRateLimited` naming the reset time, and all waits
+  together stay under `max_rate_limit_total` (a server answering `Retry-After: 1` forever is given up on). Any
+  other 403 is a `GitHubAuthError` (the token lacks a permission), the same for REST and GraphQL;
+- `5xx` answers, timeouts and dropped connections are retried with exponential backoff, `max_retries` times;
+  `401` is a `GitHubAuthError`; `404` and `410` a `GitHubNotFound` (with its `status`) naming what was asked,
+  for the caller to call a skip or a usage error;
+- **conditional requests**: `etag=` sends `If-None-Match`; a `304` (free of rate limit) is returned as is;
 - an error names the status and GitHub's `message`, never a body as sent (a proxy's page is not echoed);
 - NUL and lone surrogates (JSON escapes PostgreSQL refuses in text and jsonb) are removed from every body.
 """
@@ -33,7 +38,7 @@ import re
 import ssl
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +48,11 @@ import httpx
 from releases import metrics
 
 API_VERSION = "2022-11-28"
+#: The largest answer read from GitHub (after decompression). A board page of 100 items is ~300 KB.
+MAX_ANSWER_BYTES = 10 * 1024 * 1024
+#: Redirects followed within the API's origin (GitHub uses 301 for a renamed repository or transferred issue).
+MAX_REDIRECTS = 3
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
 class GitHubError(Exception):
@@ -54,11 +64,19 @@ class GitHubAuthError(GitHubError):
 
 
 class GitHubNotFound(GitHubError):
-    pass
+    """A 404 or 410 (`status`): what was asked is not there, or not visible to the token."""
+
+    def __init__(self, message: str, status: int = 404):
+        super().__init__(message)
+        self.status = status
 
 
 class GitHubUnavailable(GitHubError):
     pass
+
+
+class GitHubRefused(GitHubError):
+    """An answer sigtracker will not read: a redirect off the API's origin, or an answer past its size limit."""
 
 
 class GitHubDeadlineExceeded(GitHubError):
@@ -92,24 +110,43 @@ class Fetched:
     body: Any = None  # the body of a single, non-list resource
 
 
+@dataclass(frozen=True)
+class IssueAnswer:
+    """One issue as `GitHubClient.get_issue` read it: `changed` False when GitHub answered 304 to the ETag given
+    (then `body` is None and `etag` the one given); else the issue's JSON and its new ETag."""
+
+    changed: bool
+    etag: str
+    body: dict | None
+
+
 #: JSON escapes of characters PostgreSQL refuses: NUL (text and jsonb) and UTF-16 surrogates, which reach Python
 #: as lone surrogates when unpaired (not encodable as UTF-8). Paired ones are cleaned too; that costs an emoji.
 _REFUSED_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
 _REFUSED_CHARS = re.compile("[\x00\ud800-\udfff]")
 
 
-def _clean(value: Any) -> Any:
+def clean(value: Any) -> Any:
     """`value` with NUL and surrogate characters removed from every string, keys included."""
     if isinstance(value, str):
         return _REFUSED_CHARS.sub("", value)
     if isinstance(value, list):
-        return [_clean(item) for item in value]
+        return [clean(item) for item in value]
     if isinstance(value, dict):
-        return {_clean(key): _clean(item) for key, item in value.items()}
+        return {clean(key): clean(item) for key, item in value.items()}
     return value
 
 
-def _message(response: httpx.Response) -> str:
+def read_json(response: httpx.Response, what: str) -> Any:
+    """The JSON of an answer, cleaned of what PostgreSQL refuses; a `GitHubError` naming `what` if not JSON."""
+    try:
+        body = response.json()
+    except ValueError as exc:
+        raise GitHubError(f"GitHub sent something other than JSON for {what}") from exc
+    return clean(body) if _REFUSED_ESCAPE.search(response.text) else body
+
+
+def github_message(response: httpx.Response) -> str:
     """GitHub's one-line `message` from a JSON error body; nothing from any other body."""
     try:
         message = response.json().get("message", "")
@@ -118,8 +155,45 @@ def _message(response: httpx.Response) -> str:
     return " ".join(str(message).split())[:200] if isinstance(message, str) else ""
 
 
+# --- rate-limit headers: read here and nowhere else --------------------------------------------------------------
+
+
+def rate_limit_wait(headers: Mapping[str, str], now: float) -> float | None:
+    """Seconds GitHub's headers ask to wait (`Retry-After`, or an exhausted primary limit's `x-ratelimit-reset`,
+    plus a second of clock skew); None when they ask for no wait. An unreadable value asks for a minute."""
+    retry_after = headers.get("Retry-After")
+    if retry_after is not None:
+        try:
+            return max(0.0, float(retry_after))
+        except ValueError:
+            return 60.0
+    if headers.get("X-RateLimit-Remaining") == "0":
+        try:
+            reset = float(headers.get("X-RateLimit-Reset", ""))
+        except ValueError:
+            return 60.0
+        return max(0.0, reset - now) + 1.0
+    return None
+
+
+def rate_limit_remaining(headers: Mapping[str, str] | None) -> int | None:
+    """`x-ratelimit-remaining` as a number, when GitHub sent one."""
+    remaining = (headers or {}).get("X-RateLimit-Remaining")
+    return int(remaining) if remaining is not None and remaining.isdigit() else None
+
+
+def _says_rate_limit(response: httpx.Response) -> bool:
+    """Whether a 403's JSON `message` says it is a rate limit (GitHub's secondary limits may come without headers)."""
+    return "rate limit" in github_message(response).lower()
+
+
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
     return url.scheme, url.host, url.port
+
+
+def _where(url: httpx.URL) -> str:
+    """A URL as named in an error: scheme, host, port and path; no query (whatever it carries)."""
+    return str(url.copy_with(query=None, fragment=None))
 
 
 @functools.cache
@@ -130,6 +204,9 @@ def _tls_context() -> ssl.SSLContext:
 
 
 class GitHubClient:
+    """One connection pool, token and set of limits for all of a sync's requests to GitHub (see the module's
+    docstring for what each request is held to). Use as a context manager, or `close()` it."""
+
     def __init__(
         self,
         *,
@@ -144,6 +221,8 @@ class GitHubClient:
         max_rate_limit_total: float = 120.0,
         request_deadline: float = 60.0,
         deadline: float | None = None,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
+        max_redirects: int = MAX_REDIRECTS,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
     ):
@@ -153,6 +232,8 @@ class GitHubClient:
         self.request_deadline = request_deadline
         self.timeout = timeout
         self.deadline = deadline
+        self.max_answer_bytes = max_answer_bytes
+        self.max_redirects = max_redirects
         self.rate_limit_waited = 0.0
         self.cache = cache if cache is not None else {}
         self.max_retries = max_retries
@@ -175,7 +256,7 @@ class GitHubClient:
             },
             timeout=timeout,
             limits=httpx.Limits(max_connections=max_in_flight, max_keepalive_connections=max_in_flight),
-            follow_redirects=True,
+            follow_redirects=False,  # followed by `_exchange`, within the origin only
             verify=_tls_context(),
         )
 
@@ -193,10 +274,14 @@ class GitHubClient:
         """The absolute URL of `path` with `params`, as used for cache keys."""
         return str(self.http.build_request("GET", path, params=params).url)
 
-    def same_origin(self, url: str) -> bool:
+    def same_origin(self, url: str | httpx.URL) -> bool:
         """Whether `url` is on the API's own origin (relative URLs are)."""
         parsed = httpx.URL(url)
         return not parsed.is_absolute_url or _origin(parsed) == self.origin
+
+    def now(self) -> float:
+        """The client's clock (seconds since the epoch), the one its deadlines and rate-limit resets are read on."""
+        return self._clock()
 
     def start_deadline(self, seconds: float) -> None:
         """From now, the client gives up `seconds` from now (requests, retries and rate-limit waits together)."""
@@ -220,7 +305,16 @@ class GitHubClient:
             )
         self._sleep(seconds)
 
-    def _rate_limit_sleep(self, seconds: float) -> None:
+    def wait_for_rate_limit(self, seconds: float) -> None:
+        """Wait `seconds` for a rate limit to pass, or raise `GitHubRateLimited` when that is too far ahead (more
+        than `max_rate_limit_wait`) or the waits of this client add up to more than `max_rate_limit_total`."""
+        if seconds > self.max_rate_limit_wait:
+            reset = datetime.datetime.fromtimestamp(self._clock() + seconds, tz=datetime.UTC)
+            raise GitHubRateLimited(
+                f"GitHub rate limit reached; it resets at {reset:%Y-%m-%d %H:%M:%S} UTC. "
+                "What was synced is kept; run again after that.",
+                reset,
+            )
         with self._lock:
             self.rate_limit_waited += seconds
             total = self.rate_limit_waited
@@ -233,35 +327,126 @@ class GitHubClient:
         self._count("retries")
         self._wait(seconds)
 
-    def _get(self, url: str, headers: dict) -> httpx.Response:
-        """One GET of the API's own origin, read under the request's deadline (see `read_within_deadline`)."""
-        if not self.same_origin(url):
-            raise GitHubError(f"refused to request {httpx.URL(url).host}: not the GitHub API ({self.api_url})")
-        return self.read_within_deadline("GET", url, what=url, headers=headers)
+    def _count(self, name: str) -> None:
+        with self._lock:
+            setattr(self, name, getattr(self, name) + 1)
 
-    def read_within_deadline(self, method: str, url: str, *, what: str, **request) -> httpx.Response:
-        """One request whose body is read under a deadline of its own (and the client's): httpx's timeout bounds
-        each read, so a server dripping a byte at a time would otherwise hold the request for ever. `what` names
-        the request in the error a deadline gives."""
+    def _retry_wait(self, attempt: int) -> None:
+        self._count("retries")
+        self._wait(self.backoff * 2 ** (attempt - 1))
+
+    # --- the one request path ------------------------------------------------------------------------------------
+
+    def request(
+        self, method: str, url: str, *, etag: str = "", json: Any = None, what: str = "", keep: frozenset = frozenset()
+    ) -> httpx.Response:
+        """One request to the API's origin under every rule of the module's docstring; returns a 2xx or 304 (or a
+        status in `keep`, which the caller reads itself), raises a `GitHubError` for anything else. `what` names
+        the request in errors (the URL by default); `etag` makes a GET conditional."""
+        what = what or url
+        attempt = 0
+        limited_once = False
+        while True:
+            headers = {"If-None-Match": etag} if etag else {}
+            try:
+                with self._slots:
+                    self._count("requests")
+                    response = self._exchange(method, url, headers=headers, json=json, what=what)
+            except (httpx.TimeoutException, httpx.TransportError) as exc:
+                metrics.github_answer(None)
+                attempt += 1
+                if attempt > self.max_retries:
+                    raise GitHubUnavailable(f"GitHub did not answer {what} after {attempt} tries: {exc}") from exc
+                self._retry_wait(attempt)
+                continue
+            status = response.status_code
+            metrics.github_answer(status, rate_limit_remaining(response.headers))
+            if 200 <= status < 300 or status == 304 or status in keep:
+                return response
+            if status in (403, 429):
+                wait = rate_limit_wait(response.headers, self._clock())
+                if wait is None and (status == 429 or _says_rate_limit(response)):
+                    # A secondary limit without headers: GitHub asks for at least a minute's pause, once.
+                    if limited_once:
+                        raise GitHubRateLimited(f"GitHub keeps refusing {what} (secondary rate limit).", None)
+                    limited_once, wait = True, self.max_rate_limit_wait
+                if wait is not None:
+                    self.wait_for_rate_limit(wait)
+                    continue
+                message = github_message(response)
+                raise GitHubAuthError(
+                    f"GitHub refused {what} (403{': ' + message if message else ''}): the token lacks a permission "
+                    "it needs; set GITHUB_TOKEN to a token that can read it."
+                )
+            if status == 401:
+                raise GitHubAuthError("GitHub rejected the token (401): set GITHUB_TOKEN to a valid token.")
+            if status in (404, 410):
+                raise GitHubNotFound(f"GitHub has no {what} ({status})", status)
+            if status >= 500:
+                attempt += 1
+                if attempt > self.max_retries:
+                    raise GitHubUnavailable(f"GitHub answered {status} for {what} {attempt} times; try again later.")
+                self._retry_wait(attempt)
+                continue
+            message = github_message(response)
+            raise GitHubError(f"GitHub answered {status} for {what}" + (f": {message}" if message else ""))
+
+    def _exchange(self, method: str, url: str, *, headers: dict, json: Any, what: str) -> httpx.Response:
+        """One request and the redirects within the origin that answer it (none elsewhere)."""
+        target = httpx.URL(url)
+        for _hop in range(self.max_redirects + 1):
+            if not self.same_origin(target):
+                raise GitHubRefused(f"refused to request {_where(target)}: not the GitHub API ({self.api_url})")
+            response = self._read(method, target, headers=headers, json=json, what=what)
+            if response.status_code not in REDIRECTS:
+                return response
+            location = response.headers.get("Location")
+            if not location:
+                raise GitHubError(f"GitHub answered {response.status_code} for {what} with nowhere to go")
+            target = response.request.url.join(location)
+            if not self.same_origin(target):
+                raise GitHubRefused(
+                    f"GitHub redirected {what} to {_where(target)}, outside its API ({self.api_url}): not followed."
+                )
+            if method != "GET" and response.status_code in (301, 302):
+                raise GitHubRefused(f"GitHub redirected {what} with a {response.status_code}: not re-sent.")
+            if response.status_code == 303:
+                method, json = "GET", None
+        raise GitHubRefused(f"GitHub redirected {what} more than {self.max_redirects} times: not followed.")
+
+    def _read(self, method: str, url: httpx.URL, *, headers: dict, json: Any, what: str) -> httpx.Response:
+        """One request whose body is read streamed under a deadline of its own (and the client's) and the size
+        limit: httpx's timeout bounds each read, so a server dripping a byte at a time would otherwise hold the
+        request for ever, and one sending 150 MB would have it all buffered. A redirect's body is not read."""
         budget = self.request_deadline
         left = self._remaining()
         if left is not None:
             budget = min(budget, left)
         ends = self._clock() + budget
+        timeout = min(self.timeout, budget)
         try:
-            with self.http.stream(method, url, timeout=min(self.timeout, budget), **request) as streamed:
-                chunks = []
-                for chunk in streamed.iter_raw():
+            with self.http.stream(method, url, headers=headers, json=json, timeout=timeout) as streamed:
+                if streamed.status_code in REDIRECTS:
+                    return httpx.Response(streamed.status_code, headers=streamed.headers, request=streamed.request)
+                declared = streamed.headers.get("Content-Length", "")
+                if declared.isdigit() and int(declared) > self.max_answer_bytes:
+                    raise self._too_large(what)
+                chunks, size = [], 0
+                for chunk in streamed.iter_bytes():  # decoded: the limit holds after gzip too
+                    size += len(chunk)
+                    if size > self.max_answer_bytes:
+                        raise self._too_large(what)
                     chunks.append(chunk)
                     if self._clock() > ends:
                         break
                 else:
-                    # A response of our own over the raw bytes: httpx decodes them (gzip) as it would have.
+                    kept = [
+                        (key, value)
+                        for key, value in streamed.headers.multi_items()
+                        if key.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+                    ]
                     return httpx.Response(
-                        streamed.status_code,
-                        headers=streamed.headers,
-                        content=b"".join(chunks),
-                        request=streamed.request,
+                        streamed.status_code, headers=kept, content=b"".join(chunks), request=streamed.request
                     )
         except httpx.TimeoutException:
             if self._clock() < ends:
@@ -269,104 +454,34 @@ class GitHubClient:
         self._remaining()  # the sync's deadline, if that is the one passed, says so
         raise GitHubDeadlineExceeded(f"GitHub took more than {budget:.0f} s to answer {what}; sync stopped.")
 
-    def _count(self, name: str) -> None:
-        with self._lock:
-            setattr(self, name, getattr(self, name) + 1)
+    def _too_large(self, what: str) -> GitHubRefused:
+        mib = self.max_answer_bytes / (1024 * 1024)
+        return GitHubRefused(f"GitHub's answer to {what} is larger than {mib:g} MiB: refused, not read further.")
 
-    # --- one request --------------------------------------------------------------------------------------
+    # --- REST -----------------------------------------------------------------------------------------------------
 
-    def _send(self, url: str, etag: str) -> httpx.Response:
-        """GET `url` (conditionally), retrying what GitHub says may be retried; returns a 200 or 304."""
-        attempt = 0
-        waited_for_limit = False
-        while True:
-            headers = {"If-None-Match": etag} if etag else {}
-            try:
-                with self._slots:
-                    self._count("requests")
-                    response = self._get(url, headers)
-            except (httpx.TimeoutException, httpx.TransportError) as exc:
-                metrics.github_answer(None)
-                attempt += 1
-                if attempt > self.max_retries:
-                    raise GitHubUnavailable(f"GitHub did not answer {url} after {attempt} tries: {exc}") from exc
-                self._retry_wait(attempt)
-                continue
-            metrics.github_answer(response.status_code, response.headers)
-            status = response.status_code
-            if status in (200, 304):
-                return response
-            if status in (403, 429):
-                wait = self._rate_limit_wait(response)
-                if wait is not None:
-                    if wait > self.max_rate_limit_wait:
-                        reset = datetime.datetime.fromtimestamp(self._clock() + wait, tz=datetime.UTC)
-                        raise GitHubRateLimited(
-                            f"GitHub rate limit reached; it resets at {reset:%Y-%m-%d %H:%M:%S} UTC. "
-                            "What was synced is kept; run again after that.",
-                            reset,
-                        )
-                    self._rate_limit_sleep(wait)
-                    continue
-                if status == 429 or (status == 403 and "rate limit" in response.text.lower()):
-                    # A secondary limit without headers: GitHub asks for at least a minute's pause, once.
-                    if waited_for_limit:
-                        raise GitHubRateLimited("GitHub keeps refusing requests (secondary rate limit).", None)
-                    waited_for_limit = True
-                    self._rate_limit_sleep(self.max_rate_limit_wait)
-                    continue
-                raise GitHubAuthError(
-                    f"GitHub refused {url} (403): the token lacks access; set GITHUB_TOKEN to a token that can read it."
-                )
-            if status == 401:
-                raise GitHubAuthError("GitHub rejected the token (401): set GITHUB_TOKEN to a valid token.")
-            if status == 404:
-                raise GitHubNotFound(f"GitHub has no {url} (404): check the repository name (--repo owner/name).")
-            if status >= 500:
-                attempt += 1
-                if attempt > self.max_retries:
-                    raise GitHubUnavailable(f"GitHub answered {status} for {url} {attempt} times; try again later.")
-                self._retry_wait(attempt)
-                continue
-            message = _message(response)
-            raise GitHubError(f"GitHub answered {status} for {url}" + (f": {message}" if message else ""))
-
-    def _retry_wait(self, attempt: int) -> None:
-        self._count("retries")
-        self._wait(self.backoff * 2 ** (attempt - 1))
-
-    def _rate_limit_wait(self, response: httpx.Response) -> float | None:
-        """Seconds GitHub asks us to wait, from `Retry-After` or an exhausted primary limit; None if neither."""
-        retry_after = response.headers.get("Retry-After")
-        if retry_after is not None:
-            try:
-                return max(0.0, float(retry_after))
-            except ValueError:
-                return self.max_rate_limit_wait
-        if response.headers.get("X-RateLimit-Remaining") == "0":
-            try:
-                reset = float(response.headers.get("X-RateLimit-Reset", ""))
-            except ValueError:
-                return self.max_rate_limit_wait
-            # One second more than the reset: GitHub's clock and ours need not agree to the second.
-            return max(0.0, reset - self._clock()) + 1.0
-        return None
-
-    # --- pages ------------------------------------------------------------------------------------------------
+    def get_issue(self, repo: str, number: int, *, etag: str = "") -> IssueAnswer:
+        """Issue `number` of `repo` ("owner/name"), conditionally: with the `etag` of an earlier answer, GitHub's
+        304 (free of rate limit) comes back as `changed=False`. A transferred issue's 301 is followed within the
+        API; a deleted or hidden one raises `GitHubNotFound` (`status` 404 or 410)."""
+        url = self.url(f"/repos/{repo}/issues/{int(number)}")
+        response = self.request("GET", url, etag=etag)
+        if response.status_code == 304:
+            self._count("not_modified")
+            return IssueAnswer(changed=False, etag=etag, body=None)
+        body = read_json(response, url)
+        if not isinstance(body, dict):
+            raise GitHubError(f"GitHub's answer for {url} is not an issue")
+        return IssueAnswer(changed=True, etag=response.headers.get("ETag", ""), body=body)
 
     def get_page(self, url: str, *, shape: Callable[[Any], Any] | None = None) -> tuple[CachedPage, bool]:
         """One page, from the cache when GitHub says it has not changed: (page, unchanged)."""
         cached = self.cache.get(url)
-        response = self._send(url, cached.etag if cached else "")
+        response = self.request("GET", url, etag=cached.etag if cached else "")
         if response.status_code == 304 and cached is not None:
             self._count("not_modified")
             return cached, True
-        try:
-            body = response.json()
-        except ValueError as exc:
-            raise GitHubError(f"GitHub sent something other than JSON for {url}") from exc
-        if _REFUSED_ESCAPE.search(response.text):
-            body = _clean(body)
+        body = read_json(response, url)
         if shape is not None:
             body = shape(body)
         next_url = response.links.get("next", {}).get("url", "")
@@ -385,7 +500,7 @@ class GitHubClient:
         while url and url not in seen and len(seen) < max_pages:
             if not self.same_origin(url):
                 # The token goes with every request: a `next` link (or a cached one) elsewhere is not followed.
-                raise GitHubError(
+                raise GitHubRefused(
                     f"GitHub's next page for {path} is on {httpx.URL(url).host}, not the API's host: not followed."
                 )
             seen.add(url)

