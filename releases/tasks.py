@@ -43,10 +43,12 @@ def compute_all_release_stats() -> int:
     time_limit=int(settings.GITHUB_SYNC_DEADLINE) + 120,
 )
 def sync_github_current_release() -> str:
-    """Every 15 minutes (beat): sync the current release from its GitHub tracking issues.
+    """Every 15 minutes (beat): sync the current release from its GitHub tracking issues, then its board.
 
     Safe to run twice, or beside a manual `sync_github`: syncs of one release take a lock and write only what
-    differs from the database. GitHub failures are logged, not retried here: the next beat is the retry.
+    differs from the database. GitHub failures are logged, not retried here: the next beat is the retry. The
+    labels and the board share one client and one deadline (GITHUB_SYNC_DEADLINE from the task's start), so the
+    soft time limit (that deadline plus a minute) cannot fire inside either.
     """
     from releases.services import github_sync
 
@@ -54,34 +56,45 @@ def sync_github_current_release() -> str:
         logger.info("GitHub sync skipped: GITHUB_TOKEN is not set")
         return "skipped: no GITHUB_TOKEN"
     try:
-        report = github_sync.github_current_release_sync()
-    except (github_sync.GitHubSyncError, github_sync.GitHubError) as exc:
+        client = github_sync.github_client()
+    except github_sync.GitHubSyncError as exc:
         logger.warning("GitHub sync failed: %s", exc)
         return f"failed: {exc}"
-    except SoftTimeLimitExceeded:
-        logger.warning("GitHub sync cancelled at its time limit; the next beat starts again")
-        return "cancelled: time limit"
-    if report is None:
-        return "skipped: no release"
-    logger.info("GitHub sync: %s", report.summary())
-    for line in report.skipped:
-        logger.warning("GitHub sync skipped %s", line)
-    if report.stopped:
-        logger.warning("GitHub sync stopped: %s", report.stopped)
-    else:
-        metrics.github_sync_succeeded(version=report.version)
-    return report.summary() + _board_sync()
+    with client:
+        client.start_deadline(float(settings.GITHUB_SYNC_DEADLINE))
+        try:
+            report = github_sync.github_current_release_sync(client=client)
+        except (github_sync.GitHubSyncError, github_sync.GitHubError) as exc:
+            logger.warning("GitHub sync failed: %s", exc)
+            return f"failed: {exc}"
+        except SoftTimeLimitExceeded:
+            logger.warning("GitHub sync cancelled at its time limit; the next beat starts again")
+            return "cancelled: time limit"
+        if report is None:
+            return "skipped: no release"
+        logger.info("GitHub sync: %s", report.summary())
+        for line in report.skipped:
+            logger.warning("GitHub sync skipped %s", line)
+        if report.stopped:
+            logger.warning("GitHub sync stopped: %s", report.stopped)
+        else:
+            metrics.github_sync_succeeded(version=report.version)
+        return report.summary() + _board_sync(client)
 
 
-def _board_sync() -> str:
-    """The current release's tracking board after its labels (the board wins for status); failures logged."""
+def _board_sync(client) -> str:
+    """The current release's tracking board after its labels (the board wins for status), within the labels'
+    deadline; failures logged in one line."""
     from releases.services import board_sync
 
     try:
-        board = board_sync.board_current_release_sync()
+        board = board_sync.board_current_release_sync(client=client)
     except (board_sync.GitHubSyncError, board_sync.GitHubError) as exc:
         logger.warning("Board sync failed: %s", exc)
         return f" Board: failed: {exc}"
+    except SoftTimeLimitExceeded:
+        logger.warning("Board sync cancelled at its time limit; the next beat starts again")
+        return " Board: cancelled: time limit"
     if board is None:
         return ""
     logger.info("Board sync: %s", board.summary())

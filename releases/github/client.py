@@ -196,6 +196,10 @@ def _where(url: httpx.URL) -> str:
     return str(url.copy_with(query=None, fragment=None))
 
 
+def _too_large(what: str, limit: int) -> GitHubRefused:
+    return GitHubRefused(f"GitHub's answer to {what} is larger than {limit / 2**20:g} MiB: refused, not read further.")
+
+
 @functools.cache
 def _tls_context() -> ssl.SSLContext:
     """One verifying TLS context per process: building one reads the CA bundle, which took a quarter of a second
@@ -338,12 +342,22 @@ class GitHubClient:
     # --- the one request path ------------------------------------------------------------------------------------
 
     def request(
-        self, method: str, url: str, *, etag: str = "", json: Any = None, what: str = "", keep: frozenset = frozenset()
+        self,
+        method: str,
+        url: str,
+        *,
+        etag: str = "",
+        json: Any = None,
+        what: str = "",
+        keep: frozenset = frozenset(),
+        max_bytes: int | None = None,
     ) -> httpx.Response:
         """One request to the API's origin under every rule of the module's docstring; returns a 2xx or 304 (or a
         status in `keep`, which the caller reads itself), raises a `GitHubError` for anything else. `what` names
-        the request in errors (the URL by default); `etag` makes a GET conditional."""
+        the request in errors (the URL by default); `etag` makes a GET conditional; `max_bytes` lowers the size
+        limit for this request."""
         what = what or url
+        limit = min(max_bytes or self.max_answer_bytes, self.max_answer_bytes)
         attempt = 0
         limited_once = False
         while True:
@@ -351,7 +365,7 @@ class GitHubClient:
             try:
                 with self._slots:
                     self._count("requests")
-                    response = self._exchange(method, url, headers=headers, json=json, what=what)
+                    response = self._exchange(method, url, headers=headers, json=json, what=what, limit=limit)
             except (httpx.TimeoutException, httpx.TransportError) as exc:
                 metrics.github_answer(None)
                 attempt += 1
@@ -391,13 +405,13 @@ class GitHubClient:
             message = github_message(response)
             raise GitHubError(f"GitHub answered {status} for {what}" + (f": {message}" if message else ""))
 
-    def _exchange(self, method: str, url: str, *, headers: dict, json: Any, what: str) -> httpx.Response:
+    def _exchange(self, method: str, url: str, *, headers: dict, json: Any, what: str, limit: int) -> httpx.Response:
         """One request and the redirects within the origin that answer it (none elsewhere)."""
         target = httpx.URL(url)
         for _hop in range(self.max_redirects + 1):
             if not self.same_origin(target):
                 raise GitHubRefused(f"refused to request {_where(target)}: not the GitHub API ({self.api_url})")
-            response = self._read(method, target, headers=headers, json=json, what=what)
+            response = self._read(method, target, headers=headers, json=json, what=what, limit=limit)
             if response.status_code not in REDIRECTS:
                 return response
             location = response.headers.get("Location")
@@ -414,7 +428,7 @@ class GitHubClient:
                 method, json = "GET", None
         raise GitHubRefused(f"GitHub redirected {what} more than {self.max_redirects} times: not followed.")
 
-    def _read(self, method: str, url: httpx.URL, *, headers: dict, json: Any, what: str) -> httpx.Response:
+    def _read(self, method: str, url: httpx.URL, *, headers: dict, json: Any, what: str, limit: int) -> httpx.Response:
         """One request whose body is read streamed under a deadline of its own (and the client's) and the size
         limit: httpx's timeout bounds each read, so a server dripping a byte at a time would otherwise hold the
         request for ever, and one sending 150 MB would have it all buffered. A redirect's body is not read."""
@@ -429,13 +443,13 @@ class GitHubClient:
                 if streamed.status_code in REDIRECTS:
                     return httpx.Response(streamed.status_code, headers=streamed.headers, request=streamed.request)
                 declared = streamed.headers.get("Content-Length", "")
-                if declared.isdigit() and int(declared) > self.max_answer_bytes:
-                    raise self._too_large(what)
+                if declared.isdigit() and int(declared) > limit:
+                    raise _too_large(what, limit)
                 chunks, size = [], 0
                 for chunk in streamed.iter_bytes():  # decoded: the limit holds after gzip too
                     size += len(chunk)
-                    if size > self.max_answer_bytes:
-                        raise self._too_large(what)
+                    if size > limit:
+                        raise _too_large(what, limit)
                     chunks.append(chunk)
                     if self._clock() > ends:
                         break
@@ -453,10 +467,6 @@ class GitHubClient:
                 raise  # one slow read, well within the deadline: retried like any timeout
         self._remaining()  # the sync's deadline, if that is the one passed, says so
         raise GitHubDeadlineExceeded(f"GitHub took more than {budget:.0f} s to answer {what}; sync stopped.")
-
-    def _too_large(self, what: str) -> GitHubRefused:
-        mib = self.max_answer_bytes / (1024 * 1024)
-        return GitHubRefused(f"GitHub's answer to {what} is larger than {mib:g} MiB: refused, not read further.")
 
     # --- REST -----------------------------------------------------------------------------------------------------
 

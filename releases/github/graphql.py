@@ -49,12 +49,18 @@ class GraphQL:
         self.points = 0
         self.remaining: int | None = None
 
-    def query(self, query: str, variables: dict | None = None) -> dict:
-        """The `data` of one query; raises a `GitHubError` for what GitHub refused."""
+    def query(self, query: str, variables: dict | None = None, *, max_bytes: int | None = None) -> dict:
+        """The `data` of one query; raises a `GitHubError` for what GitHub refused. `max_bytes` lowers the
+        client's size limit for the answer."""
         payload = {"query": query, "variables": variables or {}}
         while True:
             response = self.client.request(
-                "POST", self.url, json=payload, what=f"the GraphQL endpoint {self.url}", keep=frozenset({400, 422})
+                "POST",
+                self.url,
+                json=payload,
+                what=f"the GraphQL endpoint {self.url}",
+                keep=frozenset({400, 422}),
+                max_bytes=max_bytes,
             )
             status = response.status_code
             body = read_json(response, "a GraphQL query")

@@ -28,8 +28,8 @@ from django.utils import timezone
 from community.models import Person, Sig
 from core.models import Heartbeat
 from keps.models import Kep
-from releases.choices import HistorySource, TargetStage, TrackedSource
-from releases.github import GitHubClient, GitHubError, GitHubNotFound
+from releases.choices import EnhancementStatus, HistorySource, TargetStage, TrackedSource
+from releases.github import GitHubClient, GitHubNotFound
 from releases.github.graphql import GraphQL
 from releases.models import Release, TrackedEnhancement
 from releases.rules import (
@@ -38,100 +38,45 @@ from releases.rules import (
     board_stage,
     board_status,
     board_type,
-    is_release_board_title,
 )
 from releases.services.board_exceptions import board_exceptions_write
+from releases.services.board_read import (
+    FIND_QUERY,
+    ITEMS_QUERY,
+    BoardItem,
+    BoardTooLarge,
+    StatusEvent,
+    board_find,
+    board_read,
+    parse_item,
+)
 from releases.services.github_sync import LOCK_WAIT_SECONDS, GitHubSyncError, github_client, release_lock
 from releases.services.stats import release_stats_request
 from releases.services.tracking import RecordedChange, tracked_enhancements_create, tracked_enhancements_record
+
+__all__ = [
+    "FIND_QUERY",
+    "ITEMS_QUERY",
+    "BoardItem",
+    "BoardNotFound",
+    "BoardReport",
+    "BoardTooLarge",
+    "StatusEvent",
+    "board_current_release_sync",
+    "board_find",
+    "board_read",
+    "board_release_sync",
+    "parse_item",
+]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_ORG = "kubernetes"
 #: Heartbeat row (core.Heartbeat) holding the instant of the last board sync that read a release's whole board.
 BOARD_HEARTBEAT_PREFIX = "board-sync:"
-
-_FIELD = "field { ... on ProjectV2FieldCommon { name } }"
-ITEMS_QUERY = """
-query BoardItems($org: String!, $number: Int!, $after: String) {
-  rateLimit { cost remaining resetAt }
-  organization(login: $org) {
-    projectV2(number: $number) {
-      number
-      title
-      items(first: 100, after: $after) {
-        pageInfo { hasNextPage endCursor }
-        nodes {
-          id
-          type
-          fieldValues(first: 40) {
-            nodes {
-              __typename
-              ... on ProjectV2ItemFieldSingleSelectValue { name FIELD }
-              ... on ProjectV2ItemFieldTextValue { text FIELD }
-              ... on ProjectV2ItemFieldDateValue { date FIELD }
-              ... on ProjectV2ItemFieldNumberValue { number FIELD }
-              ... on ProjectV2ItemFieldUserValue { users(first: 5) { nodes { login } } FIELD }
-            }
-          }
-          content {
-            __typename
-            ... on Issue {
-              number
-              title
-              url
-              EVENTS
-            }
-            ... on DraftIssue { title body }
-          }
-        }
-      }
-    }
-  }
-}
-""".replace("FIELD", _FIELD)
-_EVENTS = """timelineItems(itemTypes: [PROJECT_V2_ITEM_STATUS_CHANGED_EVENT], last: 20) {
-                nodes {
-                  __typename
-                  ... on ProjectV2ItemStatusChangedEvent {
-                    createdAt
-                    actor { login }
-                    previousStatus
-                    status
-                    project { number }
-                  }
-                }
-              }"""
-
-FIND_QUERY = """
-query FindBoard($org: String!, $search: String!) {
-  rateLimit { cost remaining resetAt }
-  organization(login: $org) {
-    projectsV2(first: 50, query: $search) { nodes { number title } }
-  }
-}
-"""
-
-
-@dataclass(frozen=True)
-class StatusEvent:
-    at: datetime.datetime
-    actor: str
-    previous: str
-    status: str
-
-
-@dataclass
-class BoardItem:
-    """One item of the board as plain data: its field values by lower-cased field name, and its content."""
-
-    kind: str  # ISSUE, DRAFT_ISSUE, PULL_REQUEST, REDACTED
-    fields: dict[str, object]
-    id: str = ""  # the item's node id, stable while it stays on the board
-    number: int | None = None
-    title: str = ""
-    url: str = ""
-    events: list[StatusEvent] = field(default_factory=list)
+#: The status a new row takes when the board's is one sigtracker has no name for: where the handbook starts
+#: every opted-in KEP. The board's own words are kept in `board_status`.
+UNKNOWN_STATUS_START = EnhancementStatus.AT_RISK_ENHANCEMENTS
 
 
 @dataclass
@@ -148,13 +93,16 @@ class BoardReport:
     exceptions_updated: int = 0
     requests: int = 0
     points: int = 0
+    stubs: int = 0
     unknown: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         return (
             f"v{self.version} board #{self.project}: {self.items} items read; tracked enhancements created "
-            f"{self.created}, updated {self.updated}, unchanged {self.unchanged}; history rows added "
+            f"{self.created}, updated {self.updated}, unchanged {self.unchanged}"
+            + (f" ({self.stubs} new KEPs as stubs, filled in by import_keps)" if self.stubs else "")
+            + "; history rows added "
             f"{self.history_added} ({self.observed} observed); exception requests created "
             f"{self.exceptions_created}, updated {self.exceptions_updated}; {self.requests} GraphQL requests, "
             f"{self.points} points."
@@ -162,94 +110,6 @@ class BoardReport:
 
 
 # --- reading ------------------------------------------------------------------------------------------------------
-
-
-def _at(value) -> datetime.datetime | None:
-    try:
-        return datetime.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def parse_item(node: dict, *, project: int) -> BoardItem:
-    """A board item from its GraphQL node (no database). Values keyed by field name, lower case; events only
-    those of this project, oldest first."""
-    values: dict[str, object] = {}
-    for value in ((node.get("fieldValues") or {}).get("nodes")) or []:
-        if not isinstance(value, dict):
-            continue
-        name = str(((value.get("field") or {}).get("name")) or "").strip().lower()
-        kind = value.get("__typename", "")
-        if not name:
-            continue
-        if kind == "ProjectV2ItemFieldSingleSelectValue":
-            values[name] = value.get("name") or ""
-        elif kind == "ProjectV2ItemFieldTextValue":
-            values[name] = value.get("text") or ""
-        elif kind == "ProjectV2ItemFieldDateValue":
-            values[name] = value.get("date") or ""
-        elif kind == "ProjectV2ItemFieldNumberValue":
-            values[name] = value.get("number")
-        elif kind == "ProjectV2ItemFieldUserValue":
-            values[name] = [u.get("login") for u in ((value.get("users") or {}).get("nodes") or []) if u]
-    content = node.get("content") or {}
-    item = BoardItem(
-        kind=str(node.get("type") or content.get("__typename") or ""), fields=values, id=str(node.get("id") or "")
-    )
-    item.title = str(content.get("title") or "")
-    if content.get("__typename") == "Issue":
-        item.number = content.get("number")
-        item.url = content.get("url") or ""
-        for event in ((content.get("timelineItems") or {}).get("nodes")) or []:
-            if not isinstance(event, dict) or ((event.get("project") or {}).get("number")) != project:
-                continue
-            at = _at(event.get("createdAt"))
-            if at is not None:
-                item.events.append(
-                    StatusEvent(
-                        at=at,
-                        actor=((event.get("actor") or {}).get("login")) or "",
-                        previous=event.get("previousStatus") or "",
-                        status=event.get("status") or "",
-                    )
-                )
-        item.events.sort(key=lambda e: e.at)
-    return item
-
-
-def board_find(*, gql: GraphQL, org: str, version: str) -> int | None:
-    """The number of release `version`'s board among `org`'s projects, by title."""
-    data = gql.query(FIND_QUERY, {"org": org, "search": f"{version} Enhancements"})
-    for node in ((data.get("organization") or {}).get("projectsV2") or {}).get("nodes") or []:
-        if node and is_release_board_title(str(node.get("title") or ""), version):
-            return node.get("number")
-    return None
-
-
-def board_read(*, gql: GraphQL, org: str, number: int) -> list[BoardItem]:
-    """Every item of board `number`, a page of 100 a query."""
-    items: list[BoardItem] = []
-    after = None
-    query = ITEMS_QUERY.replace("EVENTS", _EVENTS)
-    while True:
-        try:
-            data = gql.query(query, {"org": org, "number": number, "after": after})
-        except GitHubError as exc:
-            # A GitHub (or GHES) whose schema lacks the status-change event refuses the whole query: read the
-            # board without events, and every change is then recorded as observed.
-            if "StatusChangedEvent" not in str(exc) and "STATUS_CHANGED_EVENT" not in str(exc):
-                raise
-            query = ITEMS_QUERY.replace("EVENTS", "")
-            continue
-        board = (data.get("organization") or {}).get("projectV2")
-        if board is None:
-            raise GitHubSyncError(f"{org} has no project {number}: check --project.")
-        connection = board.get("items") or {}
-        items.extend(parse_item(node, project=number) for node in connection.get("nodes") or [] if node)
-        info = connection.get("pageInfo") or {}
-        if not info.get("hasNextPage") or not info.get("endCursor"):
-            return items
-        after = info["endCursor"]
 
 
 # --- writing ------------------------------------------------------------------------------------------------------
@@ -318,7 +178,8 @@ def _apply(item, row, kep, release, report, writes: _Writes, *, since, now, peop
     raw = _text(item.fields.get("status"))
     status = board_status(raw) if raw else None
     if raw and status is None:
-        report.unknown.append(f"KEP-{item.number}: unknown status {raw!r} on the board; stored as written")
+        kept = "kept as written" + ("" if row is not None else f", tracked as {UNKNOWN_STATUS_START.label.lower()}")
+        report.unknown.append(f"KEP-{item.number}: unknown status {raw!r} on the board; {kept}")
     fields = _wanted_fields(item, report, people)
     observed = {
         "note": _observed_note(since, now),
@@ -327,37 +188,60 @@ def _apply(item, row, kep, release, report, writes: _Writes, *, since, now, peop
         "assumed": since is None,
     }
     if row is None:
+        if status is None and raw:
+            # On the board with a status sigtracker has no name for ("Needs Triage"): tracked from the handbook's
+            # first status, its board status kept as written, until the board says a known one.
+            status = UNKNOWN_STATUS_START
         _plan_new_row(item, kep, release, report, writes, status=status, fields=fields, observed=observed, now=now)
     else:
         _update_row(item, row, report, writes, status=status, fields=fields, observed=observed, now=now)
 
 
 def _plan_new_row(item, kep, release, report, writes: _Writes, *, status, fields, observed, now) -> None:
-    """A new row for an item the release does not track yet, with one history row: the item's last event into its
-    status, else the status as observed now."""
+    """A new row for an item the release does not track yet, with its history: each of the item's events in turn,
+    then, if they do not end at `status`, the status as observed now."""
     if status is None:
-        report.skipped.append(f"KEP-{item.number}: no known status on the board; not opted in here")
+        report.skipped.append(f"KEP-{item.number}: no status on the board; not opted in here")
         return
-    event = next((e for e in reversed(item.events) if board_status(e.status) == status), None)
     fields.setdefault("sig", kep.owning_sig)
     if "target_stage" not in fields and kep.stage in TargetStage.values:
         fields["target_stage"] = kep.stage
+    steps = [(e, board_status(e.status)) for e in item.events]
+    steps = [(e, mapped) for e, mapped in steps if mapped is not None]
     new = TrackedEnhancement(
         release=release,
         kep=kep,
         status=status,
         source=TrackedSource.SYNC,
-        created_at=event.at if event else now,
+        created_at=steps[0][0].at if steps else now,
         **fields,
     )
     writes.fresh.append(new)
-    at = {"at": event.at, "author": event.actor} if event else {"at": now, **observed}
-    writes.created.append(
-        RecordedChange(tracked_enhancement=new, from_status="", to_status=status, link=item.url, **at)
-    )
+    before = ""
+    for event, mapped in steps:
+        if mapped == before:
+            continue
+        writes.created.append(
+            RecordedChange(
+                tracked_enhancement=new,
+                from_status=before,
+                to_status=mapped,
+                at=event.at,
+                author=event.actor,
+                link=item.url,
+            )
+        )
+        before = mapped
+        report.history_added += 1
+    if before != status:
+        writes.created.append(
+            RecordedChange(
+                tracked_enhancement=new, from_status=before, to_status=status, at=now, link=item.url, **observed
+            )
+        )
+        report.history_added += 1
+        report.observed += 1
     report.created += 1
-    report.history_added += 1
-    report.observed += 0 if event else 1
 
 
 def _update_row(item, row, report, writes: _Writes, *, status, fields, observed, now) -> None:
@@ -429,21 +313,26 @@ def board_release_sync(
     now: datetime.datetime | None = None,
     echo: Callable[[str], None] | None = None,
 ) -> BoardReport:
-    """Read release `version`'s board and write what it says; `project` sets (and remembers) its number."""
+    """Read release `version`'s board and write what it says; `project` sets (and remembers) its number.
+
+    A `client` handed in keeps its deadline (one deadline for a whole sync run: labels, then the board); one made
+    here gets GITHUB_SYNC_DEADLINE."""
     release = Release.objects.filter(version=version).first()
     if release is None:
         raise GitHubSyncError(f"release {version} is not in the database: run import_schedule first.")
     report = BoardReport(version=release.version)
     own = client is None
     client = client or github_client()
-    client.start_deadline(float(getattr(settings, "GITHUB_SYNC_DEADLINE", 300)))
+    if own or client.deadline is None:
+        client.start_deadline(float(getattr(settings, "GITHUB_SYNC_DEADLINE", 300)))
     gql = GraphQL(client)
+    requests_before = client.requests
     now = now or timezone.now()
     try:
-        with release_lock(release.pk, timeout=LOCK_WAIT_SECONDS):
+        with release_lock(release.pk, timeout=min(LOCK_WAIT_SECONDS, max(1.0, client.deadline - client.now()))):
             _sync(release, report, gql, org=org, project=project, now=now)
     finally:
-        report.requests, report.points = client.requests, gql.points
+        report.requests, report.points = client.requests - requests_before, gql.points
         if own:
             client.close()
     for line in report.unknown + report.skipped:
@@ -453,13 +342,13 @@ def board_release_sync(
     return report
 
 
-def board_current_release_sync() -> BoardReport | None:
+def board_current_release_sync(*, client: GitHubClient | None = None) -> BoardReport | None:
     """Beat: sync the current release's board; None when there is no current release or it has no board."""
     release = Release.objects.current()
     if release is None:
         return None
     try:
-        return board_release_sync(version=release.version)
+        return board_release_sync(version=release.version, client=client)
     except BoardNotFound:
         return None
     except GitHubNotFound:
@@ -486,11 +375,12 @@ def _sync(release, report, gql, *, org, project, now) -> None:
         release.board_project_number = number
         release.save(update_fields=["board_project_number"])
     report.project = number
-    items = board_read(gql=gql, org=org, number=number)
-    report.items = len(items)
+    read = board_read(gql=gql, org=org, number=number)
+    report.items = len(read.items)
+    report.skipped.extend(read.skipped)
     # Read first, then write in one transaction: no transaction stays open across GitHub's answers.
     with transaction.atomic():
-        _write(release, report, items, now=now)
+        _write(release, report, read.items, now=now)
 
 
 def _write(release, report, items, *, now) -> None:
@@ -499,17 +389,15 @@ def _write(release, report, items, *, now) -> None:
         row.kep.number: row
         for row in TrackedEnhancement.objects.filter(release=release, kep__number__in=numbers).select_related("kep")
     }
-    keps = {kep.number: kep for kep in Kep.objects.filter(number__in=numbers)}
+    keps = {kep.number: kep for kep in Kep.objects.select_related("owning_sig").filter(number__in=numbers)}
     people: dict = {}  # Person by lower-cased login, Sig by "sig:<slug>"
+    keps.update(_stub_keps([item for item in items if item.number and item.number not in keps], report, people))
     writes = _Writes()
     heartbeat = f"{BOARD_HEARTBEAT_PREFIX}{release.version}"
     since = Heartbeat.objects.filter(name=heartbeat).values_list("at", flat=True).first()
     for item in items:
-        if not item.number:
-            continue
-        kep = keps.get(item.number)
+        kep = keps.get(item.number) if item.number else None
         if kep is None:
-            report.skipped.append(f"#{item.number}: no KEP {item.number} in sigtracker; import_keps first")
             continue
         _apply(item, rows.get(item.number), kep, release, report, writes, since=since, now=now, people=people)
     if writes.fresh:
@@ -526,3 +414,32 @@ def _write(release, report, items, *, now) -> None:
     # A heartbeat row, not a column of the release: pages are cached until a watched table changes, and a
     # board that did not change must not invalidate them every 15 minutes.
     Heartbeat.objects.update_or_create(name=heartbeat, defaults={"at": now})
+
+
+def _stub_keps(items: list[BoardItem], report: BoardReport, people: dict) -> dict[int, Kep]:
+    """A stub KEP for each issue on the board that the catalogue does not have yet (a fresh install, or a KEP
+    whose kep.yaml merges near the freeze), as the label sync makes them: filed under the board's SIG, titled as
+    the issue; `import_keps` fills it in later (same row, by number)."""
+    stubs: dict[int, Kep] = {}
+    for item in items:
+        if item.number in stubs:
+            continue
+        slug = board_sig(_text(item.fields.get("sig")))
+        if not slug:
+            report.skipped.append(
+                f"#{item.number}: no SIG on the board and no KEP {item.number} in sigtracker to file it under; "
+                "set its SIG on the board or run import_keps"
+            )
+            continue
+        if f"sig:{slug}" not in people:
+            people[f"sig:{slug}"] = Sig.objects.get_or_create(slug=slug)[0]
+        stubs[item.number] = Kep(
+            number=item.number,
+            title=(item.title or f"KEP {item.number}")[:300],
+            owning_sig=people[f"sig:{slug}"],
+            tracking_issue_url=item.url[:200] if item.url.startswith("https://") else "",
+            is_stub=True,
+        )
+    Kep.objects.bulk_create(stubs.values())
+    report.stubs = len(stubs)
+    return stubs

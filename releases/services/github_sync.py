@@ -19,6 +19,7 @@ bodies and compared with the database. Timelines are fetched by up to 8 threads 
 writes the issues already fetched; only this thread touches the database.
 """
 
+import contextlib
 import datetime
 import logging
 import time
@@ -108,7 +109,10 @@ def github_release_sync(
     """Sync release `version` from `repo`'s tracking issues. Per-issue failures are skipped and listed in the
     report; a rate limit far ahead, or the sync's deadline (`deadline` seconds, GITHUB_SYNC_DEADLINE by default)
     passing, stops the sync with `report.stopped` set (what was synced is kept). Raises GitHubSyncError /
-    GitHubError for what stops it before it starts (token, repo, milestone, the lock, the deadline)."""
+    GitHubError for what stops it before it starts (token, repo, milestone, the lock, the deadline).
+
+    A `client` handed in with a deadline keeps it (one deadline for a whole sync run: labels, then the board),
+    unless `deadline` is given."""
     started = time.perf_counter()
     seconds = deadline if deadline is not None else float(getattr(settings, "GITHUB_SYNC_DEADLINE", 300))
     release = Release.objects.filter(version=version).first()
@@ -122,10 +126,11 @@ def github_release_sync(
     report = SyncReport(version=release.version, repo=repo, dry_run=dry_run)
     own_client = client is None
     client = client or github_client()
-    client.start_deadline(seconds)
+    if own_client or deadline is not None or client.deadline is None:
+        client.start_deadline(seconds)
     outcome = "failed"
     try:
-        with release_lock(release.pk, timeout=min(LOCK_WAIT_SECONDS, seconds)):
+        with release_lock(release.pk, timeout=min(LOCK_WAIT_SECONDS, max(1.0, client.deadline - client.now()))):
             _sync(release, repo, client, report, dry_run=dry_run, now=now or timezone.now(), echo=echo)
         outcome = "stopped" if report.stopped else "ok"
     finally:
@@ -350,12 +355,20 @@ class _IssueWriter:
 
 
 def github_backfill(
-    *, versions: list[str], repo: str = DEFAULT_REPO, dry_run: bool = False, echo: Callable[[str], None] | None = None
+    *,
+    versions: list[str],
+    repo: str = DEFAULT_REPO,
+    dry_run: bool = False,
+    echo: Callable[[str], None] | None = None,
+    client: GitHubClient | None = None,
 ) -> list[SyncReport]:
-    """Sync several releases one after another, sharing one client; stops at a rate limit."""
+    """Sync several releases one after another, sharing one client (`client`, else one made here); stops at a
+    rate limit. Each of several releases gets a deadline of its own; a single one keeps the client's."""
     reports = []
-    with github_client() as client:
+    with contextlib.nullcontext(client) if client is not None else github_client() as client:
         for version in versions:
+            if len(versions) > 1:
+                client.deadline = None
             report = github_release_sync(version=version, repo=repo, dry_run=dry_run, client=client, echo=echo)
             reports.append(report)
             client.requests = client.not_modified = client.retries = 0
@@ -364,9 +377,9 @@ def github_backfill(
     return reports
 
 
-def github_current_release_sync(*, repo: str | None = None) -> SyncReport | None:
-    """Beat: sync the current release; None when there is none."""
+def github_current_release_sync(*, repo: str | None = None, client: GitHubClient | None = None) -> SyncReport | None:
+    """Beat: sync the current release; None when there is none. A `client` handed in keeps its deadline."""
     release = Release.objects.current()
     if release is None:
         return None
-    return github_release_sync(version=release.version, repo=repo or settings.SIGTRACKER_GITHUB_REPO)
+    return github_release_sync(version=release.version, repo=repo or settings.SIGTRACKER_GITHUB_REPO, client=client)

@@ -12,7 +12,7 @@ from releases.choices import EnhancementStatus as S
 from releases.choices import HistorySource
 from releases.github import GitHubClient, GitHubRateLimited, GitHubUnavailable
 from releases.models import EnhancementStatusChange, Release, TrackedEnhancement
-from releases.services import board_sync
+from releases.services import board_read, board_sync
 from releases.services.board_sync import board_release_sync
 from tests.factories import KepFactory, PersonFactory, ReleaseFactory, SigFactory, TrackedEnhancementFactory
 from tests.github.graphql_standin import StandInGraphQL
@@ -161,7 +161,7 @@ def test_unknown_status_reported_and_stored_as_written(world, board):
     assert row.status == S.AT_RISK_ENHANCEMENTS and row.type == "net_new"  # nothing guessed
     assert len(history(102)) == 1
     assert lines == [
-        "KEP-102: unknown status 'Tracked (pending docs)' on the board; stored as written",
+        "KEP-102: unknown status 'Tracked (pending docs)' on the board; kept as written",
         "KEP-102: unknown type 'Spike' on the board; not mapped",
     ]
     assert report.unknown == lines
@@ -241,7 +241,7 @@ def test_a_query_the_server_cannot_run_is_named_in_the_error(world, board):
     from releases.github import GitHubError
 
     board.strict = 400
-    with mock.patch.object(board_sync, "FIND_QUERY", board_sync.FIND_QUERY.replace("projectsV2", "projectsV3")):
+    with mock.patch.object(board_read, "FIND_QUERY", board_read.FIND_QUERY.replace("projectsV2", "projectsV3")):
         with pytest.raises(GitHubError, match="projectsV3"):
             board_release_sync(version="1.36", now=T0)
 

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from releases.github import GitHubAuthError, GitHubError, GitHubNotFound
 from releases.models import parse_version
 from releases.services.board_sync import BoardNotFound, board_release_sync
-from releases.services.github_sync import GitHubSyncError, github_backfill
+from releases.services.github_sync import GitHubSyncError, github_backfill, github_client
 
 
 def _versions(spec: str) -> list[str]:
@@ -54,9 +54,19 @@ class Command(BaseCommand):
         repo = repo or settings.SIGTRACKER_GITHUB_REPO
         if "/" not in repo:
             raise CommandError(f"--repo: expected owner/name, got {repo!r}", returncode=2)
+        try:
+            client = github_client()
+        except GitHubSyncError as exc:
+            raise CommandError(str(exc), returncode=2) from exc
+        with client:
+            # One deadline for the whole run of one release (labels, then board); each of a backfill's has its own.
+            client.start_deadline(float(settings.GITHUB_SYNC_DEADLINE))
+            self._run(versions, release, repo, dry_run, verbosity, project, no_board, client)
+
+    def _run(self, versions, release, repo, dry_run, verbosity, project, no_board, client) -> None:
         echo = self.stderr.write
         try:
-            reports = github_backfill(versions=versions, repo=repo, dry_run=dry_run, echo=echo)
+            reports = github_backfill(versions=versions, repo=repo, dry_run=dry_run, echo=echo, client=client)
         except (GitHubSyncError, GitHubAuthError, GitHubNotFound) as exc:
             raise CommandError(str(exc), returncode=2) from exc
         except GitHubError as exc:
@@ -71,7 +81,7 @@ class Command(BaseCommand):
                 numbers = ", ".join(f"#{n}" for n in report.not_opted_in)
                 self.stdout.write(f"  in milestone, not opted in: {numbers}")
         if release and not dry_run and not no_board and not any(report.stopped for report in reports):
-            self._board(reports[-1].version, project, verbosity)
+            self._board(reports[-1].version, project, verbosity, client)
         stopped = next((report.stopped for report in reports if report.stopped), "")
         if stopped:
             raise CommandError(stopped, returncode=1)
@@ -79,10 +89,10 @@ class Command(BaseCommand):
         if skipped:
             raise CommandError(f"{skipped} issue(s) skipped (named above); the rest synced.", returncode=1)
 
-    def _board(self, version: str, project: int | None, verbosity: int) -> None:
+    def _board(self, version: str, project: int | None, verbosity: int, client) -> None:
         """The release's tracking board after its labels, so the board's statuses are the latest word."""
         try:
-            report = board_release_sync(version=version, project=project, echo=self.stderr.write)
+            report = board_release_sync(version=version, project=project, echo=self.stderr.write, client=client)
         except (BoardNotFound, GitHubNotFound) as exc:
             if project is not None and not isinstance(exc, BoardNotFound):
                 raise CommandError(str(exc), returncode=2) from exc
