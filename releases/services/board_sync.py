@@ -29,7 +29,7 @@ from community.models import Person, Sig
 from core.models import Heartbeat
 from keps.models import Kep
 from releases.choices import EnhancementStatus, HistorySource, TargetStage, TrackedSource
-from releases.github import GitHubClient, GitHubNotFound
+from releases.github import GitHubClient, GitHubError, GitHubNotFound
 from releases.github.graphql import GraphQL
 from releases.models import Release, TrackedEnhancement
 from releases.rules import (
@@ -61,6 +61,8 @@ __all__ = [
     "BoardNotFound",
     "BoardReport",
     "BoardTooLarge",
+    "GitHubError",
+    "GitHubSyncError",
     "StatusEvent",
     "board_current_release_sync",
     "board_find",
