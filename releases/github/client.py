@@ -52,6 +52,8 @@ API_VERSION = "2022-11-28"
 MAX_ANSWER_BYTES = 10 * 1024 * 1024
 #: Redirects followed within the API's origin (GitHub uses 301 for a renamed repository or transferred issue).
 MAX_REDIRECTS = 3
+#: The most a paginated REST list may send in all (its pages together): a tracking issue's timeline is ~100 KB.
+MAX_LIST_BYTES = 64 * 1024 * 1024
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
@@ -97,6 +99,7 @@ class CachedPage:
     etag: str
     body: Any
     next_url: str = ""
+    size: int = field(default=0, compare=False)  # bytes GitHub sent for it (0: from the cache)
 
 
 @dataclass
@@ -495,13 +498,18 @@ class GitHubClient:
         if shape is not None:
             body = shape(body)
         next_url = response.links.get("next", {}).get("url", "")
-        return CachedPage(url=url, etag=response.headers.get("ETag", ""), body=body, next_url=next_url), False
+        page = CachedPage(
+            url=url, etag=response.headers.get("ETag", ""), body=body, next_url=next_url, size=len(response.content)
+        )
+        return page, False
 
     def get_all(
         self, path: str, params: dict | None = None, *, shape: Callable[[Any], Any] | None = None, max_pages: int = 200
     ) -> Fetched:
-        """Every page of a list (following `Link: rel="next"`), or the body of a single resource."""
+        """Every page of a list (following `Link: rel="next"`, at most `max_pages` pages and `MAX_LIST_BYTES` in
+        all), or the body of a single resource."""
         url = self.url(path, params)
+        size = 0
         items: list = []
         unchanged = True
         new_pages: list[CachedPage] = []
@@ -515,6 +523,12 @@ class GitHubClient:
                 )
             seen.add(url)
             page, page_unchanged = self.get_page(url, shape=shape)
+            size += page.size
+            if size > MAX_LIST_BYTES:
+                raise GitHubRefused(
+                    f"GitHub's pages of {path} add up to more than {MAX_LIST_BYTES >> 20} MiB: refused, not read "
+                    "further."
+                )
             if not page_unchanged:
                 unchanged = False
                 if page.etag:

@@ -20,6 +20,7 @@ carry nothing the board's columns use.
 """
 
 import datetime
+import math
 from dataclasses import dataclass, field
 
 from releases.github import GitHubError
@@ -172,8 +173,8 @@ def _str(value, what: str, limit: int = MAX_TEXT) -> str:
 def _number(value, what: str) -> int | float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise MalformedItem(f"{what} is {type(value).__name__}, not a number")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise MalformedItem(f"{what} is {type(value).__name__} {str(value)[:20]}, not a number")
     return value
 
 

@@ -155,3 +155,17 @@ def test_a_rate_limited_403_waits_in_rest_and_graphql_alike(api, headers, messag
         else:
             GraphQL(client).query(QUERY)
     assert len(slept) == 1 and 0 < slept[0] <= 60 and len(server.seen) == 2
+
+
+def test_a_list_whose_pages_never_end_is_refused_once_they_add_up_past_the_limit():
+    title = "t" * (1024 * 1024)
+
+    def answer(handler, body):
+        page = len(server.seen)
+        link = f'<{server.url}/repos/kubernetes/enhancements/issues?page={page + 1}>; rel="next"'
+        send_json(handler, 200, [{"number": page, "title": title}], {"Link": link})
+
+    with Scripted(answer) as server, GitHubClient(token=TOKEN, api_url=server.url) as client:
+        with pytest.raises(GitHubRefused, match="add up to more than 64 MiB"):
+            client.get_all("/repos/kubernetes/enhancements/issues", max_pages=500)
+    assert len(server.seen) <= 65
