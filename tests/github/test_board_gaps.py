@@ -199,3 +199,26 @@ def test_beat_reads_labels_and_board_under_one_deadline(both, github, settings):
     elapsed = time.monotonic() - started
     assert "Board: failed" in result and "deadline" in result, result
     assert elapsed < settings.GITHUB_SYNC_DEADLINE + 1.5, f"the board ran {elapsed:.1f} s past one 4 s deadline"
+
+
+def test_beat_skips_a_wrongly_typed_board_item_in_one_line_and_syncs_the_rest(both, caplog):
+    from releases.tasks import sync_github_current_release
+
+    release, graphql = both
+    Release.objects.filter(pk=release.pk).update(state="active")
+    graphql.set_values(graphql.item(241, 3673), status="Tracked for code freeze")
+    graphql.set_values(graphql.item(241, 5328), status="Tracked for code freeze")
+    node = graphql._node
+
+    def spoiled(item, project, with_events):
+        built = node(item, project, with_events)
+        if item["issue"] == 5328:
+            built["content"]["number"] = {"value": 5328}  # an object where the schema says Int
+        return built
+
+    graphql._node = spoiled
+    result = sync_github_current_release.apply().get()
+    assert "board #241: 1 items read" in result, result
+    assert statuses(release) == {3673: S.TRACKED_CODE, 5328: S.AT_RISK_ENHANCEMENTS}  # as its labels left it
+    assert "Traceback" not in caplog.text
+    assert any("not as documented" in record.getMessage() for record in caplog.records)
