@@ -4,12 +4,20 @@ The enhancements handbook calls the board's Enhancements view the source of trut
 other columns (Stage, Type, SIG, PRR Status, Enhancements Contact, Note) are what labels cannot say. The board
 is read through GitHub's GraphQL API (`releases.github.graphql`): 100 items a query with their field values,
 their issue's number and that issue's project status-change events, so a board of 150 items costs two queries
-(plus one to find the board by title the first time).
+(plus one to find the board by title the first time). Reading is bounded and checked item by item
+(`releases.services.board_read`); an item whose JSON is not as documented is one skip line.
+
+Every issue on the board is tracked, none dropped: one whose KEP is not in the catalogue yet (a fresh install that
+syncs before `import_keps`, or a KEP whose kep.yaml merges near the freeze) gets a stub KEP filed under the
+board's SIG, as the label sync makes them, filled in by the next import. A status sigtracker has no name for
+("Needs Triage") is reported, kept as written in `board_status`, and a new row starts from the handbook's first
+status (at risk for enhancements freeze) until the board says a known one.
 
 History. The board keeps none that can be relied on: GitHub writes a `ProjectV2ItemStatusChangedEvent` to the
 issue's timeline for some status changes and, since late 2026, not for most. A status differing from the row's
 is written through the tracking service, one history row per change: at each event's instant (actor, previous
-status) when the timeline has events newer than what sigtracker holds; otherwise once, at this sync's instant,
+status) when the timeline has events newer than what sigtracker holds (for a new row, every event of this
+board); otherwise once, at this sync's instant,
 *observed* (`observed_since` = the previous successful board sync, a `core.Heartbeat` row): it happened in that
 window. A change is written only while the row's status differs from the board's, so an event arriving late for
 a change already observed adds nothing: never counted twice, nothing rewritten. An unchanged board writes no
