@@ -262,6 +262,10 @@ def _fetch_issue(client, base: str, issues: dict[int, Issue], number: int):
         single = client.get_all(f"{base}/issues/{number}", shape=shape_issues)
         pages.extend(single.new_pages)
         issue = parse_issue(single.body)
+        if issue.number != number:
+            # A 301 (followed within the API) to an issue transferred to another repository, where it has another
+            # number: no longer this KEP's tracking issue.
+            raise GitHubNotFound(f"issue #{number} was transferred", 301)
     timeline = client.get_all(_timeline_path(base, number), {"per_page": 100}, shape=shape_timeline)
     return issue, timeline.items, pages + timeline.new_pages
 

@@ -222,3 +222,23 @@ def test_beat_skips_a_wrongly_typed_board_item_in_one_line_and_syncs_the_rest(bo
     assert statuses(release) == {3673: S.TRACKED_CODE, 5328: S.AT_RISK_ENHANCEMENTS}  # as its labels left it
     assert "Traceback" not in caplog.text
     assert any("not as documented" in record.getMessage() for record in caplog.records)
+
+
+def test_an_issue_transferred_elsewhere_is_followed_within_the_api_and_skipped(both, github, capsys):
+    release, graphql = both
+    call_command("sync_github", "--release", "1.36", "--no-board", verbosity=0)
+    del github.issues[5328], github.timelines[5328]
+    respond = github._respond
+
+    def transferred(handler):
+        if handler.path.endswith("/issues/5328"):  # GitHub's answer for an issue moved to another repository
+            return 301, {"Location": f"{github.url}/repos/kubernetes/enhancements/issues/3673"}, {}
+        return respond(handler)
+
+    github._respond = transferred
+    with pytest.raises(CommandError) as raised:
+        call_command("sync_github", "--release", "1.36", "--no-board", verbosity=0)
+    assert raised.value.returncode == 1
+    assert "issue #5328: GitHub has it no more (301" in capsys.readouterr().err
+    assert any(entry["path"].endswith("/issues/3673") for entry in github.log)  # followed, within the API
+    assert set(statuses(release)) == {3673, 5328}  # nothing written for 5328 from another issue's answer
