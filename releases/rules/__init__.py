@@ -88,6 +88,7 @@ from .statuses import (
 )
 from .tracking_board import (
     BOARD_TITLES,
+    board_column,
     board_exception_decision,
     board_exception_freeze,
     board_labels_disagree,
@@ -164,6 +165,7 @@ __all__ = [
     "release_states",
     # tracking_board
     "BOARD_TITLES",
+    "board_column",
     "board_exception_decision",
     "board_exception_freeze",
     "board_labels_disagree",

@@ -68,6 +68,28 @@ _BOARD_PRR = {
 }
 
 
+#: The board's column names as the enhancements handbook writes them (README.md, "Fields on the Exception
+#: Requests view"; "Ensure the `SIG`, `Stage`, and `Enhancement Type` Fields ...") -> the short names sigtracker
+#: reads them by, which earlier boards used.
+_BOARD_COLUMNS = {
+    "enhancement type": "type",
+    "exception request link": "link",
+    "exception request slack thread": "slack thread",
+    "exception related prs": "related prs",
+    "exception request date": "request date",
+    "exception decision date": "decision date",
+    "exception liaison": "liaison",
+    "exception request notes": "notes",
+}
+
+
+def board_column(name: str) -> str:
+    """The name sigtracker reads a board column by (lower case): the handbook's longer names map to the short
+    ones ("Enhancement Type" -> "type", "Exception Request Date" -> "request date"); others as written."""
+    key = " ".join((name or "").lower().split())
+    return _BOARD_COLUMNS.get(key, key)
+
+
 def board_status(value: str) -> str | None:
     """sigtracker's status for the board's Status `value`; None for a value it has no name for."""
     return _BOARD_STATUS.get(_board_words(value))

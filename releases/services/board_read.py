@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from releases.github import GitHubError
 from releases.github.graphql import GraphQL
-from releases.rules import is_release_board_title
+from releases.rules import board_column, is_release_board_title
 
 from .github_sync_base import GitHubSyncError
 
@@ -235,13 +235,13 @@ def _events(content: dict, project: int) -> list[StatusEvent]:
 
 
 def parse_item(node: dict, *, project: int) -> BoardItem:
-    """A board item from its GraphQL node (no database). Values keyed by field name, lower case; events only
+    """A board item from its GraphQL node (no database). Values keyed by column name (`board_column`); events only
     those of this project, oldest first. Raises `MalformedItem` for a value of the wrong JSON type."""
     node = _obj(node, "the item")
     values: dict[str, object] = {}
     for raw in _nodes(node.get("fieldValues"), "fieldValues")[:MAX_VALUES]:
         value = _obj(raw, "a field value")
-        name = _str(_obj(value.get("field"), "a field").get("name"), "a field's name", 100).strip().lower()
+        name = board_column(_str(_obj(value.get("field"), "a field").get("name"), "a field's name", 100))
         read = _value(value)
         if name and read is not None:
             values[name] = read

@@ -242,3 +242,30 @@ def test_an_issue_transferred_elsewhere_is_followed_within_the_api_and_skipped(b
     assert "issue #5328: GitHub has it no more (301" in capsys.readouterr().err
     assert any(entry["path"].endswith("/issues/3673") for entry in github.log)  # followed, within the API
     assert set(statuses(release)) == {3673, 5328}  # nothing written for 5328 from another issue's answer
+
+
+@pytest.mark.django_db
+def test_the_handbooks_column_names_are_read(board):
+    from releases.models import EnhancementException
+
+    release = ReleaseFactory(version="1.36")
+    KepFactory(number=1287, owning_sig=SigFactory(slug="sig-node"))
+    board.add_item(
+        241,
+        issue=1287,
+        status="Exception pending",
+        enhancement_type="Graduating",
+        exception_request_type="Code and Test Freeze",
+        exception_status="In Review",
+        exception_request_date="2026-10-20",
+        exception_request_slack_thread="https://kubernetes.slack.com/archives/C2C40FMNF/p2",
+        exception_related_prs="https://github.com/kubernetes/kubernetes/pull/7",
+        exception_request_notes="waiting on API review",
+    )
+    board_release_sync(version="1.36", now=T0)
+    row = TrackedEnhancement.objects.get(release=release)
+    assert row.type == "graduating"
+    request = EnhancementException.objects.get()
+    assert request.requested_at.date() == datetime.date(2026, 10, 20)
+    assert request.thread_url.endswith("/p2") and request.pull_request_urls.endswith("/pull/7")
+    assert request.notes == "waiting on API review"
