@@ -283,7 +283,7 @@ def _describe(node, index: int) -> str:
 
 def board_find(*, gql: GraphQL, org: str, version: str) -> int | None:
     """The number of release `version`'s board among `org`'s projects, by title."""
-    data = gql.query(FIND_QUERY, {"org": org, "search": f"{version} Enhancements"})
+    data = gql.query(FIND_QUERY, {"org": org, "search": f"{version} Enhancements"}, max_bytes=MAX_PAGE_BYTES)
     try:
         nodes = _nodes(_obj(_obj(data.get("organization"), "organization").get("projectsV2"), "projects"), "projects")
         for node in nodes:
