@@ -63,7 +63,10 @@ def test_every_row_of_the_1_4_sheet_is_tracked_the_two_without_issue_by_name(imp
     assert rows.count() == 28
     kepless = rows.filter(kep__isnull=True)
     assert sorted(kepless.values_list("feature_name", flat=True)) == KEPLESS_1_4
-    assert set(kepless.values_list("source", "status")) == {(TrackedSource.FEATURE_SHEET, EnhancementStatus.DONE)}
+    # 1.4's sheet has no status column: it lists what was tracked; what shipped is not recorded.
+    assert set(kepless.values_list("source", "status")) == {
+        (TrackedSource.FEATURE_SHEET, EnhancementStatus.TRACKED_CODE)
+    }
     assert dict(kepless.values_list("feature_name", "sig__slug")) == {
         "Simplified turn up": "sig-multicluster",
         "Google ContainerVM Image": "sig-node",
@@ -81,9 +84,11 @@ def test_every_row_of_the_1_4_sheet_is_tracked_the_two_without_issue_by_name(imp
 
 def test_the_figures_of_1_4_and_1_12_count_the_kepless_features(imported, client):
     v14 = ReleaseStats.objects.get(release__version="1.4", sig__isnull=True)
-    assert (v14.tracked, v14.done, v14.removed) == (28, 28, 0)
+    # Neither sheet records what shipped (1.4 has no status column, 1.12 says "Tracked"): nothing counts as done,
+    # and every row the release is over for says its outcome is not recorded.
+    assert (v14.tracked, v14.done, v14.removed) == (28, 0, 0)
     funnel = {step["step"]: step["count"] for step in v14.funnel}
-    assert (funnel["opted_in"], funnel["shipped"]) == (28, 28)
+    assert (funnel["opted_in"], funnel["shipped"]) == (28, 0)
     assert v14.counts["stage"] == {"alpha": 15, "beta": 9, "stable": 4}
     by_sig = dict(
         ReleaseStats.objects.filter(release__version="1.4", sig__isnull=False).values_list("sig__slug", "tracked")
@@ -91,18 +96,15 @@ def test_the_figures_of_1_4_and_1_12_count_the_kepless_features(imported, client
     assert (by_sig["sig-multicluster"], by_sig["sig-node"]) == (7, 8)
     # 1.12's sheet names an issue on every row: nothing KEP-less to add.
     v112 = ReleaseStats.objects.get(release__version="1.12", sig__isnull=True)
-    assert (v112.tracked, v112.done) == (38, 37)
-    # The /releases/ table's CSV and chart read the same figures; no freeze of 1.4 is dated, so its 28 are what it
-    # lists and shipped, not a count tracked at an enhancements freeze (its page says "—", 28 listed).
-    assert v14.tracked_at_freeze is None and v112.tracked_at_freeze == 38
+    assert v112.done == 0 and v112.counts["status"]["removed_from_milestone"] == 1
+    # The /releases/ table's CSV reads the same figures: no rate, and how many outcomes are not recorded.
+    assert v14.tracked_at_freeze is None
     response = client.get("/releases/?_export=csv")
-    rows = {r["Version"]: (r["Tracked"], r["Done"]) for r in csv.DictReader(io.StringIO(response.content.decode()))}
-    assert (rows["1.4"], rows["1.12"]) == (("", "28"), ("38", "37"))
-    from releases import selectors
-
-    chart = selectors.release_chart_data(releases=list(selectors.release_list()))
-    at = chart.labels.index("1.4")
-    assert (chart.tracked[at], chart.done[at]) == (None, 28)
+    rows = {
+        r["Version"]: (r["Merge rate"], r["Outcome not recorded"])
+        for r in csv.DictReader(io.StringIO(response.content.decode()))
+    }
+    assert (rows["1.4"], rows["1.12"]) == (("", "28"), ("", "37"))
 
 
 def test_release_page_board_and_list_show_them_after_the_keps(imported, client):
@@ -132,7 +134,7 @@ def test_the_api_lists_them_with_kep_null_and_their_name(imported, client):
     assert [(row["kep"], row["feature_name"]) for row in results[-2:]] == [(None, name) for name in KEPLESS_1_4]
     assert all(row["kep"] is not None and row["feature_name"] is None for row in results[:-2])
     assert results[-1]["kep_title"] is None and results[-1]["sig"] == "sig-multicluster"
-    assert results[-1]["status"] == EnhancementStatus.DONE
+    assert results[-1]["status"] == EnhancementStatus.TRACKED_CODE
     changes = client.get("/api/v1/status-changes/", {"release": "1.4"}).json()["results"]
     assert sum(1 for change in changes if change["kep"] is None) == 2
 
@@ -161,15 +163,23 @@ def test_a_kepless_row_the_sheet_marks_gone_left_the_release_and_one_without_sig
         tmp_path,
         "1.7",
         "Feature Name,Feature Status,Stage,SIG,Assignee\n"
-        "Shipped thing,Tracked,Beta,node,alice\n"
+        "Shipped thing,Merged,Beta,node,alice\n"
         "Dropped thing,Removed,Alpha,node,bob\n"
-        "Orphan thing,Tracked,Alpha,,carol\n",
+        "Orphan thing,Tracked,Alpha,,carol\n"
+        "Planned thing,Planned,Alpha,node,dave\n"
+        "Busy thing,In Progress,Alpha,node,erin\n",
     )
     status, out = run(folder, verbosity=2)
     assert status == 0
     assert "'Orphan thing': no issue and no SIG to file it under; kept as a sheet row only" in out
     rows = dict(TrackedEnhancement.objects.filter(release__version="1.7").values_list("feature_name", "status"))
-    assert rows == {"Shipped thing": EnhancementStatus.DONE, "Dropped thing": EnhancementStatus.REMOVED}
+    # "Planned" and "In Progress" (as 1.11 marks 24 features) were tracked; they are not shipped.
+    assert rows == {
+        "Shipped thing": EnhancementStatus.DONE,
+        "Dropped thing": EnhancementStatus.REMOVED,
+        "Planned thing": EnhancementStatus.TRACKED_CODE,
+        "Busy thing": EnhancementStatus.TRACKED_CODE,
+    }
     assert FeatureSheetRow.objects.get(name="Orphan thing").tracked_enhancement is None
     release_stats_compute()
     stats = ReleaseStats.objects.get(release__version="1.7", sig__isnull=True)
