@@ -24,7 +24,12 @@ from releases.importers.features_csv import FeatureRecord, FeatureSheet
 from releases.models import FeatureSheetRow, Milestone, Release, TrackedEnhancement, parse_version
 from releases.rules import FREEZE_MILESTONE
 from releases.services.release_files import FileOutcome, midnight_utc, people_by_handle, rows_sync
-from releases.services.tracking import tracked_enhancement_create, tracked_enhancement_set_status
+from releases.services.tracking import (
+    HistoryEntry,
+    tracked_enhancement_create,
+    tracked_enhancement_mirror_history,
+    tracked_enhancement_set_status,
+)
 
 #: A feature sheet's "Feature Status" words that mean the feature left the release.
 _LEFT_RELEASE = ("removed", "dropped", "deferred", "punted", "slipped", "not tracked", "untracked")
@@ -125,6 +130,8 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
             row = _kep_sheet_row(context, tracked, record, sig, outcome)
         else:
             row = _named_sheet_row(context, tracked, record, sig, position, outcome)
+        if row is not None:
+            _shipped_claim_corrected(context, row, record, outcome)
         wanted[position] = _feature_values(release, position, record, sig, row)
     existing = {row.position: row for row in release.feature_sheet_rows.all()}
     rows_sync(
@@ -233,6 +240,26 @@ def _feature_values(
         "release_note": record.release_note,
         "tracked_enhancement_id": row.pk if row else None,
     }
+
+
+def _shipped_claim_corrected(context: _SheetContext, row: TrackedEnhancement, record: FeatureRecord, outcome) -> None:
+    """A row an earlier import of this sheet marked done, when the sheet records no outcome for it (the rule before
+    2026-12: every row of a sheet counted as shipped): its one sheet entry superseded by the sheet's status, at the
+    same assumed instant. The history keeps the old claim, struck through; other sources' rows are untouched."""
+    if row.source != TrackedSource.FEATURE_SHEET or row.status != EnhancementStatus.DONE:
+        return
+    status = _sheet_status(record, context.release, timezone.now().date())
+    entries = list(row.history.filter(source=HistorySource.FEATURE_SHEET).values_list("changed_at", "to_status"))
+    if status == EnhancementStatus.DONE or status == EnhancementStatus.REMOVED or len(entries) != 1:
+        return
+    if entries[0][1] != EnhancementStatus.DONE:
+        return
+    note = "the feature sheet records no outcome for it: tracked, not shipped"
+    entry = HistoryEntry(entries[0][0], status, author=f"features.csv:{record.line}", note=note, assumed=True)
+    tracked_enhancement_mirror_history(tracked_enhancement=row, entries=[entry], source=HistorySource.FEATURE_SHEET)
+    row.refresh_from_db(fields=["status"])
+    outcome.updated += 1
+    outcome.changes.append(f"{context.release.version} {row}: done corrected to {status} (no outcome in the sheet)")
 
 
 def _stub_kep(record: FeatureRecord, sig: Sig) -> Kep:

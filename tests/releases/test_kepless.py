@@ -186,6 +186,30 @@ def test_a_kepless_row_the_sheet_marks_gone_left_the_release_and_one_without_sig
     assert (stats.done, stats.removed) == (1, 1)
 
 
+def test_a_row_a_former_import_counted_shipped_is_corrected_when_the_sheet_records_no_outcome(tmp_path):
+    """Imports before this rule counted every sheet row shipped. Re-imported, a row whose status says nothing
+    of an outcome is tracked again: the old claim superseded in its history (kept, struck through), not edited."""
+    from releases.models import EnhancementStatusChange
+
+    SigFactory(slug="sig-node")
+    folder = _sheet(tmp_path, "1.7", "Feature Name,Feature Status,Stage,SIG\nThing,Merged,Beta,node\n")
+    assert run(folder)[0] == 0
+    row = TrackedEnhancement.objects.get(feature_name="Thing")
+    assert row.status == EnhancementStatus.DONE
+    (folder / "features.csv").write_text("Feature Name,Feature Status,Stage,SIG\nThing,In Progress,Beta,node\n")
+
+    status, out = run(folder, verbosity=2)
+
+    assert status == 0
+    assert "done corrected to tracked_code (no outcome in the sheet)" in out
+    row.refresh_from_db()
+    assert row.status == EnhancementStatus.TRACKED_CODE
+    current = list(row.history.values_list("to_status", "assumed"))
+    assert current == [(EnhancementStatus.TRACKED_CODE, True)]
+    assert EnhancementStatusChange.all_objects.filter(tracked_enhancement=row).count() == 2
+    assert run(folder)[0] == 0 and row.history.count() == 1  # a second run changes nothing
+
+
 def test_one_row_per_release_and_name_and_a_row_names_a_kep_or_a_feature():
     release, sig = ReleaseFactory(version="1.6"), SigFactory()
     row = tracked_enhancement_create(release=release, feature_name="Thing", sig=sig, status=EnhancementStatus.DONE)
