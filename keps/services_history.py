@@ -120,12 +120,15 @@ def _plans(
 ) -> dict[tuple[str, str], Plan | ImportFailure]:
     """Each (blob, path's directory) parsed once: a kep.yaml without `kep-number` takes its directory's."""
     first_seen: dict[tuple[str, str], tuple[str, str]] = {}
+    links: set[str] = set()
     for commit in commits:
         for change in commit.changes:
             if change.blob:
                 key = (change.blob, change.path.rsplit("/", 2)[-2] if "/" in change.path else "")
                 first_seen.setdefault(key, (change.path, commit.sha))
-    contents = git_blobs(root, sorted({blob for blob, _ in first_seen}))
+                if change.symlink:
+                    links.add(change.blob)
+    contents = git_blobs(root, sorted({blob for blob, _ in first_seen} - links))
     plans: dict[tuple[str, str], Plan | ImportFailure] = {}
     # A file keeps its quirk through many commits: each warning is reported once per file, at its first commit.
     warned: set[str] = set()
@@ -134,6 +137,10 @@ def _plans(
         counts.blobs_parsed += 1
         warnings: list[str] = []
         try:
+            if key[0] in links:
+                # A kep.yaml committed as a symbolic link: its blob is a path; nothing is read through it.
+                counts.skipped_unreadable += 1
+                raise ImportFailure("a symbolic link in the repository; not read", source=source)
             raw = contents[key[0]]
             try:
                 text = raw.decode("utf-8-sig")

@@ -77,11 +77,13 @@ REPLAY_RULES = 2
 
 @dataclass(frozen=True)
 class FileChange:
-    """One kep.yaml touched by a commit: its new blob ('' when deleted) and git's status letter."""
+    """One kep.yaml touched by a commit: its new blob ('' when deleted) and git's status letter; `symlink` when the
+    new blob is a symbolic link (mode 120000): its content is a path, never followed nor read as a kep.yaml."""
 
     path: str
     blob: str
     status: str
+    symlink: bool = False
 
 
 @dataclass(frozen=True)
@@ -212,7 +214,9 @@ def parse_raw_log(text: str) -> list[GitCommit]:
             meta, _, path = line.partition("\t")
             fields = meta.split()
             blob, status = fields[3], fields[4][:1]
-            changes.append(FileChange(_unquote_path(path), "" if blob == _ZERO_SHA or status == "D" else blob, status))
+            deleted = blob == _ZERO_SHA or status == "D"
+            link = fields[1] == "120000" and not deleted
+            changes.append(FileChange(_unquote_path(path), "" if deleted else blob, status, symlink=link))
     if sha:
         commits.append(GitCommit(sha, at, tuple(changes)))
     return commits

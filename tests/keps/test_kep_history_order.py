@@ -111,3 +111,27 @@ def test_rows_stored_under_the_old_rules_are_corrected_by_the_next_import(repo):
     assert KepPlanChange.objects.exclude(slipped_from="").count() == 6
     assert not KepPlanChange.objects.filter(position=0).exists()
     assert "no new commits" in import_history(repo)
+
+
+def test_a_kep_yaml_committed_as_a_symbolic_link_is_one_skip_line_and_never_followed(tmp_path):
+    import os
+
+    from django.core.management.base import CommandError
+
+    secret = tmp_path / "secret.yaml"
+    secret.write_text(kep_yaml(4242, latest="1.30"))
+    repo = EnhancementsRepo(tmp_path / "enhancements")
+    repo.commit({PATH: alpha(22)}, date="2021-05-01T10:00:00Z")
+    link = repo.root / "keps/sig-node/4242-linked/kep.yaml"
+    link.parent.mkdir(parents=True)
+    os.symlink(secret, link)
+    repo.git("add", "keps/sig-node/4242-linked/kep.yaml")
+    repo.git("commit", "-q", "-m", "a link", date="2021-06-01T10:00:00Z")
+    err = StringIO()
+    with pytest.raises(CommandError) as skipped:
+        call_command("import_keps", "--history", str(repo.root), stdout=StringIO(), stderr=err)
+    assert skipped.value.returncode == 1
+    assert "keps/sig-node/4242-linked/kep.yaml@" in err.getvalue()
+    assert "a symbolic link in the repository; not read" in err.getvalue()
+    assert not KepPlanChange.objects.filter(kep_number=4242).exists()
+    assert KepPlanChange.objects.filter(kep_number=1287).count() == 1
