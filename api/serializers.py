@@ -424,7 +424,7 @@ class KepDetailSerializer(KepSerializer):
 
     @extend_schema_field(PlanChangeSerializer(many=True))
     def get_plan_history(self, obj) -> list:
-        changes = KepPlanChange.objects.filter(kep_number=obj.number).order_by("committed_at", "pk")
+        changes = KepPlanChange.objects.filter(kep_number=obj.number).order_by("position", "committed_at", "pk")
         return PlanChangeSerializer(changes, many=True).data
 
 

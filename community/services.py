@@ -107,15 +107,16 @@ def sigs_yaml_import(*, path: Path, dry_run: bool, progress: Progress = no_progr
     skipped with one line naming its place and the others are imported; a file that cannot be read or is not a
     sigs.yaml is skipped whole. Raises ImportUsageError when there is no such file. A dry run writes nothing.
     """
+    root = None  # the folder given: its sigs.yaml is not read through a symbolic link out of it
     if path.is_dir():
-        folder, path = path, path / "sigs.yaml"
+        root, path = path, path / "sigs.yaml"
         if not path.is_file():
-            raise ImportUsageError(f"{folder}: no sigs.yaml in this folder")
+            raise ImportUsageError(f"{root}: no sigs.yaml in this folder")
     elif not path.exists():
         raise ImportUsageError(f"{path}: no such file or folder")
 
     def import_file(path: Path, report: ImportReport) -> None:
-        parsed = parse_sigs(read_text(path), source=str(path))
+        parsed = parse_sigs(read_text(path, root=root), source=str(path))
         for failure in parsed.skipped:
             report.skip(failure)
         report.warnings.extend(parsed.warnings)

@@ -166,6 +166,11 @@ class KepPlanChange(models.Model):
     kep_number = models.PositiveIntegerField(db_index=True)
     commit_sha = models.CharField(max_length=40)
     committed_at = models.DateTimeField(help_text="When the commit reached master (first-parent commit date).")
+    position = models.PositiveIntegerField(
+        default=0,
+        help_text="The commit's place on master's first-parent chain: the order plans reached master in, which "
+        "commit dates need not follow (0: imported before positions were kept).",
+    )
     path = models.CharField(max_length=300, help_text="The kep.yaml that speaks for the KEP after this commit.")
     stage = models.CharField(max_length=20, choices=KepStage.choices, blank=True)
     status = models.CharField(max_length=20, choices=KepStatus.choices, blank=True)
@@ -177,7 +182,7 @@ class KepPlanChange(models.Model):
     slipped_from = models.CharField(max_length=10, blank=True, help_text="Set when this change is a slip.")
 
     class Meta:
-        ordering = ["kep_number", "committed_at", "pk"]
+        ordering = ["kep_number", "position", "committed_at", "pk"]
         verbose_name = "KEP plan change"
         constraints = [
             models.UniqueConstraint(
@@ -186,7 +191,10 @@ class KepPlanChange(models.Model):
                 violation_error_message="One plan change per KEP and commit.",
             ),
         ]
-        indexes = [models.Index(fields=["kep_number", "committed_at"], name="kepplanchange_kep_time")]
+        indexes = [
+            models.Index(fields=["kep_number", "committed_at"], name="kepplanchange_kep_time"),
+            models.Index(fields=["kep_number", "position"], name="kepplanchange_kep_position"),
+        ]
 
     def __str__(self):
         return f"KEP-{self.kep_number} at {self.commit_sha[:12]}: {self.stage or '?'} {self.target_milestone or '?'}"

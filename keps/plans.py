@@ -32,9 +32,22 @@ def planned_target(*, stage: str, latest: str, milestones) -> str:
     return max(candidates, key=_release_key) if candidates else ""
 
 
+def stage_milestone(*, stage: str, latest: str, milestones) -> str:
+    """The current stage's own milestone: what a slip moves ('' when the plan names none).
+
+    `milestone.<stage>` when the kep.yaml sets it; else `latest-milestone` (older kep.yaml files, and files without
+    a stage, give only that). Unlike `planned_target`, a later `latest-milestone` does not override the stage's
+    own milestone: an alpha kept for more releases after its alpha shipped moves `latest-milestone` only, and
+    that is no slip of the alpha.
+    """
+    own = milestones.get(stage, "") if stage else ""
+    return own or latest
+
+
 def plan_slip(*, before_stage: str, before_target: str, after_stage: str, after_target: str) -> str:
     """The release a KEP slipped from when its plan changed from (before) to (after); '' when it is no slip.
 
+    `before_target` and `after_target` are the current stage's own milestones (`stage_milestone`).
     A slip is the milestone for the KEP's current stage moving to a later release without the stage advancing:
     alpha planned for 1.26 then 1.27 is a slip from 1.26; beta planned for 1.27 after alpha in 1.26 is not
     (it graduated); a target moving earlier, or a plan without a target, is not either. Counted per KEP, per SIG

@@ -93,7 +93,7 @@ def kep_plan_history(*, number: int, imported: bool | None = None) -> PlanHistor
     KEP's `plan_history_imported` (`with_history_flag`) when the caller has it, else one more query."""
     history = PlanHistory(imported=KepHistoryCursor.objects.exists() if imported is None else imported)
     previous: KepPlanChange | None = None
-    for change in KepPlanChange.objects.filter(kep_number=number).order_by("committed_at", "pk"):
+    for change in KepPlanChange.objects.filter(kep_number=number).order_by("position", "committed_at", "pk"):
         diffs = []
         for name, label in _SHOWN:
             before = getattr(previous, name) if previous else ""

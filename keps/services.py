@@ -373,6 +373,7 @@ class KepTree:
     prr_files: list[str]
     contested_numbers: frozenset[int]  # KEP numbers two or more directories carry
     templates: tuple[str, ...] = ()  # keps/NNNN-kep-template/kep.yaml: not read, listed with -v 2
+    root: str = ""  # the folder the import was given: no file is read through a link out of it
 
     @property
     def files(self) -> list[Path]:
@@ -397,7 +398,10 @@ def kep_tree_find(*, root: Path) -> KepTree:
     kep_files, prr_files, templates = [], [], []
     for folder, _, names in os.walk(keps_dir):
         if folder == prr_dir or folder.startswith(prr_dir + os.sep):
-            prr_files += [os.path.join(folder, name) for name in names if name.endswith(".yaml")]
+            for name in names:
+                if name.endswith(".yaml"):
+                    file = os.path.join(folder, name)
+                    (templates if _is_prr_template(folder, name) else prr_files).append(file)
         elif "kep.yaml" in names:
             template = os.path.dirname(folder) == top and os.path.basename(folder).upper().startswith("NNNN")
             (templates if template else kep_files).append(os.path.join(folder, "kep.yaml"))
@@ -416,7 +420,14 @@ def kep_tree_find(*, root: Path) -> KepTree:
         prr_files=prr_files,
         contested_numbers=contested,
         templates=tuple(sorted(templates)),
+        root=str(root),
     )
+
+
+def _is_prr_template(folder: str, name: str) -> bool:
+    """keps/prod-readiness/template/nnnn.yaml: the PRR file template, not an approval (named by no number)."""
+    stem = name.removesuffix(".yaml")
+    return os.path.basename(folder) == "template" or (stem.isascii() and stem.isalpha() and set(stem.lower()) == {"n"})
 
 
 def kep_tree_import(*, root: Path, dry_run: bool, progress: Progress = no_progress) -> ImportReport:
@@ -435,7 +446,9 @@ def kep_tree_import(*, root: Path, dry_run: bool, progress: Progress = no_progre
     tree = kep_tree_find(root=root)
     report = ImportReport()
     for template in tree.templates:
-        report.note(f"not a KEP: {template.removeprefix(tree.base_prefix).replace(os.sep, '/')} (the KEP template)")
+        relative = template.removeprefix(tree.base_prefix).replace(os.sep, "/")
+        what = "the PRR approval template" if "/prod-readiness/" in relative else "the KEP template"
+        report.note(f"not a KEP: {relative} ({what})")
 
     def write() -> None:
         _kep_tree_write(tree=tree, report=report, progress=progress)
@@ -476,7 +489,7 @@ def _tree_file_parse(
     file = str(path)
     relative = file.removeprefix(tree.base_prefix).replace(os.sep, "/")
     try:
-        text = read_text(path)
+        text = read_text(path, root=Path(tree.root) if tree.root else None)
     except ImportFailure as failure:
         failure.source = relative  # every message names files the same way, relative to the checkout
         raise

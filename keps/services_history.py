@@ -22,6 +22,7 @@ from core.importing import (
 )
 
 from .importers.kep_history import (
+    REPLAY_RULES,
     GitCommit,
     Plan,
     PlanRevision,
@@ -31,6 +32,7 @@ from .importers.kep_history import (
     read_plan,
     replay,
 )
+from .importers.kep_yaml import NotAKepYet
 from .models import KepHistoryCursor, KepPlanChange
 
 __all__ = ["HISTORY_BRANCHES", "git_blobs", "git_log", "kep_history_import"]
@@ -118,12 +120,15 @@ def _plans(
 ) -> dict[tuple[str, str], Plan | ImportFailure]:
     """Each (blob, path's directory) parsed once: a kep.yaml without `kep-number` takes its directory's."""
     first_seen: dict[tuple[str, str], tuple[str, str]] = {}
+    links: set[str] = set()
     for commit in commits:
         for change in commit.changes:
             if change.blob:
                 key = (change.blob, change.path.rsplit("/", 2)[-2] if "/" in change.path else "")
                 first_seen.setdefault(key, (change.path, commit.sha))
-    contents = git_blobs(root, sorted({blob for blob, _ in first_seen}))
+                if change.symlink:
+                    links.add(change.blob)
+    contents = git_blobs(root, sorted({blob for blob, _ in first_seen} - links))
     plans: dict[tuple[str, str], Plan | ImportFailure] = {}
     # A file keeps its quirk through many commits: each warning is reported once per file, at its first commit.
     warned: set[str] = set()
@@ -132,6 +137,10 @@ def _plans(
         counts.blobs_parsed += 1
         warnings: list[str] = []
         try:
+            if key[0] in links:
+                # A kep.yaml committed as a symbolic link: its blob is a path; nothing is read through it.
+                counts.skipped_unreadable += 1
+                raise ImportFailure("a symbolic link in the repository; not read", source=source)
             raw = contents[key[0]]
             try:
                 text = raw.decode("utf-8-sig")
@@ -149,6 +158,10 @@ def _plans(
                 if general not in warned:
                     warned.add(general)
                     report.warn(warning)
+        except NotAKepYet as draft:
+            # A draft waiting for its number (`0000-…`, `NNNN-…`) is no KEP yet: listed, not a failure.
+            plans[key] = draft
+            report.note(f"not a KEP yet: {draft.located(source)}", verbosity=2)
         except ImportFailure as failure:
             plans[key] = failure
             report.skip(failure.located(source))
@@ -179,6 +192,7 @@ def _row(revision: PlanRevision) -> KepPlanChange:
         kep_number=plan.number,
         commit_sha=revision.sha,
         committed_at=revision.committed_at,
+        position=revision.position,
         path=revision.path[-300:],
         stage=plan.stage,
         status=plan.status,
@@ -203,6 +217,9 @@ def kep_history_import(*, root: Path, dry_run: bool = False, progress: Progress 
     branch, head = _head(root)
     report = ImportReport()
     cursor = KepHistoryCursor.objects.filter(branch=branch).first()
+    if cursor is not None and (cursor.state or {}).get("rules") != REPLAY_RULES:
+        report.note("the history rules changed since the last run (slips, order, numbers); replaying all", verbosity=1)
+        cursor.last_commit = ""  # not continued from: every stored row is checked against the new replay
     if cursor is not None and cursor.last_commit == head:
         report.note(f"{branch} at {head[:12]}: no new commits since the last run", verbosity=1)
         return report
@@ -229,7 +246,7 @@ def kep_history_import(*, root: Path, dry_run: bool = False, progress: Progress 
 
 def _resume_after(root: Path, cursor: KepHistoryCursor | None, *, branch: str, head: str, report: ImportReport) -> str:
     """The commit to read on from: the cursor's when it is still on the branch, else '' (replay everything)."""
-    if cursor is None:
+    if cursor is None or not cursor.last_commit:
         return ""
     try:
         _git(root, "merge-base", "--is-ancestor", cursor.last_commit, head)
@@ -237,6 +254,10 @@ def _resume_after(root: Path, cursor: KepHistoryCursor | None, *, branch: str, h
         report.note(f"the last commit read ({cursor.last_commit[:12]}) is not on {branch}; replaying all", verbosity=1)
         return ""
     return cursor.last_commit
+
+
+#: What a replay derives for a row beyond its commit's plan: corrected in place when the rules change.
+_DERIVED = ("position", "path", "stage", "status", "latest_milestone", "milestones", "target_milestone", "slipped_from")
 
 
 def _plan_changes_write(
@@ -247,15 +268,27 @@ def _plan_changes_write(
     rows = [_row(revision) for revision in revisions]
     numbers = {row.kep_number for row in rows}
     stored = KepPlanChange.objects.all() if replayed_all else KepPlanChange.objects.filter(kep_number__in=numbers)
-    existing = {(number, sha): pk for pk, number, sha in stored.values_list("pk", "kep_number", "commit_sha")}
+    existing = {
+        (number, sha): (pk, values)
+        for pk, number, sha, *values in stored.values_list("pk", "kep_number", "commit_sha", *_DERIVED)
+    }
     new = [row for row in rows if (row.kep_number, row.commit_sha) not in existing]
     KepPlanChange.objects.bulk_create(new, batch_size=1000, ignore_conflicts=True)
+    # A row stored under older rules (its slip, its position) is corrected in place: same KEP, same commit.
+    changed = []
+    for row in rows:
+        pk, values = existing.get((row.kep_number, row.commit_sha), (None, None))
+        if pk is not None and list(values) != [getattr(row, name) for name in _DERIVED]:
+            row.pk = pk
+            changed.append(row)
+    KepPlanChange.objects.bulk_update(changed, _DERIVED, batch_size=1000)
     report.count("created", len(new))
-    report.count("unchanged", len(rows) - len(new))
+    report.count("updated", len(changed))
+    report.count("unchanged", len(rows) - len(new) - len(changed))
     if replayed_all:
         stale = set(existing) - {(row.kep_number, row.commit_sha) for row in rows}
         if stale:
-            KepPlanChange.objects.filter(pk__in=[existing[key] for key in stale]).delete()
+            KepPlanChange.objects.filter(pk__in=[existing[key][0] for key in stale]).delete()
             report.note(f"{len(stale)} plan changes no longer on {branch} removed", verbosity=1)
 
 

@@ -271,7 +271,8 @@ def _items_write(rows, people, keps, releases, *, source: str) -> set[int]:
 
 def sig_from_path(path: Path) -> str | None:
     """The SIG a kubernetes/community path belongs to (`sig-node/archive/meeting-notes-2022.md` -> sig-node)."""
-    for part in reversed(path.resolve().parts[:-1]):
+    # The folder the file was found in, not where a symbolic link of it points (that is refused, not read).
+    for part in reversed(path.parent.resolve().parts):
         if _SIG_SLUG.match(part):
             return part
     return None
@@ -304,10 +305,12 @@ def meeting_notes_import_files(
     """
     files: list[Path] = []
     left_out: list[Path] = []
+    roots: dict[Path, Path] = {}  # a file found in a folder -> that folder (no link out of it is followed)
     for name in paths:
         path = Path(name)
         if path.is_dir():
             found = sorted(p for p in path.glob("*notes*.md") if p.is_file())
+            roots.update(dict.fromkeys(found, path))
             files += [p for p in found if subgroups or not is_subgroup_notes(p)]
             left_out += [p for p in found if not subgroups and is_subgroup_notes(p)]
         elif path.exists():
@@ -325,7 +328,7 @@ def meeting_notes_import_files(
         raise ImportUsageError("no files found to import")
 
     def import_file(path: Path, report: ImportReport) -> None:
-        notes = parse_meeting_notes(read_text(path), source=path.name)
+        notes = parse_meeting_notes(read_text(path, root=roots.get(path)), source=path.name)
         result = meeting_notes_import(notes=notes, sig=sig)
         report.count("created", result.created)
         report.count("updated", result.updated)

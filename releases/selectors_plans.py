@@ -69,7 +69,7 @@ def planned_at_freeze(*, release: Release) -> FreezePlan | None:
     latest: dict[int, str] = defaultdict(str)
     for number, milestone in (
         KepPlanChange.objects.filter(committed_at__lt=cutoff)
-        .order_by("kep_number", "committed_at", "pk")
+        .order_by("kep_number", "position", "committed_at", "pk")
         .values_list("kep_number", "latest_milestone")
     ):
         latest[number] = milestone

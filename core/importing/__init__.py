@@ -1,7 +1,8 @@
 """What the upstream importers share, split by concern.
 
 - `results`: `ImportFailure` (one input skipped, naming where and why), `ImportUsageError`, `ImportReport`.
-- `files`: `read_text`, which reads only regular files up to `MAX_FILE_BYTES`.
+- `files`: `read_text`, which reads only regular files up to `MAX_FILE_BYTES`, never through a link out of the
+  folder an import was given (`resolve_inside`).
 - `runs`: `import_lock`, and the runners that own the transaction, the lock and the dry-run rollback
   (`import_file_by_file`, `import_in_one_transaction` with `parsed_in_chunks`).
 - `commands`: `ImportCommand`, the thin shell of an import command (arguments, progress, report, exit status).
@@ -11,7 +12,7 @@ the files, applies its rules and writes through one of the runners; its command 
 """
 
 from .commands import ImportCommand
-from .files import MAX_FILE_BYTES, read_text
+from .files import MAX_FILE_BYTES, read_text, resolve_inside
 from .results import ImportFailure, ImportReport, ImportUsageError
 from .runs import (
     Progress,
@@ -37,4 +38,5 @@ __all__ = [
     "objects_so_far_left_to_refcounting",
     "parsed_in_chunks",
     "read_text",
+    "resolve_inside",
 ]

@@ -1,4 +1,5 @@
-"""Reading upstream files safely: only regular files, never more than `MAX_FILE_BYTES`, UTF-8 text."""
+"""Reading upstream files safely: only regular files, never more than `MAX_FILE_BYTES`, UTF-8 text, and never
+through a symbolic link out of the folder an import was given (`root`)."""
 
 import os
 import stat
@@ -25,8 +26,41 @@ def _refuse_unless_regular(mode: int, source: str) -> None:
         raise ImportFailure(f"not a regular file ({kind}); not read", source=source)
 
 
-def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
-    """A file's text, or an ImportFailure naming it: not a regular file, too large, binary, not UTF-8, unreadable.
+def _outside(real: str, root_real: str) -> bool:
+    return real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+def resolve_inside(path: Path, root: Path) -> str:
+    """The real path of `path`, a file found inside the folder `root`; an ImportFailure naming `path` when a
+    symbolic link (the file itself or a folder on the way) leads out of `root`. Links that stay inside are fine.
+
+    An import folder is often a git checkout, and a repository can carry symlinks: a `kep.yaml` linked to
+    `/etc/passwd` or to another checkout must not be read as upstream data (issue found by an adversarial pass).
+    """
+    real, root_real = os.path.realpath(path), os.path.realpath(root)
+    if _outside(real, root_real):
+        raise ImportFailure(f"a symbolic link to {real}, outside the folder imported; not read", source=str(path))
+    return real
+
+
+def _opened_inside(fd: int, root: Path, source: str) -> None:
+    """Refuse an open descriptor whose file is outside `root` (a link swapped in between the check and the open).
+    Linux names an open file's path in /proc/self/fd; elsewhere the check before the open stands alone."""
+    try:
+        opened = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return
+    if opened.startswith("/") and _outside(opened, os.path.realpath(root)):
+        raise ImportFailure(f"a symbolic link to {opened}, outside the folder imported; not read", source=source)
+
+
+def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES, root: Path | None = None) -> str:
+    """A file's text, or an ImportFailure naming it: not a regular file, too large, binary, not UTF-8, unreadable,
+    or (with `root`, the folder the import was given and found `path` in) a symbolic link leading out of `root`.
+
+    A file named on its own (no `root`) is read wherever a link takes it: the person running the import chose it.
+    Inside a folder, the real path is checked to stay inside it, then opened with O_NOFOLLOW (a link put in its
+    place since is refused, not followed) and checked again through the open descriptor.
 
     Only regular files are read, and never more than `max_bytes` + 1 bytes of them: a `kep.yaml`
     symlinked to /dev/zero reports a size of 0 and never ends, and opening a FIFO waits for a writer that may
@@ -37,8 +71,12 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
     """
     source = str(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    target: str | Path = path
+    if root is not None:
+        target = resolve_inside(path, root)
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, flags)
+        fd = os.open(target, flags)
     except OSError as exc:
         # A socket or a folder cannot be opened for reading at all: name what it is rather than the errno.
         try:
@@ -47,6 +85,8 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
             pass
         raise ImportFailure(f"cannot read file ({exc.strerror or exc})", source=source) from exc
     try:
+        if root is not None:
+            _opened_inside(fd, root, source)
         info = os.fstat(fd)
         _refuse_unless_regular(info.st_mode, source)
         if info.st_size > max_bytes:

@@ -12,8 +12,9 @@ no machine-readable milestones, so nothing earlier is known.
 The upstream quirks, each handled by one rule here and counted in `ReplayCounts`:
 
 * KEP number (`read_plan`): `kep-number`, falling back to the directory's number, by the kep.yaml parser's own
-  rule (`kep_yaml._kep_number`); a `kep-number` that disagrees with its directory wins, with a warning; a file
-  with neither (several unrelated `0000-…` drafts) is skipped, naming file and commit.
+  rule (`kep_yaml._kep_number`); a `kep-number` that disagrees with its directory loses to it, with a warning; a
+  draft with neither (`0000-…`, `NNNN-…` folders: no KEP yet) is listed with -v 2, not skipped; any other file
+  with no number is skipped, naming file and commit.
 * Renames (`replay`): git history shows a move as a copy then a delete, sometimes with both alive for a while;
   duplicate numbers (a KEP under two SIGs, a number claimed twice) likewise leave several live files for one
   number. The KEP's plan is that of one live file: not `replaced`, directory number matching, newest added first
@@ -38,12 +39,13 @@ import yaml
 
 from core.importing import ImportFailure
 from core.importing.yaml_text import TextLoader, plain_data, scalar, unquote
-from keps.plans import plan_slip, planned_target
+from keps.plans import plan_slip, planned_target, stage_milestone
 
 from .kep_yaml import (
     _VERSION_PLACEHOLDERS,
     KEP_STAGES,
     KEP_STATUSES,
+    NotAKepYet,
     _kep_number,
     normalise_choice,
     normalise_version,
@@ -66,15 +68,22 @@ COMMIT_URL = "https://github.com/kubernetes/enhancements/commit/{sha}"
 #: The kep.yaml `milestone` keys, in the order the template lists them.
 MILESTONE_KEYS = ("alpha", "beta", "stable", "deprecated", "removed")
 _ZERO_SHA = "0" * 40
+#: The version of the replay's rules (slip rule, order, numbering). A cursor written under other rules is not
+#: continued from: the next import replays everything and corrects the rows stored under the old rules.
+#: 2: slips are moves of the current stage's own milestone; rows carry their first-parent position; the
+#: directory's number wins over a disagreeing `kep-number`.
+REPLAY_RULES = 2
 
 
 @dataclass(frozen=True)
 class FileChange:
-    """One kep.yaml touched by a commit: its new blob ('' when deleted) and git's status letter."""
+    """One kep.yaml touched by a commit: its new blob ('' when deleted) and git's status letter; `symlink` when the
+    new blob is a symbolic link (mode 120000): its content is a path, never followed nor read as a kep.yaml."""
 
     path: str
     blob: str
     status: str
+    symlink: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,6 +112,11 @@ class Plan:
         """The release planned for the current stage (`releases.rules.planned_target`)."""
         return planned_target(stage=self.stage, latest=self.latest_milestone, milestones=self.milestone_map)
 
+    @property
+    def stage_milestone(self) -> str:
+        """The current stage's own milestone, what a slip moves (`keps.plans.stage_milestone`)."""
+        return stage_milestone(stage=self.stage, latest=self.latest_milestone, milestones=self.milestone_map)
+
     def as_list(self) -> list:
         return [self.number, self.stage, self.status, self.latest_milestone, [list(m) for m in self.milestones]]
 
@@ -114,13 +128,16 @@ class Plan:
 
 @dataclass(frozen=True)
 class PlanRevision:
-    """A KEP's plan as it stood after `sha` reached master, and the release it slipped from ('' if no slip)."""
+    """A KEP's plan as it stood after `sha` reached master, and the release it slipped from ('' if no slip).
+    `position`: the commit's place on master's first-parent chain (1 = the first commit that touched a kep.yaml),
+    the order the plans reached master in; commit dates need not follow it."""
 
     plan: Plan
     sha: str
     committed_at: datetime.datetime
     path: str
     slipped_from: str = ""
+    position: int = 0
 
 
 @dataclass
@@ -133,6 +150,7 @@ class ReplayCounts:
     revisions: int = 0
     slips: int = 0
     skipped_unnumbered: int = 0
+    drafts: int = 0
     skipped_unreadable: int = 0
     number_from_directory: int = 0
     number_disagrees_with_directory: int = 0
@@ -152,6 +170,7 @@ class ReplayCounts:
             "revisions": "plan changes recorded",
             "slips": "slips",
             "skipped_unnumbered": "blobs without a KEP number (skipped)",
+            "drafts": "draft blobs with no KEP number yet (0000-, NNNN-; listed with -v 2)",
             "skipped_unreadable": "blobs that do not parse (skipped)",
             "number_from_directory": "numbers taken from the directory",
             "number_disagrees_with_directory": "kep-number disagreeing with its directory",
@@ -195,7 +214,9 @@ def parse_raw_log(text: str) -> list[GitCommit]:
             meta, _, path = line.partition("\t")
             fields = meta.split()
             blob, status = fields[3], fields[4][:1]
-            changes.append(FileChange(_unquote_path(path), "" if blob == _ZERO_SHA or status == "D" else blob, status))
+            deleted = blob == _ZERO_SHA or status == "D"
+            link = fields[1] == "120000" and not deleted
+            changes.append(FileChange(_unquote_path(path), "" if deleted else blob, status, symlink=link))
     if sha:
         commits.append(GitCommit(sha, at, tuple(changes)))
     return commits
@@ -260,6 +281,9 @@ def _plan_number(data: dict, *, path: str, source: str, counts: ReplayCounts, wa
     directory = path.rsplit("/", 2)[-2] if path.count("/") >= 1 else ""
     try:
         number, message = _kep_number(data.get("kep-number"), directory, source=source)
+    except NotAKepYet:
+        counts.drafts += 1
+        raise
     except ImportFailure:
         counts.skipped_unnumbered += 1
         raise
@@ -315,7 +339,8 @@ class ReplayState:
     """What a replay needs to continue from its last commit: each live kep.yaml and each KEP's recorded plan.
 
     `live`: path -> (plan, sequence number of the commit that added it); `recorded`: number -> the last plan
-    recorded; `last_point`: number -> (stage, target) of the last plan with a known target (for the slip rule).
+    recorded; `last_point`: number -> (stage, the stage's own milestone) of the last plan naming one (for the slip
+    rule); `sequence`: the first-parent position of the last commit read.
     """
 
     live: dict[str, tuple[Plan | None, int]] = field(default_factory=dict)
@@ -345,6 +370,7 @@ class ReplayState:
 
     def to_json(self) -> dict:
         return {
+            "rules": REPLAY_RULES,
             "live": {p: [plan.as_list() if plan else None, seq] for p, (plan, seq) in self.live.items()},
             "recorded": {str(n): plan.as_list() for n, plan in self.recorded.items()},
             "last_point": {str(n): list(point) for n, point in self.last_point.items()},
@@ -452,15 +478,17 @@ def _record(number: int, commit: GitCommit, *, state: ReplayState, counts: Repla
     if state.recorded.get(number) == plan:
         return None
     state.recorded[number] = plan
-    target = plan.target
+    # A slip moves the current stage's own milestone (KEP-1287: milestone.alpha 1.22 -> ... -> 1.27, five slips),
+    # not `latest-milestone` while the stage stays put (alpha kept through 1.28-1.31 after shipping in 1.27).
+    point = plan.stage_milestone
     slipped_from = ""
     last = state.last_point.get(number)
-    if target:
+    if point:
         if last is not None:
             slipped_from = plan_slip(
-                before_stage=last[0], before_target=last[1], after_stage=plan.stage, after_target=target
+                before_stage=last[0], before_target=last[1], after_stage=plan.stage, after_target=point
             )
-        state.last_point[number] = (plan.stage, target)
+        state.last_point[number] = (plan.stage, point)
     counts.revisions += 1
     counts.slips += bool(slipped_from)
-    return PlanRevision(plan, commit.sha, commit.committed_at, path, slipped_from)
+    return PlanRevision(plan, commit.sha, commit.committed_at, path, slipped_from, position=state.sequence)

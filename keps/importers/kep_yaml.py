@@ -14,7 +14,10 @@ each way they stray is handled by exactly one rule in this module:
   `creation-date: 2025-30-01` does not crash the YAML library and `latest-milestone: 1.30` does not become the
   float 1.3; `~`, `null` and empty values are absent.
 * KEP number (`_kep_number`): `kep-number` as an int or a digit string; missing, 0 or not a number falls back to
-  the directory's number prefix with a warning; no usable number at all skips the file. The directory prefix is
+  the directory's number prefix with a warning; a `kep-number` that disagrees with the directory's number loses
+  to it, with a warning (2021, `keps/sig-node/2043-pod-resource-concrete-assigments` says `kep-number: 1884`, a
+  copy-paste slip: KEP-2043 is tracked by that number, no directory is 1884); no usable number at all skips the
+  file. The directory prefix is
   read by `directory_number` alone: an 8-digit date (`20190603-endpointslices`, from when KEPs were named by
   date) or `0000` is not a KEP number, and an unnumbered draft (`NNNN-...`) is skipped with its reason.
 * Template leftovers (`_TEMPLATE_TITLES`, `_feature_gates`): `title: KEP Template` left from the template becomes
@@ -259,7 +262,11 @@ def _kep_number(raw, directory: str, *, source: str) -> tuple[int, str | None]:
     if text.isascii() and text.isdigit() and 0 < int(text) <= MAX_INT:
         number = int(text)
         if from_directory is not None and from_directory != number:
-            return number, f"{number} differs from the directory's number {from_directory}; using {number}"
+            # The directory wins: a copy-paste slip in the field (keps/sig-node/2043-…/kep.yaml says 1884) would
+            # otherwise file the KEP under another's number, and the tracking issue is the directory's.
+            return from_directory, (
+                f"{number} differs from the directory's number {from_directory}; using the directory's {from_directory}"
+            )
         return number, None
     problem = "missing" if raw is None else f"not a positive number ({raw!r})"
     if from_directory is not None:

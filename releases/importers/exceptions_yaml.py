@@ -18,7 +18,9 @@ parser reads every shape:
 * Dates with or without zero padding ("2019-7-31", 2020), "Jan 30th, 2019" (2019), quoted or not, or no dates
   at all (2018, 1.10 and 1.11: the service then assumes the freeze's date); a review date before the request (a
   typo of 2022: "2021-08-03" for 2022) is kept as written here; the service reads it, with a warning.
-* `pull_requests` with empty entries (a bare "-", 2019) and quoted or unquoted URLs.
+* `pull_requests` with empty entries (a bare "-", 2019) and quoted or unquoted URLs; spelt `pull-requests` (2020,
+  1.19: five of its six requests), its items at the key's own indentation (valid YAML either way). A key's
+  hyphens read as underscores.
 * Files that are not valid YAML at all (2019-2023): a line holding only an invisible character (U+200B, U+FEFF,
   a non-breaking space) between entries; a trailing comma after a quoted string (2020: `- "https://…", `);
   entries indented by one or two spaces more than the others, "status:Approved" without a space, a
@@ -43,7 +45,7 @@ from releases.choices import ExceptionDecision, Freeze
 
 #: Keys of one request. The first line of an entry is "- <one of these>:"; a PR URL item ("- https://…") is not.
 ENTRY_KEYS = frozenset({"name", "issue", "kep", "date_requested", "date_reviewed", "thread", "pull_requests", "status"})
-_ENTRY_START = re.compile(r"^(?P<indent>\s*)-\s+(?P<key>[A-Za-z_]+)\s*:")
+_ENTRY_START = re.compile(r"^(?P<indent>\s*)-\s+(?P<key>[A-Za-z_][A-Za-z_-]*)\s*:")
 _MAPPING_KEY = re.compile(r"^(?P<key>[A-Za-z][A-Za-z_ ]*?)\s*:\s*(?:#.*)?$")
 _COMMENT = re.compile(r"^\s*#(?P<text>.*)$")
 #: Characters that show nothing: a line of only these (and spaces) is blank.
@@ -223,7 +225,7 @@ def parse_exceptions(text: str) -> ExceptionsFile:
             freeze = named
             continue
         start = _ENTRY_START.match(line)
-        if start and start["key"] in ENTRY_KEYS:
+        if start and _entry_key(start["key"]) in ENTRY_KEYS:
             flush()
             entry_freeze = freeze
         elif not entry:
@@ -241,7 +243,14 @@ def _heading_freeze(comment: str) -> str | None:
     return freeze_from_words(comment)
 
 
-_KEY_LINE = re.compile(r"^\s*(?:-\s*)?(?P<key>[A-Za-z_]+)\s*:(?P<value>.*)$")
+_KEY_LINE = re.compile(r"^\s*(?:-\s*)?(?P<key>[A-Za-z_][A-Za-z_-]*)\s*:(?P<value>.*)$")
+
+
+def _entry_key(key: str) -> str:
+    """A request's key as the parser names it: `pull-requests` (1.19) is `pull_requests`."""
+    return key.replace("-", "_")
+
+
 _ITEM_LINE = re.compile(r"^\s*-(?:\s+(?P<value>.*))?\s*$")
 _QUOTED = re.compile(r"^(?P<quote>[\"'])(?P<text>.*)(?P=quote)$")
 
@@ -317,8 +326,8 @@ def _entry_fields(
     current = ""
     for number, line in entry:
         key = _KEY_LINE.match(line)
-        if key and key["key"] in ENTRY_KEYS:
-            current = key["key"]
+        if key and _entry_key(key["key"]) in ENTRY_KEYS:
+            current = _entry_key(key["key"])
             value = _value(key["value"], number, result)
             if current == "pull_requests":
                 if value:

@@ -18,6 +18,11 @@ exports, and the only record of what those releases shipped per SIG. Quirks, wit
   the "Features link" column (2016: https://github.com/kubernetes/features/issues/62; the features repository
   is today's kubernetes/enhancements, same numbers); many rows have neither ("N/A", empty): a KEP-less feature.
 * Quoted cells with commas and doubled quotes, stray spaces, empty rows between blocks.
+* What shipped (`shipped`): only a sheet whose status says so records it. 1.3 (2016) has "Status" Merged / In
+  Progress; 1.11 (2018) has "Feature Status" Planned / In Progress and an empty "Merged" column; 1.12 has "Feature
+  Status" Tracked; 1.4-1.10 have no status column at all. "Planned", "In Progress", "Tracked" or no status say the
+  feature was tracked, not that it shipped: `shipped` is True only for a status such as "Merged", "Done",
+  "Complete" or a "Merged" column saying yes, False for a status saying it left, else None (not recorded).
 * A row still "Tracked" whose "Notes" say it moved on (2018, 1.12, #575: "Looks like this is now in the 1.13
   milestone"): the later milestone named there is kept (`moved_to`), since the row did not ship in this release.
 
@@ -43,6 +48,7 @@ COLUMNS = {
     "docs": ("link to docs", "k8s.io docs pr", "docs pr", "docs link", "docs"),
     "link": ("features link", "feature link", "issue", "features issue", "link"),
     "status": ("feature status", "status", "tracked"),
+    "merged": ("merged", "shipped"),
     "release_note": ("one line release note description", "release note"),
     "notes": ("notes", "note", "comments"),
 }
@@ -53,6 +59,11 @@ _ISSUE_LINK = re.compile(r"github\.com/kubernetes/(?:features|enhancements)/issu
 _HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}$")
 _NOT_HANDLES = frozenset({"and", "tbd", "n/a", "na", "none", "unassigned", "tba", "?"})
 _URL = re.compile(r"https?://\S+")
+#: A status saying the feature shipped in the release ("Merged", "Done", "Complete"); a negation says it did not.
+_SHIPPED = re.compile(r"\b(?:merged|done|complete|completed|shipped|released|landed)\b", re.IGNORECASE)
+_NEGATED = re.compile(r"\b(?:not|never|no)\b", re.IGNORECASE)
+#: A "Merged" column's cell saying yes.
+_YES = frozenset({"yes", "y", "true", "x", "✓", "✔", "merged", "done"})
 
 _STAGES = {
     "alpha": TargetStage.ALPHA,
@@ -91,12 +102,17 @@ class FeatureRecord:
     release_note: str
     #: The later release a note says the feature moved to ("1.13"), or "".
     moved_to: str = ""
+    #: Whether the sheet records it shipped: True ("Merged", "Done", a "Merged" column saying yes), else None (the
+    #: sheet tracked it; what happened is not recorded here). Left-the-release words are the service's rule.
+    shipped: bool | None = None
 
 
 @dataclass
 class FeatureSheet:
     features: list[FeatureRecord] = field(default_factory=list)
     header_line: int = 0
+    #: Whether the sheet has a status or "Merged" column at all (1.4-1.10 have none: tracked, outcome unknown).
+    has_status: bool = False
     warnings: list[tuple[int, str]] = field(default_factory=list)
 
 
@@ -149,6 +165,7 @@ def parse_features(text: str) -> FeatureSheet:
                 candidate = _column_map(row)
                 if _is_header(candidate):
                     columns, sheet.header_line = candidate, line
+                    sheet.has_status = "status" in columns or "merged" in columns
                 continue
             if not any(cell.strip() for cell in row):
                 continue
@@ -200,4 +217,14 @@ def _record(row: list[str], columns: dict[str, int], line: int, sheet: FeatureSh
         status_text=cell("status")[:50],
         release_note=cell("release_note"),
         moved_to=moved.group("version") if (moved := _MOVED_TO.search(cell("notes"))) else "",
+        shipped=_shipped(cell("status"), cell("merged")),
     )
+
+
+def _shipped(status: str, merged: str) -> bool | None:
+    """True when the status ("Merged", "Done") or a "Merged" column ("yes") says the feature shipped, else None."""
+    if _SHIPPED.search(status) and not _NEGATED.search(status):
+        return True
+    if merged.strip().lower() in _YES:
+        return True
+    return None

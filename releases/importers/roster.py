@@ -16,6 +16,10 @@ Quirks, with the year they appeared:
 * Role names vary: "Lead" / "Release Team Lead"; "Features" (to 2018) / "Enhancements"; "CI Signal" /
   "Upgrade Testing / CI Signal" / "Release Signal"; "Bugs" / "Bug Triage"; "Marketing coordinator" /
   "Communications". Each becomes a `ReleaseRoleKind`; the roster's own words are kept as the label.
+* "Name (handle)" with the bare handle in parentheses, no "@" and no link (2017, 1.7 and 1.8 `release_team.md`,
+  whose header says "Name (GitHub/Slack ID)"): read when a cell has neither a link nor an "@handle".
+* A roster that moved (2020, 1.20 `release-team.md`): one line, "# MOVED to https://…/release_team.md".
+  `RosterMoved` names the file it points to; the service reads that file of the same folder instead.
 * A list layout (pre-1.20 READMEs and rosters that are not tables): "- Lead: Name (@handle)", with
   "- <Role> shadows: …" lines for shadows.
 
@@ -33,6 +37,11 @@ _LINKED = re.compile(
     r"(?P<handle>[A-Za-z0-9][A-Za-z0-9-]{0,38})/?\s*\)",
 )
 _AT_HANDLE = re.compile(r"(?P<name>[^()\[\],|@`]*?)\s*\(?@(?P<handle>[A-Za-z0-9][A-Za-z0-9-]{0,38})\b\)?")
+#: "Dawn Chen (dchen1107)": the 2017 layout's bare handle in parentheses.
+_PAREN_ID = re.compile(r"(?P<name>[^()\[\],|@`]*?)\s*\(\s*(?P<handle>[A-Za-z0-9][A-Za-z0-9_-]{0,38})\s*\)")
+_NOT_A_HANDLE = frozenset({"tbd", "tba", "none", "n/a", "vacant", "open"})
+#: "# MOVED to https://github.com/kubernetes/sig-release/blob/master/releases/release-1.20/release_team.md"
+_MOVED = re.compile(r"^\s*#*\s*\**\s*moved\s+to\s*:?\s*<?(?P<target>\S+?)>?\s*\**\s*$", re.IGNORECASE)
 #: A bare ID of the 2016 layout; Slack IDs there may hold an underscore ("steve_k"), kept as written.
 _PLAIN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,38}$")
 _SLACK = re.compile(r"slack\s*:?\s*`[^`]*`", re.IGNORECASE)
@@ -51,6 +60,14 @@ _ROLES = (
     (re.compile(r"\bbugs?\b|triage", re.IGNORECASE), ReleaseRoleKind.BUG_TRIAGE),
     (re.compile(r"branch\s*manager", re.IGNORECASE), ReleaseRoleKind.BRANCH_MANAGER),
 )
+
+
+class RosterMoved(ImportFailure):
+    """The roster is a pointer to another file: `target` is the file name it names ("release_team.md")."""
+
+    def __init__(self, target: str, *, line: int):
+        self.target = target
+        super().__init__(f"the roster moved to {target}", line=line)
 
 
 @dataclass(frozen=True)
@@ -91,6 +108,8 @@ def people(cell: str, *, is_shadow: bool) -> list[Member]:
     found = [(m["handle"], m["name"]) for m in _LINKED.finditer(cell)]
     if not found:
         found = [(m["handle"], m["name"]) for m in _AT_HANDLE.finditer(cell)]
+    if not found:
+        found = [(m["handle"], m["name"]) for m in _PAREN_ID.finditer(cell) if m["handle"].lower() not in _NOT_A_HANDLE]
     members, seen = [], set()
     for handle, name in found:
         if handle.lower() in seen:
@@ -169,6 +188,9 @@ def parse_roster(text: str) -> Roster:
             list_roles[label.lower()] = len(roster.roles)
             _add(roster, number, label, members, has_text=True)
     if not roster.roles:
+        moved = _moved_to(text)
+        if moved is not None:
+            raise moved
         raise ImportFailure("no release team roles (a table with a Role column, or '- Role: Name (@handle)' lines)")
     return roster
 
@@ -180,3 +202,12 @@ def _add(roster: Roster, line: int, label: str, members: list[Member], *, has_te
         return
     label = " ".join(label.split())[:100]
     roster.roles.append(RosterRole(line=line, role=role_kind(label), label=label, members=tuple(members)))
+
+
+def _moved_to(text: str) -> RosterMoved | None:
+    """The pointer of a roster that is only "MOVED to <url or path>" (blank lines aside), else None."""
+    lines = [(number, line) for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    if len(lines) != 1 or not (match := _MOVED.match(lines[0][1])):
+        return None
+    target = match["target"].rstrip("/").rsplit("/", 1)[-1]
+    return RosterMoved(target, line=lines[0][0]) if target else None

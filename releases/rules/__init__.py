@@ -23,7 +23,7 @@ and the release schedules (sig-release `releases/release-1.xx/README.md`).
 """
 
 from core.versions import parse_version
-from keps.plans import PLAN_STAGE_ORDER, plan_slip, planned_target
+from keps.plans import PLAN_STAGE_ORDER, plan_slip, planned_target, stage_milestone
 
 from .cycle import (
     TYPICAL_CYCLE,
@@ -180,4 +180,5 @@ __all__ = [
     "parse_version",
     "plan_slip",
     "planned_target",
+    "stage_milestone",
 ]

@@ -28,7 +28,7 @@ from core.importing import (
 )
 from releases.importers.exceptions_yaml import parse_exceptions
 from releases.importers.features_csv import parse_features
-from releases.importers.roster import parse_roster
+from releases.importers.roster import Roster, RosterMoved, parse_roster
 from releases.importers.schedule import parse_schedule, version_from_path
 from releases.models import Release
 from releases.services.release_feature_sheet import release_feature_sheet_import
@@ -53,7 +53,13 @@ def release_directories_find(*, paths: Sequence[str | Path]) -> list[Path]:
     """The files to read, release by release in version order: each path is a release-1.NN folder or a folder
     holding them (sig-release's `releases/`). Raises ImportUsageError for a path that does not exist or holds no
     release folder."""
-    folders: dict[Path, None] = {}
+    return list(_release_files(paths=paths))
+
+
+def _release_files(*, paths: Sequence[str | Path]) -> dict[Path, Path]:
+    """Each file to read (in order) with the folder it was found in, the one given: no file is read through a
+    symbolic link out of it (`read_text(root=...)`)."""
+    folders: dict[Path, tuple[Path, Path]] = {}  # real folder -> (folder as found, the folder given)
     for raw in paths:
         path = Path(raw)
         if not path.exists():
@@ -61,22 +67,50 @@ def release_directories_find(*, paths: Sequence[str | Path]) -> list[Path]:
         if not path.is_dir():
             raise ImportUsageError(f"{raw}: not a folder (give a release-1.NN folder, or the folder holding them)")
         if _RELEASE_FOLDER.match(path.name):
-            folders[path.resolve()] = None
+            folders.setdefault(path.resolve(), (path, path))
             continue
-        found = [child.resolve() for child in path.iterdir() if child.is_dir() and _RELEASE_FOLDER.match(child.name)]
+        found = [child for child in path.iterdir() if child.is_dir() and _RELEASE_FOLDER.match(child.name)]
         if not found:
             raise ImportUsageError(f"{raw}: no release-1.NN folder in this folder")
-        folders.update(dict.fromkeys(found))
+        for child in found:
+            folders.setdefault(child.resolve(), (child, path))
 
-    def order(folder: Path):
-        match = _RELEASE_FOLDER.match(folder.name)
+    def order(item: tuple[Path, Path]):
+        match = _RELEASE_FOLDER.match(item[0].name)
         return int(match.group(1)), int(match.group(2))
 
-    found = []
-    for folder in sorted(folders, key=order):
+    found: dict[Path, Path] = {}
+    for folder, root in sorted(folders.values(), key=order):
         for names in RELEASE_FILES:
-            found += [folder / name for name in names if (folder / name).is_file()][:1]
+            for name in names:
+                if (folder / name).is_file():
+                    found[folder / name] = root
+                    break
     return found
+
+
+_ROSTER_NAMES = next(names for names in RELEASE_FILES if "release-team.md" in names)
+
+
+def _roster(path: Path, text: str, *, root: Path, report: ImportReport) -> Roster:
+    """The roster `path` holds, or, when it is only "MOVED to …/release_team.md" (1.20), the one it names: read
+    from the same folder (never elsewhere: the pointer is a URL), falling back to the folder's other roster."""
+    try:
+        return parse_roster(text)
+    except RosterMoved as moved:
+        named = path.parent / moved.target
+        candidates = [named] if moved.target in _ROSTER_NAMES and named != path else []
+        candidates += [path.parent / name for name in _ROSTER_NAMES if path.parent / name not in (path, named)]
+        for candidate in candidates:
+            if candidate.is_file():
+                report.note(f"{path}: moved to {moved.target}; {candidate.name} read instead", verbosity=2)
+                try:
+                    return parse_roster(read_text(candidate, root=root))
+                except RosterMoved as again:
+                    reason = f"moved to {moved.target}, which says it moved too"
+                    raise ImportFailure(reason, source=str(candidate)) from again
+        reason = f"the roster moved to {moved.target}, which is not in this folder"
+        raise ImportFailure(reason, line=moved.line) from None
 
 
 def _release(path: Path) -> Release:
@@ -105,11 +139,12 @@ def release_directories_import(
     now: datetime.datetime | None = None,
 ) -> ImportReport:
     """Import every file of the release directories under `paths` (see the module docstring)."""
-    files = release_directories_find(paths=paths)
+    roots = _release_files(paths=paths)
+    files = list(roots)
     report = ImportReport()
 
     def import_file(path: Path, report: ImportReport) -> None:
-        text = read_text(path)
+        text = read_text(path, root=roots[path])
         if path.name == "README.md":
             schedule = parse_schedule(text, version_hint=version_from_path(path))
             outcome = release_schedule_import(schedule=schedule, now=now or timezone.now())
@@ -132,7 +167,7 @@ def release_directories_import(
             outcome = release_feature_sheet_import(release=release, sheet=sheet)
             outcome.warnings[:0] = sheet.warnings
         else:
-            roster = parse_roster(text)
+            roster = _roster(path, text, root=roots[path], report=report)
             outcome = release_team_import(release=release, roster=roster)
             outcome.warnings[:0] = roster.warnings
         _count(report, outcome, path, dry_run=dry_run)

@@ -2,7 +2,10 @@
 
 Every row is a tracked enhancement of source "feature sheet": of its KEP when it names its issue (a stub KEP when
 the catalogue lacks it, as the GitHub sync does), else KEP-less by the row's name, renamed with the sheet and never
-duplicated. A sheet gives what shipped, not when: release day stands in for each status, marked as assumed. Rows
+duplicated. A sheet says what was tracked; what shipped only where its status says so ("Merged", 1.3): a row
+"Planned", "In Progress" or "Tracked" (1.11, 1.12), or of a sheet with no status column (1.4-1.10), stays tracked
+for code freeze, which after release day reads as "outcome not recorded" (`releases.rules.outcome_not_recorded`),
+never as shipped. Release day stands in for each status, marked as assumed. Rows
 already tracked from elsewhere are left as they are; the sheet's own rows are synced as `release_files` syncs any
 file's rows.
 """
@@ -21,7 +24,12 @@ from releases.importers.features_csv import FeatureRecord, FeatureSheet
 from releases.models import FeatureSheetRow, Milestone, Release, TrackedEnhancement, parse_version
 from releases.rules import FREEZE_MILESTONE
 from releases.services.release_files import FileOutcome, midnight_utc, people_by_handle, rows_sync
-from releases.services.tracking import tracked_enhancement_create, tracked_enhancement_set_status
+from releases.services.tracking import (
+    HistoryEntry,
+    tracked_enhancement_create,
+    tracked_enhancement_mirror_history,
+    tracked_enhancement_set_status,
+)
 
 #: A feature sheet's "Feature Status" words that mean the feature left the release.
 _LEFT_RELEASE = ("removed", "dropped", "deferred", "punted", "slipped", "not tracked", "untracked")
@@ -64,16 +72,19 @@ def _sigs(records, outcome: FileOutcome) -> dict[str, Sig]:
 
 
 def _sheet_status(record: FeatureRecord, release: Release, today: datetime.date) -> str:
-    # A sheet is the record of what its release shipped (its release notes were written from it); a row the team
-    # marked as gone left the milestone. Only a release known to be still ahead has its features merely tracked;
-    # a release with no dates is one of the early ones the sheets belong to, long out.
+    # A row the team marked as gone left the milestone; a row whose status says it merged shipped; any other row
+    # (planned, in progress, tracked, or a sheet without a status) was tracked, and what became of it is not
+    # recorded: tracked for code freeze, counted as tracked but never as done (1.11 marks 10 features "Planned"
+    # and 14 "In Progress": not 24 shipped).
     if any(word in record.status_text.lower() for word in _LEFT_RELEASE):
         return EnhancementStatus.REMOVED
     if record.moved_to and parse_version(record.moved_to) > (release.major, release.minor):
         # Still "Tracked" in its status column, but its note says it moved to a later milestone: not shipped here.
         return EnhancementStatus.REMOVED
     ahead = release.state != ReleaseState.RELEASED and release.release_date and release.release_date > today
-    return EnhancementStatus.TRACKED_CODE if ahead else EnhancementStatus.DONE
+    if record.shipped and not ahead:
+        return EnhancementStatus.DONE
+    return EnhancementStatus.TRACKED_CODE
 
 
 @transaction.atomic
@@ -83,6 +94,9 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
     the GitHub sync does), else a KEP-less one by the row's name, so the release's figures count every feature the
     team tracked. Rows already tracked (by KEP, or by name) are left as they are."""
     outcome = FileOutcome()
+    if not sheet.has_status and sheet.features:
+        message = "no status column: the features are listed as tracked; what shipped is not recorded"
+        outcome.warnings.append((sheet.header_line, message))
     sigs = _sigs(sheet.features, outcome)
     numbers = {record.number for record in sheet.features if record.number}
     tracked = _SheetRows(
@@ -116,6 +130,8 @@ def release_feature_sheet_import(*, release: Release, sheet: FeatureSheet) -> Fi
             row = _kep_sheet_row(context, tracked, record, sig, outcome)
         else:
             row = _named_sheet_row(context, tracked, record, sig, position, outcome)
+        if row is not None:
+            _shipped_claim_corrected(context, row, record, outcome)
         wanted[position] = _feature_values(release, position, record, sig, row)
     existing = {row.position: row for row in release.feature_sheet_rows.all()}
     rows_sync(
@@ -226,6 +242,26 @@ def _feature_values(
     }
 
 
+def _shipped_claim_corrected(context: _SheetContext, row: TrackedEnhancement, record: FeatureRecord, outcome) -> None:
+    """A row an earlier import of this sheet marked done, when the sheet records no outcome for it (the rule before
+    2026-12: every row of a sheet counted as shipped): its one sheet entry superseded by the sheet's status, at the
+    same assumed instant. The history keeps the old claim, struck through; other sources' rows are untouched."""
+    if row.source != TrackedSource.FEATURE_SHEET or row.status != EnhancementStatus.DONE:
+        return
+    status = _sheet_status(record, context.release, timezone.now().date())
+    entries = list(row.history.filter(source=HistorySource.FEATURE_SHEET).values_list("changed_at", "to_status"))
+    if status == EnhancementStatus.DONE or status == EnhancementStatus.REMOVED or len(entries) != 1:
+        return
+    if entries[0][1] != EnhancementStatus.DONE:
+        return
+    note = "the feature sheet records no outcome for it: tracked, not shipped"
+    entry = HistoryEntry(entries[0][0], status, author=f"features.csv:{record.line}", note=note, assumed=True)
+    tracked_enhancement_mirror_history(tracked_enhancement=row, entries=[entry], source=HistorySource.FEATURE_SHEET)
+    row.refresh_from_db(fields=["status"])
+    outcome.updated += 1
+    outcome.changes.append(f"{context.release.version} {row}: done corrected to {status} (no outcome in the sheet)")
+
+
 def _stub_kep(record: FeatureRecord, sig: Sig) -> Kep:
     return Kep.objects.create(
         number=record.number,
@@ -254,7 +290,8 @@ def _sheet_tracked(context: _SheetContext, record: FeatureRecord, *, kep: Kep | 
         source=HistorySource.FEATURE_SHEET,
         author=f"features.csv:{record.line}",
         at=freeze.at if moved else at,
-        # A sheet says what shipped, not when each row reached each freeze: the release day stands in.
+        # A sheet says what was tracked (and at most what merged), not when each row reached each freeze: the
+        # release day stands in.
         assumed=not moved,
         note="listed in the release's feature sheet",
         sig=sig,

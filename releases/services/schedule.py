@@ -176,7 +176,13 @@ def release_schedule_files_find(*, paths: Sequence[str | Path]) -> list[Path]:
 
     Raises ImportUsageError for a path that does not exist or a folder with no release README.
     """
-    files: dict[Path, None] = {}
+    return list(_schedule_files(paths=paths))
+
+
+def _schedule_files(*, paths: Sequence[str | Path]) -> dict[Path, Path | None]:
+    """Each README to read with the folder it was found in (None for a file named on its own): no README found
+    in a folder is read through a symbolic link out of it."""
+    files: dict[Path, Path | None] = {}
     for raw in paths:
         path = Path(raw)
         if not path.exists():
@@ -193,12 +199,13 @@ def release_schedule_files_find(*, paths: Sequence[str | Path]) -> list[Path]:
             found = [path / "README.md"]
         if not found:
             raise ImportUsageError(f"{raw}: no release-1.NN/README.md in this folder")
-        files.update(dict.fromkeys(found))
+        for readme in found:
+            files.setdefault(readme, path)
     # The same README named twice (as a file and through its folder) is read once.
     unique: dict[Path, Path] = {}
     for path in files:
         unique.setdefault(path.resolve(), path)
-    return list(unique.values())
+    return {path: files[path] for path in unique.values()}
 
 
 def release_schedules_import(
@@ -215,10 +222,11 @@ def release_schedules_import(
     release before it existed are pointed at it. What changed is noted (shown in a dry run, or with -v 2);
     a dry run writes nothing. Release states are computed at `now` (default: the time each file is written).
     """
-    files = release_schedule_files_find(paths=paths)
+    roots = _schedule_files(paths=paths)
+    files = list(roots)
 
     def import_file(path: Path, report: ImportReport) -> None:
-        schedule = parse_schedule(read_text(path), version_hint=version_from_path(path))
+        schedule = parse_schedule(read_text(path, root=roots[path]), version_hint=version_from_path(path))
         if not schedule.milestones:
             # A README that states no date (a proposal, a stub) is one line of the report, not a failure.
             for warning in schedule.warnings:

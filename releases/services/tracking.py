@@ -149,6 +149,8 @@ class HistoryEntry:
     status: str
     author: str = ""
     note: str = ""
+    #: `at` stands in for an instant nobody recorded (a feature sheet's release day).
+    assumed: bool = False
 
 
 def _pair_corrections(stale: list[tuple[int, tuple]], missing: list[HistoryEntry]) -> tuple[dict[int, int], list]:
@@ -262,6 +264,7 @@ def tracked_enhancement_mirror_history(
             note=entry.note,
             source=source,
             link=link,
+            assumed=entry.assumed,
             supersedes=corrects.get(id(entry)),
         )
         for entry in missing

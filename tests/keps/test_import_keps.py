@@ -251,6 +251,38 @@ def test_template_and_unnumbered_drafts_are_listed_not_skipped(tree):
     assert "not a KEP" not in quiet  # only with -v 2
 
 
+def test_the_prr_template_is_listed_not_skipped(tree):
+    """keps/prod-readiness/template/nnnn.yaml is the PRR file template: listed with -v 2, exit 0."""
+    template = tree / "keps/prod-readiness/template/nnnn.yaml"
+    template.parent.mkdir(parents=True)
+    template.write_text('kep-number: NNNN\nalpha:\n  approver: "@"\n')
+
+    out, err = run(tree, verbosity=2)
+
+    assert err == ""
+    assert "not a KEP: keps/prod-readiness/template/nnnn.yaml (the PRR approval template)" in out
+    assert "0 skipped" in out
+
+
+def test_a_kep_number_disagreeing_with_its_directory_loses_to_it(tree):
+    """keps/sig-node/2043-pod-resource-concrete-assigments/kep.yaml says `kep-number: 1884` (a copy-paste slip):
+    the KEP is 2043, with a warning naming both."""
+    relative = "keps/sig-node/2043-pod-resource-concrete-assigments/kep.yaml"
+    (tree / relative).parent.mkdir(parents=True)
+    (tree / relative).write_text(
+        "title: Pod resources\nkep-number: 1884\nowning-sig: sig-node\nauthors: ['@a']\nstatus: implemented\n"
+    )
+
+    out, err = run(tree)
+
+    assert err == ""
+    assert (
+        f"warning: {relative}: kep-number: 1884 differs from the directory's number 2043; using the directory's" in out
+    )
+    assert Kep.objects.filter(number=2043, source_path=relative).exists()
+    assert not Kep.objects.filter(number=1884).exists()
+
+
 def test_a_date_named_kep_without_a_number_still_fails_the_import(tree):
     """An old date-named folder (before KEP numbers) holds a KEP that should have imported: exit 1, named."""
     relative = "keps/sig-network/20200103-mixed-protocol-lb/kep.yaml"
@@ -361,7 +393,8 @@ def test_files_that_are_not_regular_are_skipped_unread(tree):
 
     assert error.returncode == 1
     assert err.splitlines() == [
-        "skipped: keps/sig-node/9994-zero/kep.yaml: not a regular file (a character device); not read",
+        "skipped: keps/sig-node/9994-zero/kep.yaml: a symbolic link to /dev/zero, outside the folder imported; "
+        "not read",
         "skipped: keps/sig-node/9995-fifo/kep.yaml: not a regular file (a FIFO); not read",
     ]
     assert "10 files read: 8 created, 0 updated, 0 unchanged, 2 skipped" in out

@@ -95,12 +95,23 @@ def test_exit_codes(repo, tmp_path):
     with pytest.raises(CommandError) as usage:
         run(tmp_path / "plain")
     assert usage.value.returncode == 2
-    repo.commit({"keps/sig-node/0000-draft/kep.yaml": kep_yaml(None)}, date="2022-02-01T00:00:00Z")
+    # Drafts waiting for their number (0000-, NNNN-) are listed with -v 2, not skipped: exit 0.
+    repo.commit(
+        {"keps/sig-node/0000-draft/kep.yaml": kep_yaml(None), "keps/sig-node/NNNN-draft/kep.yaml": kep_yaml(None)},
+        date="2022-02-01T00:00:00Z",
+    )
+    out, err = StringIO(), StringIO()
+    call_command("import_keps", "--history", str(repo.root), stdout=out, stderr=err, verbosity=2)
+    assert err.getvalue() == ""
+    assert "not a KEP yet: keps/sig-node/0000-draft/kep.yaml@" in out.getvalue()
+    assert "not a KEP yet: keps/sig-node/NNNN-draft/kep.yaml@" in out.getvalue()
+    # A file named by no number anywhere outside a draft folder is skipped: exit 1.
+    repo.commit({"keps/sig-node/grpc-probe/kep.yaml": kep_yaml(None)}, date="2022-03-01T00:00:00Z")
     err = StringIO()
     with pytest.raises(CommandError) as skipped:
         call_command("import_keps", "--history", str(repo.root), stdout=StringIO(), stderr=err)
     assert skipped.value.returncode == 1
-    assert "skipped: keps/sig-node/0000-draft/kep.yaml@" in err.getvalue()
+    assert "skipped: keps/sig-node/grpc-probe/kep.yaml@" in err.getvalue()
     assert KepPlanChange.objects.count() == 2
 
 

@@ -69,11 +69,13 @@ def test_multi_document_blob_reads_its_first_mapping():
     assert "several YAML documents" in warnings[0]
 
 
-def test_number_falls_back_to_the_directory_and_kep_number_wins_over_it():
+def test_number_falls_back_to_the_directory_and_the_directory_wins_over_kep_number():
     plan, counts, _ = plan_of(kep_yaml(None, latest="1.27"))
     assert (plan.number, counts.number_from_directory) == (1287, 1)
+    # keps/sig-node/2043-pod-resource-concrete-assigments/kep.yaml says 1884: the directory's number is the KEP's.
     plan, counts, warnings = plan_of(kep_yaml(4242, latest="1.27"))
-    assert (plan.number, counts.number_disagrees_with_directory) == (4242, 1)
+    assert (plan.number, counts.number_disagrees_with_directory) == (1287, 1)
+    assert "4242 differs from the directory's number 1287; using the directory's 1287" in warnings[0]
 
 
 def test_an_unnumbered_draft_is_skipped_naming_the_file():
@@ -166,10 +168,11 @@ def test_a_duplicate_number_follows_one_file(tmp_path):
     revisions, counts, report = history(tmp_path)
     assert [(r.path, r.plan.target) for r in revisions] == [(node, "1.27"), (apps, "1.29")]
     assert counts.duplicate_numbers == 1
-    assert counts.skipped_unnumbered == 2
-    assert sorted(failure.source.split("@")[0] for failure in report.skipped) == [
-        "keps/sig-apps/0000-b/kep.yaml",
-        "keps/sig-node/0000-a/kep.yaml",
+    # Unnumbered drafts are no KEP yet: listed with -v 2, not skipped.
+    assert (counts.skipped_unnumbered, counts.drafts, report.skipped) == (0, 2, [])
+    assert sorted(note.split("@")[0] for level, note in report.notes if level == 2) == [
+        "not a KEP yet: keps/sig-apps/0000-b/kep.yaml",
+        "not a KEP yet: keps/sig-node/0000-a/kep.yaml",
     ]
 
 

@@ -145,10 +145,10 @@ def test_no_number_anywhere_skips_the_file():
     assert str(exc.value).startswith("keps/sig-node/grpc-probe/kep.yaml: kep-number: ")
 
 
-def test_number_differing_from_directory_keeps_the_field_and_warns():  # sig-node/2043-... says 1884
+def test_number_differing_from_directory_takes_the_directorys_and_warns():  # sig-node/2043-... says 1884
     record = kep(directory="2043-pod-resource-concrete-assigments")
-    assert record.number == 2727
-    assert "differs from the directory's number 2043" in record.warnings[0]
+    assert record.number == 2043
+    assert "2727 differs from the directory's number 2043; using the directory's 2043" in record.warnings[0]
 
 
 @pytest.mark.parametrize(
@@ -219,7 +219,8 @@ def test_replaced_copy_loses_to_the_live_kep_whatever_the_order():
 
 def test_two_live_claims_prefer_the_matching_directory_then_path():
     right = kep(source_path="keps/sig-b/2727-grpc-probe/kep.yaml")
-    wrong_dir = kep(directory="2043-other", source_path="keps/sig-a/2043-other/kep.yaml")
+    # A folder named by date (before KEP numbers) keeps the field's number, but does not match it.
+    wrong_dir = kep(directory="20190603-grpc", source_path="keps/sig-a/20190603-grpc/kep.yaml")
     assert choose_kep_records([wrong_dir, right])[0] == [right]
     first = kep(source_path="keps/sig-a/2727-grpc-probe/kep.yaml")
     assert choose_kep_records([right, first])[0] == [first]

@@ -37,15 +37,15 @@ def run_import(*chunks, prr=(), contested=()):
 
 
 def test_a_copy_written_early_is_replaced_whole_by_the_winner_found_later():
-    """A kep-number that disagrees with its directory cannot be foreseen as a duplicate: the copy seen first is
-    written, and the live KEP found later takes its place, lists and gates included."""
+    """A kep.yaml in a folder named by date (no number of its own) cannot be foreseen as a duplicate: the copy seen
+    first is written, and the live KEP found later takes its place, lists and gates included."""
     moved = record("2727-grpc-probe", sig="sig-apps", status="replaced", authors=("@old",), gates=("OldGate",))
-    live = record("9999-grpc-probe-v2", number=2727, authors=("@new", "@other"), gates=("NewGate",))
+    live = record("20190603-grpc-probe-v2", number=2727, authors=("@new", "@other"), gates=("NewGate",))
 
     result = run_import([moved], [live])
 
     kep = Kep.objects.get(number=2727)
-    assert (kep.owning_sig.slug, kep.status, kep.slug) == ("sig-node", "implementable", "9999-grpc-probe-v2")
+    assert (kep.owning_sig.slug, kep.status, kep.slug) == ("sig-node", "implementable", "20190603-grpc-probe-v2")
     assert sorted(kep.authors.values_list("github", flat=True)) == ["new", "other"]
     assert list(FeatureGate.objects.values_list("name", flat=True)) == ["NewGate"]
     assert result.outcomes == {moved.source_path: "unchanged", live.source_path: "created"}

@@ -27,14 +27,14 @@ DATA = __import__("pathlib").Path(__file__).parent / "data" / "release_files"
 
 @pytest.fixture
 def releases_dir(upstream_dir, tmp_path):
-    """The shared release directories, linked file by file, without the READMEs of before 1.19: their shapes are
+    """The shared release directories, copied file by file, without the READMEs of before 1.19: their shapes are
     the schedule parser's (tests/releases/test_import_schedule.py), and these tests count the other files."""
     tree = tmp_path / "releases"
     for path in sorted((upstream_dir / "sig-release" / "releases").glob("release-*/*")):
         if path.name == "README.md" and int(path.parent.name.split(".")[1]) < 19:
             continue
         (tree / path.parent.name).mkdir(parents=True, exist_ok=True)
-        (tree / path.parent.name / path.name).symlink_to(path)
+        shutil.copyfile(path, tree / path.parent.name / path.name)
     return tree
 
 
@@ -100,14 +100,14 @@ def test_a_sheet_row_whose_note_moves_it_to_a_later_milestone_did_not_ship(impor
     # 1.12's sheet has all 38 rows "Tracked", but #575's note says "Looks like this is now in the 1.13 milestone".
     moved = TrackedEnhancement.objects.get(release__version="1.12", kep__number=575)
     assert moved.status == EnhancementStatus.REMOVED
-    shipped = TrackedEnhancement.objects.filter(release__version="1.12", status=EnhancementStatus.DONE).count()
-    assert shipped == TrackedEnhancement.objects.filter(release__version="1.12").count() - 1
+    # The others are "Tracked": tracked, not recorded as shipped (the sheet has no outcome for them).
+    statuses = TrackedEnhancement.objects.filter(release__version="1.12").exclude(pk=moved.pk)
+    assert set(statuses.values_list("status", flat=True)) == {EnhancementStatus.TRACKED_CODE}
     call_command("compute_stats", "1.12", verbosity=0)
     html = client.get("/releases/1.12/").content.decode()
     assert "100 %" not in html
-    # Tracked at the enhancements freeze (the sheet says "Tracked"), gone by release day: 37 of 38 shipped.
     stats = ReleaseStats.objects.get(release__version="1.12", sig__isnull=True)
-    assert (stats.tracked, stats.done) == (38, 37)
+    assert (stats.done, stats.outcome_not_recorded) == (0, 37)
 
 
 def test_an_exception_of_a_catalogued_kep_is_on_its_board_row_with_derived_history(imported):
@@ -268,3 +268,57 @@ def test_a_date_free_request_of_a_release_without_dates_is_one_warning(tmp_path)
     assert status == 0
     assert f"{folder / 'exceptions.yaml'}:2: KEP-22: no date given, and v1.10 has no date for its freeze" in out
     assert not EnhancementException.objects.exists()
+
+
+ROSTER_MOVED = (
+    "# MOVED to https://github.com/kubernetes/sig-release/blob/master/releases/release-1.20/release_team.md\n"
+)
+ROSTER_1_20 = (
+    "| Role | Lead | Shadows |\n| --- | --- | --- |\n"
+    "| Lead | Jeremy Rickard ([@jeremyrickard](https://github.com/jeremyrickard)) |"
+    " Savitha Raghunathan ([@savitharaghunathan](https://github.com/savitharaghunathan)) |\n"
+)
+ROSTER_1_8 = (
+    "|  **Role** | **Name** (**GitHub/Slack ID**)  | **Shadow Name(s) (GitHub/Slack ID), ...**\n"
+    "|  ------ | ------ | ------ |\n"
+    "|  Lead | Jaice Singer DuMars (jdumars) | |\n"
+    "|  Test Infra | Sen Lu (krzyzacy) | Aaron Crickenberger (spiffxp) |\n"
+)
+
+
+def test_a_moved_roster_is_read_from_the_file_it_names_and_1_8s_bare_handles_import(tmp_path):
+    """1.20's release-team.md is only "MOVED to …/release_team.md": that file of the same folder is the roster.
+    1.7's and 1.8's release_team.md name "Name (handle)": imported, exit 0."""
+    (tmp_path / "release-1.20").mkdir()
+    (tmp_path / "release-1.20" / "release-team.md").write_text(ROSTER_MOVED)
+    (tmp_path / "release-1.20" / "release_team.md").write_text(ROSTER_1_20)
+    (tmp_path / "release-1.8").mkdir()
+    (tmp_path / "release-1.8" / "release_team.md").write_text(ROSTER_1_8)
+
+    status, out, err = run(tmp_path, verbosity=2)
+
+    assert (status, err) == (0, ""), err
+    assert "release-1.20/release-team.md: moved to release_team.md; release_team.md read instead" in out
+    team = set(ReleaseTeamMember.objects.values_list("release__version", "person__github", "is_shadow"))
+    assert team == {
+        ("1.20", "jeremyrickard", False),
+        ("1.20", "savitharaghunathan", True),
+        ("1.8", "jdumars", False),
+        ("1.8", "krzyzacy", False),
+        ("1.8", "spiffxp", True),
+    }
+
+
+def test_a_moved_roster_whose_file_is_missing_or_outside_is_one_skip_line(tmp_path):
+    (tmp_path / "release-1.20").mkdir()
+    (tmp_path / "release-1.20" / "release-team.md").write_text(ROSTER_MOVED)
+    status, _, err = run(tmp_path)
+    assert status == 1
+    assert f"skipped: {tmp_path / 'release-1.20' / 'release-team.md'}:1: the roster moved to release_team.md" in err
+    # The pointer is never followed out of the folder: a link there to another folder's roster is refused.
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.md"
+    outside.write_text(ROSTER_1_20)
+    (tmp_path / "release-1.20" / "release_team.md").symlink_to(outside)
+    status, _, err = run(tmp_path)
+    assert status == 1 and "outside the folder imported; not read" in err
+    assert not ReleaseTeamMember.objects.exists()

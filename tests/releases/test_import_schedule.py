@@ -259,10 +259,15 @@ def test_a_readme_that_is_not_a_regular_file_is_skipped_with_one_line(releases_d
     with fifo_with_a_writer(tmp_path / "release-1.41" / "README.md", text):
         status, out, err = run(tmp_path)
     assert status == 1
-    assert "release-1.40/README.md: not a regular file (a character device); not read" in err
+    # Found in the folder, the link leads out of it: refused before anything is opened.
+    assert "release-1.40/README.md: a symbolic link to /dev/zero, outside the folder imported; not read" in err
     assert "release-1.41/README.md: not a regular file (a FIFO); not read" in err
     assert "3 files read" in out and "2 skipped" in out
     assert list(Release.objects.values_list("version", flat=True)) == ["1.24"]
+    # Named on its own, the link is followed (the person chose the file) and the device is refused unread.
+    status, out, err = run(tmp_path / "release-1.40" / "README.md")
+    assert status == 1
+    assert "release-1.40/README.md: not a regular file (a character device); not read" in err
 
 
 SMALL_SCHEDULE = "# Kubernetes {version}\n\n- **Friday 6th February {year}**: Week 5 - Code Freeze\n"

@@ -11,6 +11,7 @@ one named "NNN: …": no KEP-less feature, and its figures stay 38 tracked, 37 s
 
 import csv
 import io
+import shutil
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -39,13 +40,13 @@ def run(*args, **options) -> tuple[int, str]:
 
 @pytest.fixture
 def sheets(upstream_dir, tmp_path):
-    """v1.4's and v1.12's release directories as shared (README, features.csv), linked file by file."""
+    """v1.4's and v1.12's release directories as shared (README, features.csv), copied file by file."""
     tree = tmp_path / "releases"
     for minor in (4, 12):
         folder = tree / f"release-1.{minor}"
         folder.mkdir(parents=True)
         for path in (upstream_dir / "sig-release" / "releases" / f"release-1.{minor}").iterdir():
-            (folder / path.name).symlink_to(path)
+            shutil.copyfile(path, folder / path.name)
     return tree
 
 
@@ -62,7 +63,10 @@ def test_every_row_of_the_1_4_sheet_is_tracked_the_two_without_issue_by_name(imp
     assert rows.count() == 28
     kepless = rows.filter(kep__isnull=True)
     assert sorted(kepless.values_list("feature_name", flat=True)) == KEPLESS_1_4
-    assert set(kepless.values_list("source", "status")) == {(TrackedSource.FEATURE_SHEET, EnhancementStatus.DONE)}
+    # 1.4's sheet has no status column: it lists what was tracked; what shipped is not recorded.
+    assert set(kepless.values_list("source", "status")) == {
+        (TrackedSource.FEATURE_SHEET, EnhancementStatus.TRACKED_CODE)
+    }
     assert dict(kepless.values_list("feature_name", "sig__slug")) == {
         "Simplified turn up": "sig-multicluster",
         "Google ContainerVM Image": "sig-node",
@@ -80,9 +84,11 @@ def test_every_row_of_the_1_4_sheet_is_tracked_the_two_without_issue_by_name(imp
 
 def test_the_figures_of_1_4_and_1_12_count_the_kepless_features(imported, client):
     v14 = ReleaseStats.objects.get(release__version="1.4", sig__isnull=True)
-    assert (v14.tracked, v14.done, v14.removed) == (28, 28, 0)
+    # Neither sheet records what shipped (1.4 has no status column, 1.12 says "Tracked"): nothing counts as done,
+    # and every row the release is over for says its outcome is not recorded.
+    assert (v14.tracked, v14.done, v14.removed) == (28, 0, 0)
     funnel = {step["step"]: step["count"] for step in v14.funnel}
-    assert (funnel["opted_in"], funnel["shipped"]) == (28, 28)
+    assert (funnel["opted_in"], funnel["shipped"]) == (28, 0)
     assert v14.counts["stage"] == {"alpha": 15, "beta": 9, "stable": 4}
     by_sig = dict(
         ReleaseStats.objects.filter(release__version="1.4", sig__isnull=False).values_list("sig__slug", "tracked")
@@ -90,18 +96,15 @@ def test_the_figures_of_1_4_and_1_12_count_the_kepless_features(imported, client
     assert (by_sig["sig-multicluster"], by_sig["sig-node"]) == (7, 8)
     # 1.12's sheet names an issue on every row: nothing KEP-less to add.
     v112 = ReleaseStats.objects.get(release__version="1.12", sig__isnull=True)
-    assert (v112.tracked, v112.done) == (38, 37)
-    # The /releases/ table's CSV and chart read the same figures; no freeze of 1.4 is dated, so its 28 are what it
-    # lists and shipped, not a count tracked at an enhancements freeze (its page says "—", 28 listed).
-    assert v14.tracked_at_freeze is None and v112.tracked_at_freeze == 38
+    assert v112.done == 0 and v112.counts["status"]["removed_from_milestone"] == 1
+    # The /releases/ table's CSV reads the same figures: no rate, and how many outcomes are not recorded.
+    assert v14.tracked_at_freeze is None
     response = client.get("/releases/?_export=csv")
-    rows = {r["Version"]: (r["Tracked"], r["Done"]) for r in csv.DictReader(io.StringIO(response.content.decode()))}
-    assert (rows["1.4"], rows["1.12"]) == (("", "28"), ("38", "37"))
-    from releases import selectors
-
-    chart = selectors.release_chart_data(releases=list(selectors.release_list()))
-    at = chart.labels.index("1.4")
-    assert (chart.tracked[at], chart.done[at]) == (None, 28)
+    rows = {
+        r["Version"]: (r["Merge rate"], r["Outcome not recorded"])
+        for r in csv.DictReader(io.StringIO(response.content.decode()))
+    }
+    assert (rows["1.4"], rows["1.12"]) == (("", "28"), ("", "37"))
 
 
 def test_release_page_board_and_list_show_them_after_the_keps(imported, client):
@@ -131,7 +134,7 @@ def test_the_api_lists_them_with_kep_null_and_their_name(imported, client):
     assert [(row["kep"], row["feature_name"]) for row in results[-2:]] == [(None, name) for name in KEPLESS_1_4]
     assert all(row["kep"] is not None and row["feature_name"] is None for row in results[:-2])
     assert results[-1]["kep_title"] is None and results[-1]["sig"] == "sig-multicluster"
-    assert results[-1]["status"] == EnhancementStatus.DONE
+    assert results[-1]["status"] == EnhancementStatus.TRACKED_CODE
     changes = client.get("/api/v1/status-changes/", {"release": "1.4"}).json()["results"]
     assert sum(1 for change in changes if change["kep"] is None) == 2
 
@@ -160,19 +163,51 @@ def test_a_kepless_row_the_sheet_marks_gone_left_the_release_and_one_without_sig
         tmp_path,
         "1.7",
         "Feature Name,Feature Status,Stage,SIG,Assignee\n"
-        "Shipped thing,Tracked,Beta,node,alice\n"
+        "Shipped thing,Merged,Beta,node,alice\n"
         "Dropped thing,Removed,Alpha,node,bob\n"
-        "Orphan thing,Tracked,Alpha,,carol\n",
+        "Orphan thing,Tracked,Alpha,,carol\n"
+        "Planned thing,Planned,Alpha,node,dave\n"
+        "Busy thing,In Progress,Alpha,node,erin\n",
     )
     status, out = run(folder, verbosity=2)
     assert status == 0
     assert "'Orphan thing': no issue and no SIG to file it under; kept as a sheet row only" in out
     rows = dict(TrackedEnhancement.objects.filter(release__version="1.7").values_list("feature_name", "status"))
-    assert rows == {"Shipped thing": EnhancementStatus.DONE, "Dropped thing": EnhancementStatus.REMOVED}
+    # "Planned" and "In Progress" (as 1.11 marks 24 features) were tracked; they are not shipped.
+    assert rows == {
+        "Shipped thing": EnhancementStatus.DONE,
+        "Dropped thing": EnhancementStatus.REMOVED,
+        "Planned thing": EnhancementStatus.TRACKED_CODE,
+        "Busy thing": EnhancementStatus.TRACKED_CODE,
+    }
     assert FeatureSheetRow.objects.get(name="Orphan thing").tracked_enhancement is None
     release_stats_compute()
     stats = ReleaseStats.objects.get(release__version="1.7", sig__isnull=True)
     assert (stats.done, stats.removed) == (1, 1)
+
+
+def test_a_row_a_former_import_counted_shipped_is_corrected_when_the_sheet_records_no_outcome(tmp_path):
+    """Imports before this rule counted every sheet row shipped. Re-imported, a row whose status says nothing
+    of an outcome is tracked again: the old claim superseded in its history (kept, struck through), not edited."""
+    from releases.models import EnhancementStatusChange
+
+    SigFactory(slug="sig-node")
+    folder = _sheet(tmp_path, "1.7", "Feature Name,Feature Status,Stage,SIG\nThing,Merged,Beta,node\n")
+    assert run(folder)[0] == 0
+    row = TrackedEnhancement.objects.get(feature_name="Thing")
+    assert row.status == EnhancementStatus.DONE
+    (folder / "features.csv").write_text("Feature Name,Feature Status,Stage,SIG\nThing,In Progress,Beta,node\n")
+
+    status, out = run(folder, verbosity=2)
+
+    assert status == 0
+    assert "done corrected to tracked_code (no outcome in the sheet)" in out
+    row.refresh_from_db()
+    assert row.status == EnhancementStatus.TRACKED_CODE
+    current = list(row.history.values_list("to_status", "assumed"))
+    assert current == [(EnhancementStatus.TRACKED_CODE, True)]
+    assert EnhancementStatusChange.all_objects.filter(tracked_enhancement=row).count() == 2
+    assert run(folder)[0] == 0 and row.history.count() == 1  # a second run changes nothing
 
 
 def test_one_row_per_release_and_name_and_a_row_names_a_kep_or_a_feature():

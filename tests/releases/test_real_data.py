@@ -202,24 +202,26 @@ def test_a_release_over_with_no_date_shows_no_progress_and_no_invented_freeze_co
     release_stats_compute()
     html = client.get("/releases/1.4/").content.decode()
     section = html.split('id="stats"')[1].split("</section>")[0]
-    # Released (1.8 is out), so not "so far"; its sheet lists 28 shipped (26 KEPs and 2 features naming no issue),
-    # but no freeze of 1.4 is recorded.
+    # Released (1.8 is out), so not "so far"; its sheet lists 28 tracked (26 KEPs and 2 features naming no issue)
+    # with no status column, so what shipped is not recorded, and no freeze of 1.4 is recorded.
     assert "so far" not in section and "is released" not in section
     assert "100 %" not in section and "ahead" not in section
     assert "no freeze of v1.4 is recorded" in section and section.count("not recorded") >= 3
     stats = ReleaseStats.objects.get(release__version="1.4", sig__isnull=True)
-    assert (stats.in_cycle, stats.merge_rate, stats.done) == (False, None, 28)
+    assert (stats.in_cycle, stats.merge_rate, stats.done, stats.outcome_not_recorded) == (False, None, 0, 28)
 
 
 def test_v1_12_counts_the_sheet_row_that_moved_to_1_13_as_tracked_and_not_shipped(client, every_release_file):
     # With 1.12's README the enhancements freeze (1 Aug 2018) is known; #575 was "Tracked" then and its note moves
-    # it to 1.13: 37 of 38 shipped, not 37 of 37.
+    # it to 1.13: not shipped. The other 37 are "Tracked" too, and the sheet records no outcome for them: none is
+    # counted shipped, and no merge rate is claimed (not 37 of 38, not 0 %).
     release_stats_compute()
     stats = ReleaseStats.objects.get(release__version="1.12", sig__isnull=True)
-    assert (stats.tracked, stats.done) == (38, 37)
-    assert stats.merge_rate == pytest.approx(37 / 38)
-    assert "97 %" in client.get("/releases/1.12/").content.decode()
-    # The sheet does not say where its 37 shipped rows stood at code freeze: "not recorded", not "1 still in".
+    assert (stats.done, stats.removed, stats.outcome_not_recorded) == (0, 1, 37)
+    assert stats.merge_rate is None
+    html = client.get("/releases/1.12/").content.decode()
+    assert "97 %" not in html and "0 %" not in html
+    # The sheet does not say where its 37 rows stood at code freeze: "not recorded", not "1 still in".
     code_freeze = next(step for step in stats.funnel if step["step"] == "code_freeze")
     assert (code_freeze["count"], code_freeze.get("unknown")) == (1, 37)
 

@@ -403,3 +403,133 @@ def test_any_file_in_either_shape_gives_back_every_request(requests, mapping, st
     ]
     assert got == want
     assert len({r.key for r in parsed.requests}) == len(parsed.requests)
+
+
+# -- shapes of 1.3, 1.7/1.8, 1.19 and 1.20 (issue: every importer exits 0 on the upstream as it is) ---------------
+
+EXCEPTIONS_1_19 = """\
+# Enhancement Freeze Exceptions Requested in 1.19
+
+enhancementFreeze:
+- name: "Configure FQDN as Hostname for Pods"
+  issue: 1797
+  date_requested: 2020-05-20
+  date_reviewed: 2020-05-21
+  thread: https://groups.google.com/g/kubernetes-release-team/c/1xiCWxchTEk
+  pull_requests:
+  - https://github.com/kubernetes/enhancements/pull/1792
+  status: Approved
+- name: "Speed up recursive SELinux label change"
+  issue: 1710
+  date_requested: 2020-05-20
+  date_reviewed: 2020-05-22
+  thread: https://groups.google.com/g/kubernetes-release-team/c/TufU2Jc85nQ
+  pull-requests:
+  - https://github.com/kubernetes/enhancements/pull/1621
+  status: Approved
+- name: "SCTP support for Services, Pod, Endpoint, and NetworkPolicy"
+  issue: 614
+  date_requested: 2020-06-02
+  date_reviewed: 2020-06-10
+  pull-requests:
+  - https://github.com/kubernetes/kubernetes/pull/88932
+  - https://github.com/kubernetes/kubernetes/pull/88196
+  status: Approved
+
+# Code Freeze Exceptions Requested in 1.19
+
+codeFreeze:
+- name: "Disable AcceleratorUsage Metrics"
+  issue: 1867
+  date_requested: 2020-07-09
+  date_reviewed: 2020-07-22
+  pull-requests:
+  - https://github.com/kubernetes/kubernetes/pull/91930
+  status: Approved
+"""
+
+
+def test_exceptions_of_1_19_spell_pull_requests_with_a_hyphen_at_the_keys_indentation():
+    """The file is valid YAML (the items sit at the key's own indentation); five of its six requests write
+    `pull-requests:`: every request is read, with its PRs, and nothing is reported."""
+    parsed = parse_exceptions(EXCEPTIONS_1_19)
+    assert (parsed.problems, parsed.warnings) == ([], [])
+    assert [(r.kep_number, r.freeze, len(r.pull_requests)) for r in parsed.requests] == [
+        (1797, Freeze.ENHANCEMENTS, 1),
+        (1710, Freeze.ENHANCEMENTS, 1),
+        (614, Freeze.ENHANCEMENTS, 2),
+        (1867, Freeze.CODE, 1),
+    ]
+
+
+ROSTER_1_7 = """\
+|  **Role** | **Name** (**GitHub/Slack ID**)  | **Shadow Name(s) (GitHub/Slack ID), ...**
+|  ------ | ------ | ------ |
+|  Lead | Dawn Chen (dchen1107) | Maru Newby (marun) |
+|  Secondary | Caleb Miles (calebamiles)| |
+|  Features |Ihor Dvoretskyi (idvoretskyi) | |
+|  Test Infra | Sen Lu (krzyzacy) | | |
+|  Upgrade Testing / CI Signal| Eric Chiang (ericchiang) | |
+|  Docs | Steve Perry (steveperry-53) | Zach Corleissen (zcorleissen) |
+"""
+
+
+def test_roster_of_1_7_and_1_8_names_bare_handles_in_parentheses():
+    roster = parse_roster(ROSTER_1_7)
+    assert roster.warnings == []
+    assert [(r.role, [(m.handle, m.name, m.is_shadow) for m in r.members]) for r in roster.roles] == [
+        (ReleaseRoleKind.LEAD, [("dchen1107", "Dawn Chen", False), ("marun", "Maru Newby", True)]),
+        (ReleaseRoleKind.OTHER, [("calebamiles", "Caleb Miles", False)]),
+        (ReleaseRoleKind.ENHANCEMENTS, [("idvoretskyi", "Ihor Dvoretskyi", False)]),
+        (ReleaseRoleKind.OTHER, [("krzyzacy", "Sen Lu", False)]),
+        (ReleaseRoleKind.SIGNAL, [("ericchiang", "Eric Chiang", False)]),
+        (ReleaseRoleKind.DOCS, [("steveperry-53", "Steve Perry", False), ("zcorleissen", "Zach Corleissen", True)]),
+    ]
+
+
+def test_a_roster_that_only_says_it_moved_names_the_file():
+    from releases.importers.roster import RosterMoved
+
+    text = "# MOVED to https://github.com/kubernetes/sig-release/blob/master/releases/release-1.20/release_team.md\n"
+    with pytest.raises(RosterMoved) as moved:
+        parse_roster(text)
+    assert (moved.value.target, moved.value.line) == ("release_team.md", 1)
+
+
+def test_sheet_of_1_3_has_fourteen_features_though_wc_counts_thirteen_rows():
+    """v1.3's features.csv (CRLF, no newline after its last row) lists 14 features: `wc -l` counts 14 line ends,
+    the header's among them, which reads as 13. Every row is a feature, the last one too."""
+    header = "Item,Stage,Status,SIG,Proposal link,Dev Lead,Assignee,Entity,Docs,Docs ETA,PRs"
+    rows = [
+        f"Feature {n},Alpha,Merged,Node,https://github.com/kubernetes/kubernetes/pull/{n},a,b,Google,N/A,-,-"
+        for n in range(14)
+    ]
+    text = "\r\n".join([header, *rows])
+    assert text.count("\n") == 14
+    assert len(parse_features(text).features) == 14
+
+
+def test_a_sheet_records_shipped_only_where_its_status_says_so():
+    """1.11's sheet marks 10 features "Planned" and 14 "In Progress", beside an empty "Merged" column: tracked,
+    none recorded as shipped. 1.3's "Merged" is shipped; a "Merged" column saying yes is too."""
+    text = (
+        "Maintainer(s):,,,,\n ,,, ,\n"
+        "Feature Name,Feature Status,Stage Status,Stage,SIG,Merged\n"
+        "213: Provide RunAsGroup,Planned,Graduating,Alpha,node,\n"
+        "265: IPVS,In Progress,Graduating,Stable,network,\n"
+        "279: Limit node access,Tracked,Graduating,Beta,auth,\n"
+        "281: Dynamic Kubelet Configuration,In Progress,Graduating,Beta,node,yes\n"
+        "284: Resizing PVs,Merged,Graduating,Beta,storage,\n"
+        "285: Not this one,Not merged,Graduating,Beta,storage,\n"
+    )
+    sheet = parse_features(text)
+    assert sheet.has_status
+    assert [(f.number, f.shipped) for f in sheet.features] == [
+        (213, None),
+        (265, None),
+        (279, None),
+        (281, True),
+        (284, True),
+        (285, None),
+    ]
+    assert not parse_features("Feature name,Stage,SIG\nThing,Alpha,SIG-Node\n").has_status
