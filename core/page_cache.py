@@ -42,6 +42,7 @@ The generation, and why writers never wait for each other:
 import hashlib
 import threading
 import time
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import caches
@@ -167,8 +168,24 @@ def _key(request) -> str:
     return "page:" + hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
 
 
+def _wall_clock() -> float:
+    return time.time()
+
+
+_clock: Callable[[], float] = _wall_clock
+
+
+def set_clock(clock: Callable[[], float] | None) -> Callable[[], float]:
+    """Make the cache read the time (seconds since the epoch: a copy's minute and its age) from `clock`; None puts
+    the wall clock back. Returns the clock it replaced, so that a caller (a test holding the minute still) can
+    restore it."""
+    global _clock
+    previous, _clock = _clock, clock or _wall_clock
+    return previous
+
+
 def _minute() -> int:
-    return int(time.time() // 60)
+    return int(_clock() // 60)
 
 
 class PageCacheMiddleware:
@@ -195,7 +212,7 @@ class PageCacheMiddleware:
             response = entry["response"]
             response["X-Page-Cache"] = "hit"
             return response
-        stale = entry is not None and time.time() - entry["stored_at"] <= settings.SIGTRACKER_PAGE_CACHE_STALE_SECONDS
+        stale = entry is not None and _clock() - entry["stored_at"] <= settings.SIGTRACKER_PAGE_CACHE_STALE_SECONDS
         lock = f"{key}:rendering"
         if stale and entry["generation"] == generation:
             # Only the minute turned: the data is the same, so even the request that re-renders the page gets the
@@ -258,7 +275,7 @@ class PageCacheMiddleware:
                 "generation": generation if storable else PROVISIONAL,
                 "read_generation": generation,
                 "minute": minute,
-                "stored_at": time.time(),
+                "stored_at": _clock(),
                 "response": response,
             }
             cache.set(key, entry, settings.SIGTRACKER_PAGE_CACHE_SECONDS)
