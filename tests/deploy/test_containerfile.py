@@ -1,5 +1,6 @@
 """The Containerfile: hadolint finds nothing, and the final stage is what the manifests assume (no container
-runtime runs on these machines, so the image itself is never built here; README "Deploying" says so)."""
+runtime runs on these machines, so the image itself is never built here; docs/operations.md, "Deploying on
+Kubernetes", says so)."""
 
 import re
 import shutil
@@ -64,7 +65,8 @@ CODE_FILES = ("manage.py", "deploy/entrypoint.sh", "deploy/gunicorn.conf.py", "r
 
 
 def test_the_build_context_keeps_env_files_out_wherever_they_are():
-    # README tells operators to fill secrets.env in the repository root; `COPY . .` must never take it into the image.
+    # Operators fill in a secrets.env (docs/operations.md), perhaps in the checkout: `COPY . .` must never take it
+    # into the image.
     rules = dockerignore.load(ROOT)
     for path in SECRET_FILES:
         assert dockerignore.is_excluded(rules, path), path
