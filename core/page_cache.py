@@ -188,6 +188,21 @@ def _minute() -> int:
     return int(_clock() // 60)
 
 
+def _after_close(response, callback: Callable[[], None]) -> None:
+    """Run `callback` once the server has sent `response` and closed it (`HttpResponse.close()`, which every WSGI
+    server and Django's test client call at the end of a request), after the response's own closing."""
+    close, pending = response.close, [callback]
+
+    def close_then_callback():
+        try:
+            close()
+        finally:
+            while pending:  # once, should the response be closed twice
+                pending.pop()()
+
+    response.close = close_then_callback
+
+
 class PageCacheMiddleware:
     """Serves a cached copy of a public page when the data and the minute are the same as when it was made."""
 
@@ -247,9 +262,7 @@ class PageCacheMiddleware:
         # from them. A page not re-rendered now is by the next request that finds this process idle.
         if _background_render.acquire(blocking=False):
             if cache.add(lock, 1, settings.SIGTRACKER_PAGE_CACHE_LOCK_SECONDS):
-                response._resource_closers.append(
-                    lambda: self._revalidate(request, cache, key, generation, minute, lock)
-                )
+                _after_close(response, lambda: self._revalidate(request, cache, key, generation, minute, lock))
             else:
                 _background_render.release()
         return response
