@@ -42,6 +42,7 @@ The generation, and why writers never wait for each other:
 import hashlib
 import threading
 import time
+from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import caches
@@ -167,8 +168,39 @@ def _key(request) -> str:
     return "page:" + hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
 
 
+def _wall_clock() -> float:
+    return time.time()
+
+
+_clock: Callable[[], float] = _wall_clock
+
+
+def set_clock(clock: Callable[[], float] | None) -> Callable[[], float]:
+    """Make the cache read the time (seconds since the epoch: a copy's minute and its age) from `clock`; None puts
+    the wall clock back. Returns the clock it replaced, so that a caller (a test holding the minute still) can
+    restore it."""
+    global _clock
+    previous, _clock = _clock, clock or _wall_clock
+    return previous
+
+
 def _minute() -> int:
-    return int(time.time() // 60)
+    return int(_clock() // 60)
+
+
+def _after_close(response, callback: Callable[[], None]) -> None:
+    """Run `callback` once the server has sent `response` and closed it (`HttpResponse.close()`, which every WSGI
+    server and Django's test client call at the end of a request), after the response's own closing."""
+    close, pending = response.close, [callback]
+
+    def close_then_callback():
+        try:
+            close()
+        finally:
+            while pending:  # once, should the response be closed twice
+                pending.pop()()
+
+    response.close = close_then_callback
 
 
 class PageCacheMiddleware:
@@ -195,7 +227,7 @@ class PageCacheMiddleware:
             response = entry["response"]
             response["X-Page-Cache"] = "hit"
             return response
-        stale = entry is not None and time.time() - entry["stored_at"] <= settings.SIGTRACKER_PAGE_CACHE_STALE_SECONDS
+        stale = entry is not None and _clock() - entry["stored_at"] <= settings.SIGTRACKER_PAGE_CACHE_STALE_SECONDS
         lock = f"{key}:rendering"
         if stale and entry["generation"] == generation:
             # Only the minute turned: the data is the same, so even the request that re-renders the page gets the
@@ -230,9 +262,7 @@ class PageCacheMiddleware:
         # from them. A page not re-rendered now is by the next request that finds this process idle.
         if _background_render.acquire(blocking=False):
             if cache.add(lock, 1, settings.SIGTRACKER_PAGE_CACHE_LOCK_SECONDS):
-                response._resource_closers.append(
-                    lambda: self._revalidate(request, cache, key, generation, minute, lock)
-                )
+                _after_close(response, lambda: self._revalidate(request, cache, key, generation, minute, lock))
             else:
                 _background_render.release()
         return response
@@ -258,7 +288,7 @@ class PageCacheMiddleware:
                 "generation": generation if storable else PROVISIONAL,
                 "read_generation": generation,
                 "minute": minute,
-                "stored_at": time.time(),
+                "stored_at": _clock(),
                 "response": response,
             }
             cache.set(key, entry, settings.SIGTRACKER_PAGE_CACHE_SECONDS)

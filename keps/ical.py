@@ -1,5 +1,5 @@
-"""iCalendar (RFC 5545) feed of one SIG's recurring meetings (`/sigs/<slug>/meetings.ics`), in the style of
-releases/ical.py.
+"""iCalendar (RFC 5545) feed of one SIG's recurring meetings (`/sigs/<slug>/meetings.ics`), written by the site's
+one iCalendar writer (core/ical.py), as releases/ical.py is.
 
 - Each dated meeting (see community/meeting_schedule.py) is one event with an RRULE (weekly, every other week with
   INTERVAL=2, or monthly on the n-th weekday) and a DTSTART in the meeting's own zone (TZID plus its VTIMEZONE), so
@@ -17,10 +17,10 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.utils import timezone
-from icalendar import Calendar, Event
 
 from community.meeting_schedule import meeting_recurrence, meeting_when_text
 from community.models import Sig, SigMeeting
+from core import ical
 
 PRODID = "-//sigtracker//Kubernetes SIG meetings//EN"
 DEFAULT_LENGTH = datetime.timedelta(hours=1)
@@ -40,17 +40,9 @@ def _description(meeting: SigMeeting) -> str:
 
 def sig_meetings_calendar(*, sig: Sig, meetings: Iterable[SigMeeting]) -> bytes:
     """Serialise a SIG's meetings as one VCALENDAR (see the module docstring)."""
-    calendar = Calendar()
-    calendar.add("prodid", PRODID)
-    calendar.add("version", "2.0")
-    calendar.add("calscale", "GREGORIAN")
-    calendar.add("method", "PUBLISH")
-    calendar.add("x-wr-calname", f"{sig.display_name} meetings (sigtracker)")
-    calendar.add("refresh-interval", datetime.timedelta(days=1), parameters={"VALUE": "DURATION"})
-    calendar.add("x-published-ttl", "P1D")
-    stamp = timezone.now().astimezone(datetime.UTC).replace(microsecond=0)
+    stamp = timezone.now()
     domain = _uid_domain()
-    undated = []
+    events, undated = [], []
     for meeting in meetings:
         recurrence = meeting_recurrence(meeting)
         title = meeting.description or "SIG meeting"
@@ -58,24 +50,33 @@ def sig_meetings_calendar(*, sig: Sig, meetings: Iterable[SigMeeting]) -> bytes:
             undated.append(f"{title}: {meeting_when_text(meeting) or 'when is not given'}")
             continue
         start = recurrence.first.replace(tzinfo=zoneinfo.ZoneInfo(meeting.tz))
-        event = Event()
-        event.add("uid", f"sig-meeting-{sig.slug}-{meeting.position}@{domain}")
-        event.add("dtstamp", stamp)
-        event.add("summary", f"{sig.display_name}: {title}")
-        event.add("dtstart", start)
-        event.add("dtend", start + DEFAULT_LENGTH)
         rule = {"freq": recurrence.freq, "byday": recurrence.byday}
         if recurrence.interval > 1:
             rule["interval"] = recurrence.interval
-        event.add("rrule", rule)
-        event.add("description", _description(meeting))
-        if meeting.url:
-            event.add("url", meeting.url)
-        calendar.add_component(event)
-    if undated:
-        calendar.add(
-            "x-wr-caldesc",
-            "Not in this calendar, as sigs.yaml does not say which weeks they fall on: " + "; ".join(undated),
+        events.append(
+            ical.event(
+                uid=f"sig-meeting-{sig.slug}-{meeting.position}@{domain}",
+                stamp=stamp,
+                summary=f"{sig.display_name}: {title}",
+                start=start,
+                end=start + DEFAULT_LENGTH,
+                utc=False,  # at its local hour across daylight saving: TZID and the zone's VTIMEZONE
+                rrule=rule,
+                description=_description(meeting),
+                url=meeting.url,
+            )
         )
-    calendar.add_missing_timezones()
-    return calendar.to_ical()
+    calendar = ical.calendar(
+        prodid=PRODID,
+        name=f"{sig.display_name} meetings (sigtracker)",
+        refresh=datetime.timedelta(days=1),
+        published_ttl="P1D",
+        description=(
+            "Not in this calendar, as sigs.yaml does not say which weeks they fall on: " + "; ".join(undated)
+            if undated
+            else ""
+        ),
+    )
+    for event in events:
+        calendar.add_component(event)
+    return ical.to_bytes(calendar)

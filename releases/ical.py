@@ -1,4 +1,4 @@
-"""iCalendar (RFC 5545) feeds of release milestones, written line by line (core/ical.py says why and how).
+"""iCalendar (RFC 5545) feeds of release milestones, written by the site's one writer (core/ical.py).
 
 - Timed milestones have a UTC DTSTART (the `Z` form), so every client shows them in its own zone correctly.
 - All-day milestones are DATE events (DTSTART;VALUE=DATE, DTEND the next day), as the schedule gives no time.
@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.utils import timezone
 from django.utils.text import slugify
+from icalendar import Alarm
 
 from core import ical
 
@@ -44,16 +45,9 @@ def milestone_uid_base(milestone: Milestone) -> str:
     return "-".join(parts)
 
 
-def freeze_alarm(milestone: Milestone) -> list[str]:
-    """The content lines of a reminder on the calendar a day (`ALARM_BEFORE`) before a freeze: a VALARM, to go
-    inside its event."""
-    return [
-        "BEGIN:VALARM",
-        "ACTION:DISPLAY",
-        ical.content_line("DESCRIPTION", ical.text(f"Tomorrow: {milestone_summary(milestone)}")),
-        ical.content_line("TRIGGER", ical.duration(-ALARM_BEFORE)),
-        "END:VALARM",
-    ]
+def freeze_alarm(milestone: Milestone) -> Alarm:
+    """A reminder on the calendar a day (`ALARM_BEFORE`) before a freeze: a VALARM, to go inside its event."""
+    return ical.display_alarm(description=f"Tomorrow: {milestone_summary(milestone)}", before=ALARM_BEFORE)
 
 
 def milestone_summary(milestone: Milestone) -> str:
@@ -82,18 +76,9 @@ def milestones_calendar(*, milestones: Iterable[Milestone], name: str, base_url:
     """
     base_url = (base_url or settings.SIGTRACKER_BASE_URL).rstrip("/")
     domain = _uid_domain()
-    lines = [
-        "BEGIN:VCALENDAR",
-        "VERSION:2.0",
-        ical.content_line("PRODID", ical.text(PRODID)),
-        "CALSCALE:GREGORIAN",
-        "METHOD:PUBLISH",
-        ical.content_line("X-WR-CALNAME", ical.text(name)),
-        # Ask subscribing clients to refresh twice a day, so a moved freeze reaches them quickly.
-        ical.content_line("REFRESH-INTERVAL", ical.duration(datetime.timedelta(hours=12)), value="DURATION"),
-        "X-PUBLISHED-TTL:PT12H",
-    ]
-    stamp = ical.utc(timezone.now())
+    # Subscribing clients are asked to refresh twice a day, so a moved freeze reaches them quickly.
+    cal = ical.calendar(prodid=PRODID, name=name, refresh=datetime.timedelta(hours=12), published_ttl="PT12H")
+    stamp = timezone.now()
     seen: Counter[str] = Counter()
     release_urls: dict[int, str] = {}
     for milestone in milestones:
@@ -106,28 +91,18 @@ def milestones_calendar(*, milestones: Iterable[Milestone], name: str, base_url:
             release_urls[milestone.release_id] = milestone.release.get_absolute_url()
         page_url = f"{base_url}{release_urls[milestone.release_id]}#milestone-{milestone.pk}"
         is_freeze = milestone.kind in FREEZE_KINDS
-        lines += [
-            "BEGIN:VEVENT",
-            ical.content_line("UID", ical.text(f"{uid}@{domain}")),
-            f"DTSTAMP:{stamp}",
-            ical.content_line("SUMMARY", ical.text(milestone_summary(milestone))),
-        ]
-        if milestone.all_day:
-            lines += [
-                f"DTSTART;VALUE=DATE:{ical.date(milestone.date)}",
-                f"DTEND;VALUE=DATE:{ical.date(milestone.date + datetime.timedelta(days=1))}",
-                "TRANSP:TRANSPARENT",
-            ]
-        else:
-            # No DTEND: RFC 5545 §3.6.1 — a DATE-TIME event without one ends when it starts (a deadline instant).
-            lines.append(f"DTSTART:{ical.utc(milestone.at)}")
-        lines += [
-            ical.content_line("DESCRIPTION", ical.text(_description(milestone, page_url))),
-            ical.content_line("URL", page_url),
-            f"CATEGORIES:{'freeze' if is_freeze else 'milestone'}",
-        ]
+        event = ical.event(
+            uid=f"{uid}@{domain}",
+            stamp=stamp,
+            summary=milestone_summary(milestone),
+            # All day: a DATE event to the next day, shown as free time. Timed: a UTC instant with no DTEND.
+            start=milestone.date if milestone.all_day else milestone.at,
+            transparent=milestone.all_day,
+            description=_description(milestone, page_url),
+            url=page_url,
+            categories=["freeze" if is_freeze else "milestone"],
+        )
         if is_freeze:
-            lines += freeze_alarm(milestone)
-        lines.append("END:VEVENT")
-    lines.append("END:VCALENDAR")
-    return ical.calendar_bytes(lines)
+            event.add_component(freeze_alarm(milestone))
+        cal.add_component(event)
+    return ical.to_bytes(cal)

@@ -14,8 +14,8 @@ from django_tables2 import RequestConfig
 from community.meeting_schedule import sig_next_meetings
 from community.models import Sig
 from core.charts import Series, line_bar_chart
+from core.panels import panel_context
 from core.views import PublicListView
-from meetings import selectors as meeting_selectors
 
 from . import selectors, selectors_plans, selectors_published
 from .choices import EnhancementStatus, ReleaseState, StatsSource
@@ -72,8 +72,8 @@ class DashboardView(TemplateView):
             stats=selectors.release_stats_get(release=release),
             open_actions=selectors.retro_action_items(open_only=True, limit=15),
             open_actions_total=selectors.retro_action_item_count(open_only=True),
-            latest_meeting=meeting_selectors.meeting_latest(on_or_before=now.date()),
         )
+        context.update(panel_context("releases:home", now=now, release=release))  # the latest meeting
         return context
 
 
@@ -146,7 +146,6 @@ class ReleaseDetailView(TemplateView):
         previous_retro = _previous_retro_context(release)
         board_counts = selectors.release_board_counts(release=release)
         table = self._enhancements_table(release, board_counts)
-        meetings, meeting_total = meeting_selectors.meetings_between(start=start, end=end, limit=20)
         context.update(
             nav="releases",
             release=release,
@@ -161,8 +160,8 @@ class ReleaseDetailView(TemplateView):
             table=table,
             retros=selectors.retrospective_list(release=release),
             **previous_retro,
-            meetings=meetings,
-            meeting_total=meeting_total,
+            # The cycle's meetings (from the meetings app, above this one).
+            **panel_context("releases:release_detail", release=release, start=start, end=end),
             is_active=release.state == ReleaseState.ACTIVE,
             freeze_plan=selectors_plans.planned_at_freeze(release=release),
         )

@@ -8,9 +8,9 @@ rotation), and the admin shows only its host and last four characters (`url_hint
 Slack's documented answers (https://api.slack.com/messaging/webhooks, "Handling errors"): 200 with the body `ok`;
 `429` with `Retry-After` when rate limited; `404`/`410` with `no_service`, `no_team`, `channel_not_found`,
 `channel_is_archived` or `team_disabled` when the webhook or its channel is gone; `403` with `invalid_token` or
-`action_prohibited` when it was revoked or posting is forbidden; `400` for a payload Slack rejects. Posting uses
-slack-sdk's `WebhookClient` with its own retry handlers: a `429` is retried after the `Retry-After` it names (when
-that is short enough to wait for inside a batch) and a `5xx` after a backoff; what is still failing after
+`action_prohibited` when it was revoked or posting is forbidden; `400` for a payload Slack rejects. A post (httpx) is
+retried as slack-sdk's public retry handlers (`slack_sdk.http_retry`) decide: a `429` after the `Retry-After` it
+names (when that is short enough to wait for inside a batch) and a `5xx` after a backoff; what is still failing after
 that is `transient` (the caller releases the delivery for a later retry), a revoked webhook is `revoked` (the
 caller turns the channel off), anything else is `failed`.
 
@@ -21,17 +21,21 @@ failure); and of an answer only Slack's one-word error codes are kept, never a b
 must not land in `ReminderDelivery.error` or a command's output).
 """
 
+import json
 import re
-import urllib.request
 from dataclasses import dataclass
-from http.client import HTTPException
 
+import httpx
 from django.conf import settings
 from django.utils import timezone
-from slack_sdk.http_retry import RateLimitErrorRetryHandler
-from slack_sdk.http_retry.builtin_handlers import ServerErrorRetryHandler
-from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
-from slack_sdk.webhook import WebhookClient, WebhookResponse
+from slack_sdk.http_retry import (
+    BackoffRetryIntervalCalculator,
+    HttpRequest,
+    HttpResponse,
+    RateLimitErrorRetryHandler,
+    RetryHandler,
+    RetryState,
+)
 
 from .models import SlackWebhook
 from .webhook_urls import encrypt_url, is_webhook_url, url_hint, validate_webhook_url
@@ -72,6 +76,10 @@ _SLACK_CODE = re.compile(r"[a-z_]{1,64}")
 # --- posting --------------------------------------------------------------------------------------------
 
 
+#: Of an answer, at most this much is read (only a one-word error code is ever kept; see the module).
+MAX_ANSWER_BYTES = 64 * 1024
+
+
 class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):
     """slack-sdk's 429 handler (sleeps for `Retry-After`), but only when that wait is short: a longer one would
     hold the whole batch, so the post is answered `transient` and the delivery is retried later by the task."""
@@ -80,8 +88,8 @@ class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):
         super().__init__(max_retry_count=max_retry_count)
         self.max_wait_seconds = max_wait_seconds
 
-    def _can_retry(self, *, state, request, response=None, error=None) -> bool:
-        if not super()._can_retry(state=state, request=request, response=response, error=error):
+    def can_retry(self, *, state, request, response=None, error=None) -> bool:
+        if not super().can_retry(state=state, request=request, response=response, error=error):
             return False
         retry_after = next((v[0] for k, v in response.headers.items() if k.lower() == "retry-after"), "1")
         try:
@@ -90,11 +98,12 @@ class BoundedRateLimitRetryHandler(RateLimitErrorRetryHandler):
             return False
 
 
-class AnyServerErrorRetryHandler(ServerErrorRetryHandler):
-    """slack-sdk's server-error handler (a backoff between attempts) for every 5xx, not only 500 and 503."""
+class AnyServerErrorRetryHandler(RetryHandler):
+    """A backoff between attempts (slack-sdk's own `prepare_for_next_attempt`) for every 5xx: slack-sdk's
+    `ServerErrorRetryHandler` retries only 500 and 503."""
 
-    def _can_retry(self, *, state, request, response=None, error=None) -> bool:
-        return response is not None and response.status_code >= 500
+    def can_retry(self, *, state, request, response=None, error=None) -> bool:
+        return state.current_attempt < self.max_retry_count and response is not None and response.status_code >= 500
 
 
 @dataclass(frozen=True)
@@ -105,40 +114,53 @@ class PostOutcome:
     detail: str = ""
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """A 3xx is answered as it is (an HTTPError), never followed: Slack's webhook does not redirect, and a
-    redirect elsewhere would turn the post into a request to a host nobody validated."""
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        return None
-
-
-class SlackWebhookClient(WebhookClient):
-    """slack-sdk's client, posting through an opener that follows no redirect."""
-
-    def _perform_http_request_internal(self, url: str, req) -> WebhookResponse:
-        opener = urllib.request.build_opener(_NoRedirects(), urllib.request.HTTPSHandler(context=self.ssl))
-        with opener.open(req, timeout=self.timeout) as http_resp:
-            charset = http_resp.headers.get_content_charset() or "utf-8"
-            body = http_resp.read(64 * 1024).decode(charset, errors="replace")
-            return WebhookResponse(url=url, status_code=http_resp.status, body=body, headers=http_resp.headers)
+def retry_handlers() -> list[RetryHandler]:
+    retries = getattr(settings, "SIGTRACKER_SLACK_MAX_RETRIES", 2)
+    return [
+        BoundedRateLimitRetryHandler(
+            max_retry_count=retries,
+            max_wait_seconds=getattr(settings, "SIGTRACKER_SLACK_MAX_RETRY_AFTER_SECONDS", 30),
+        ),
+        AnyServerErrorRetryHandler(
+            max_retry_count=retries, interval_calculator=BackoffRetryIntervalCalculator(backoff_factor=0.5)
+        ),
+    ]
 
 
-def webhook_client(url: str) -> WebhookClient:
-    return SlackWebhookClient(
-        url,
-        timeout=getattr(settings, "SIGTRACKER_SLACK_TIMEOUT_SECONDS", 10),
-        retry_handlers=[
-            BoundedRateLimitRetryHandler(
-                max_retry_count=getattr(settings, "SIGTRACKER_SLACK_MAX_RETRIES", 2),
-                max_wait_seconds=getattr(settings, "SIGTRACKER_SLACK_MAX_RETRY_AFTER_SECONDS", 30),
-            ),
-            AnyServerErrorRetryHandler(
-                max_retry_count=getattr(settings, "SIGTRACKER_SLACK_MAX_RETRIES", 2),
-                interval_calculator=BackoffRetryIntervalCalculator(backoff_factor=0.5),
-            ),
-        ],
+def _post_once(client: httpx.Client, request: HttpRequest) -> HttpResponse:
+    """One POST; redirects are not followed (the client's default: a 3xx is answered as it is, never a request to
+    a host nobody validated), and of the answer at most MAX_ANSWER_BYTES are read."""
+    headers = {name: values[-1] for name, values in request.headers.items()}
+    with client.stream("POST", request.url, content=request.data, headers=headers) as answer:
+        data = bytearray()
+        for chunk in answer.iter_bytes():
+            data += chunk
+            if len(data) >= MAX_ANSWER_BYTES:
+                break
+        headers = {name: answer.headers.get_list(name) for name in answer.headers}
+        return HttpResponse(status_code=answer.status_code, headers=headers, data=bytes(data[:MAX_ANSWER_BYTES]))
+
+
+def _post(url: str, payload: dict) -> HttpResponse:
+    """POST `payload` as JSON, retried as slack-sdk's public retry handlers (`slack_sdk.http_retry`) decide: each is
+    asked `can_retry` of the answer, and the first that says yes waits (`prepare_for_next_attempt`)."""
+    request = HttpRequest(
+        method="POST",
+        url=url,
+        headers={"Content-Type": "application/json;charset=utf-8"},
+        data=json.dumps(payload).encode(),
     )
+    handlers, state = retry_handlers(), RetryState()
+    timeout = getattr(settings, "SIGTRACKER_SLACK_TIMEOUT_SECONDS", 10)
+    with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
+        while True:
+            response = _post_once(client, request)
+            if response.status_code == 200:
+                return response
+            retry = next((h for h in handlers if h.can_retry(state=state, request=request, response=response)), None)
+            if retry is None:
+                return response
+            retry.prepare_for_next_attempt(state=state, request=request, response=response)
 
 
 def webhook_post(*, url: str, text: str, blocks: list[dict]) -> PostOutcome:
@@ -146,10 +168,10 @@ def webhook_post(*, url: str, text: str, blocks: list[dict]) -> PostOutcome:
     if not is_webhook_url(url):  # saved before the rule, or the allowed origin changed since
         return PostOutcome("failed", f"not a Slack incoming-webhook URL ({url_hint(url)}); not posted")
     try:
-        response = webhook_client(url).send(text=text, blocks=blocks)
-    except (OSError, HTTPException) as exc:  # refused, reset, timed out (URLError is an OSError), cut short
+        response = _post(url, {"text": text, "blocks": blocks})
+    except httpx.TransportError as exc:  # refused, reset, timed out, cut short
         return PostOutcome("transient", f"{type(exc).__name__}: {exc}"[:2000])
-    body = (response.body or "").strip()
+    body = (response.data or b"").decode("utf-8", errors="replace").strip()
     code = body if _SLACK_CODE.fullmatch(body) else ""
     detail = f"HTTP {response.status_code}" + (f": {code}" if code else "")
     if response.status_code == 200:

@@ -4,6 +4,8 @@ from django.templatetags.static import static
 from django.urls import include, path
 
 from core import views as core_views
+from keps import urls as keps_urls
+from releases import kep_views
 
 # The 500 page shows the request id (core/logs.py).
 handler500 = "core.views.server_error"
@@ -24,6 +26,7 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("", include("people.urls")),
     path("", include("releases.urls")),
-    path("", include("keps.urls")),
+    # The KEP pages: those of keps, and those whose data the releases own (releases/kep_views.py), one namespace.
+    path("", include((keps_urls.urlpatterns + kep_views.urlpatterns, keps_urls.app_name))),
     path("", include("meetings.urls")),
 ]

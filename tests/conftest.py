@@ -153,12 +153,16 @@ def github_oauth(settings):
 
 
 @pytest.fixture(autouse=True)
-def page_cache_minute_starts_with_the_test(monkeypatch):
+def page_cache_minute_starts_with_the_test():
     """A cached page is stale once the minute turns as well as when the data changes; its key's minute counts from
     the start of each test, so a test expecting a hit on its second request is not handed a stale copy because the
     wall-clock minute turned between them (seen in CI when a first render took seconds). A test that moves the
     clock on, by patching time.time, still turns it."""
+    import time
+
     from core import page_cache
 
-    offset = page_cache.time.time() % 60
-    monkeypatch.setattr(page_cache, "_minute", lambda: int((page_cache.time.time() - offset) // 60))
+    offset = time.time() % 60
+    previous = page_cache.set_clock(lambda: time.time() - offset)
+    yield
+    page_cache.set_clock(previous)

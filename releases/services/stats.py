@@ -361,16 +361,28 @@ _local = threading.local()
 
 
 class _Batch:
-    """Release ids touched inside one transaction, enqueued once when it commits."""
+    """The releases already enqueued by the commit under way, so that each is enqueued once per transaction.
+
+    Our own bookkeeping on Django's public `transaction.on_commit`: every request registers a callback with its own
+    ids, and the callbacks a commit runs (one after another, in this thread) enqueue only what the earlier ones
+    did not. A request whose savepoint or transaction rolled back loses its callback with its ids, as it should.
+    Once a commit has run a callback the batch is spent: the next transaction starts another; a batch no callback
+    ran for (everything rolled back) has enqueued nothing and serves the next transaction as it is.
+    """
 
     def __init__(self):
-        self.ids: set[int] = set()
-        self.flushed = False
-        self.callback = self.flush
+        self.enqueued: set[int] = set()
+        self.started = False
 
-    def flush(self) -> None:
-        self.flushed = True
-        _enqueue(self.ids)
+    def callback(self, ids: set[int]):
+        def flush() -> None:
+            self.started = True
+            new = ids - self.enqueued
+            if new:
+                self.enqueued |= new
+                _enqueue(new)
+
+        return flush
 
 
 def release_stats_request(*, release_ids: Iterable[int], using: str | None = None) -> None:
@@ -388,17 +400,11 @@ def release_stats_request(*, release_ids: Iterable[int], using: str | None = Non
     if not connection.in_atomic_block:
         _enqueue(ids)
         return
-    batch = getattr(_local, "batch", None)
-    registered = (
-        batch is not None
-        and not batch.flushed
-        and any(entry[1] is batch.callback for entry in connection.run_on_commit)
-    )
-    if not registered:
-        batch = _Batch()
-        _local.batch = batch
-        transaction.on_commit(batch.callback, using=using, robust=True)
-    batch.ids |= ids
+    batches = _local.__dict__.setdefault("batches", {})
+    batch = batches.get(connection.alias)
+    if batch is None or batch.started:
+        batch = batches[connection.alias] = _Batch()
+    transaction.on_commit(batch.callback(ids), using=using, robust=True)
 
 
 #: The cache every process sees (settings.CACHES): the debounce marks must be set by the web process and

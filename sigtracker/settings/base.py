@@ -427,6 +427,18 @@ SIGTRACKER_METRICS_ALLOWED_NETWORKS = env_list("SIGTRACKER_METRICS_ALLOWED_NETWO
 SIGTRACKER_METRICS_PORT = int(os.environ.get("SIGTRACKER_METRICS_PORT", "0"))
 SIGTRACKER_METRICS_COLLECTORS = ["reminders.metrics.database_families", "releases.metrics.database_families"]
 
+# What upper apps show on lower apps' pages (core/panels.py), so that no app imports one above it: per page, the
+# functions that fill its panels, called in this order with the page's keyword arguments.
+SIGTRACKER_PAGE_PANELS = {
+    # A KEP's timeline across releases, board row, checklist comment and exception requests; its meeting mentions.
+    "keps:kep_detail": ["releases.panels.kep_detail", "meetings.panels.kep_detail"],
+    # The perma-beta rows shown (releases/kep_views.py): authors, gates, latest meeting mention.
+    "keps:perma_beta": ["meetings.panels.perma_beta_rows"],
+    # The home page's latest meeting; a release page's meetings of its cycle.
+    "releases:home": ["meetings.panels.home"],
+    "releases:release_detail": ["meetings.panels.release_detail"],
+}
+
 # Logs to stderr: SIGTRACKER_LOG_FORMAT "human" (the default; production's is "json", one object per line with the
 # request or task id, core/logs.py).
 SIGTRACKER_LOG_FORMAT = os.environ.get("SIGTRACKER_LOG_FORMAT", "human")

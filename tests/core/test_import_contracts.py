@@ -1,6 +1,6 @@
 """The direction of imports (docs/architecture.md), checked by import-linter from pyproject.toml's contracts:
-apps import only the apps below them (a view may read an upper app's selectors), no circle among an app's
-modules, and the config package holds configuration only."""
+apps import only the apps below them, with no exception (what an upper app shows on a lower app's page comes
+through core/panels.py), no circle among an app's modules, and the config package holds configuration only."""
 
 import subprocess
 import sys
@@ -20,6 +20,13 @@ def test_the_import_contracts_hold():
     result = _lint_imports()
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "0 broken" in result.stdout
+
+
+def test_the_layers_have_no_exceptions():
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    assert all(not contract.get("ignore_imports") for contract in contracts)
 
 
 def test_the_checker_sees_an_import_against_the_layers(tmp_path):

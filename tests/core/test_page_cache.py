@@ -167,6 +167,23 @@ def test_the_minute_is_part_of_the_key(client, monkeypatch):
 
 
 @CACHE_ON
+def test_an_injected_clock_decides_the_minute_and_the_age_of_a_copy(client):
+    ReleaseFactory(version="1.24")
+    now = [600.0]
+    previous = page_cache.set_clock(lambda: now[0])
+    try:
+        assert client.get("/")["X-Page-Cache"] == "miss"
+        now[0] = 659.0  # the same minute by the injected clock, whatever the wall clock says
+        assert client.get("/")["X-Page-Cache"] == "hit"
+        now[0] = 660.0
+        assert client.get("/")["X-Page-Cache"] == "stale"
+        now[0] = 660.0 + 10 * 86400  # far older than any stale copy may be: rendered again while the reader waits
+        assert client.get("/")["X-Page-Cache"] == "miss"
+    finally:
+        assert page_cache.set_clock(previous)() == now[0]
+
+
+@CACHE_ON
 def test_a_foreign_host_header_does_not_poison_the_calendar(client):
     # Calendar links are absolute, built from the request's host: the cached copy must be that host's only.
     MilestoneFactory(release=ReleaseFactory(version="1.24"))

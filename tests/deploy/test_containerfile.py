@@ -1,5 +1,6 @@
 """The Containerfile: hadolint finds nothing, and the final stage is what the manifests assume (no container
-runtime runs on these machines, so the image itself is never built here; README "Deploying" says so)."""
+runtime runs on these machines, so the image itself is never built here; docs/operations.md, "Deploying on
+Kubernetes", says so)."""
 
 import re
 import shutil
@@ -8,6 +9,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import require_service
+from tests.deploy import dockerignore
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTAINERFILE = ROOT / "Containerfile"
@@ -56,3 +58,30 @@ def test_the_build_context_keeps_out_what_the_image_does_not_need():
     assert {".git", ".venv", "tests", "db.sqlite3"} <= set(ignored)
     # What the image runs must not be ignored.
     assert not {"deploy", "deploy/entrypoint.sh", "sigtracker", "core", "manage.py"} & set(ignored)
+
+
+SECRET_FILES = (".env", "secrets.env", "deploy/secrets.env", "deploy/overlays/small/secrets.env", "x/y/z.env")
+CODE_FILES = ("manage.py", "deploy/entrypoint.sh", "deploy/gunicorn.conf.py", "requirements.lock", "core/views.py")
+
+
+def test_the_build_context_keeps_env_files_out_wherever_they_are():
+    # Operators fill in a secrets.env (docs/operations.md), perhaps in the checkout: `COPY . .` must never take it
+    # into the image.
+    rules = dockerignore.load(ROOT)
+    for path in SECRET_FILES:
+        assert dockerignore.is_excluded(rules, path), path
+    for path in CODE_FILES:
+        assert not dockerignore.is_excluded(rules, path), path
+    on_disk = [p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*.env") if ".venv" not in p.parts]
+    assert all(dockerignore.is_excluded(rules, path) for path in on_disk), on_disk
+
+
+def test_the_dockerignore_matcher_follows_the_builders_rules():
+    rules = dockerignore.parse("# c\ntests\n*.pyc\n!keep.pyc\ndocs/**/*.md\n/bench\n")
+    assert dockerignore.is_excluded(rules, "tests/core/test_x.py")  # a parent directory is enough
+    assert dockerignore.is_excluded(rules, "a.pyc") and not dockerignore.is_excluded(rules, "core/a.pyc")
+    assert not dockerignore.is_excluded(rules, "keep.pyc")  # the last match decides
+    assert dockerignore.is_excluded(rules, "docs/a.md") and dockerignore.is_excluded(rules, "docs/x/y/a.md")
+    assert dockerignore.is_excluded(rules, "bench/core.py") and not dockerignore.is_excluded(rules, "testsuite")
+    # Without a `**/` pattern, secrets.env in a sub-directory would go into the image.
+    assert not dockerignore.is_excluded(dockerignore.parse("*.env"), "deploy/secrets.env")

@@ -156,6 +156,28 @@ def test_the_small_overlay_changes_only_sizes_and_names():
     assert worker["spec"]["template"]["spec"]["containers"][0]["env"] == [{"name": "WORKER_CONCURRENCY", "value": "1"}]
 
 
+def pinned_image(kustomization: Path) -> str:
+    """The image an overlay (or the base) says its pods run: its own `images[]` pin, newName:newTag."""
+    (pin,) = yaml.safe_load(kustomization.read_text())["images"]
+    return f"{pin.get('newName', pin['name'])}:{pin['newTag']}"
+
+
+@pytest.mark.parametrize("path", ["base", "overlays/small"])
+def test_every_pod_template_runs_the_image_its_kustomization_pins(path):
+    expected = pinned_image(DEPLOY / path / "kustomization.yaml")
+    images = {
+        (name, container["image"])
+        for name, spec in pod_specs(render(DEPLOY / path))
+        for container in spec["containers"] + spec.get("initContainers", [])
+    }
+    assert len({name for name, _ in images}) == 7  # web, four workers, beat, the migration job
+    assert {image for _, image in images} == {expected}, sorted(images)
+
+
+def test_the_small_overlay_pins_a_release_not_latest():
+    assert not pinned_image(DEPLOY / "overlays" / "small" / "kustomization.yaml").endswith(":latest")
+
+
 def test_the_alert_rules_name_metrics_that_exist():
     rules = yaml.safe_load((DEPLOY / "alerts" / "sigtracker.rules.yaml").read_text())
     alerts = {rule["alert"]: rule for group in rules["groups"] for rule in group["rules"]}

@@ -6,7 +6,7 @@ import time
 import pytest
 from django.core.cache import caches
 from django.core.management import CommandError, call_command
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from releases.choices import EnhancementStatus as S
@@ -317,8 +317,31 @@ def test_request_in_one_transaction_queues_one_job_per_release(django_capture_on
         for _ in range(50):
             release_stats_request(release_ids=[a.pk])
         release_stats_request(release_ids=[b.pk, a.pk])
-    assert len(callbacks) == 1
-    assert queued == [sorted([a.pk, b.pk])]
+    assert callbacks  # one per request, each enqueuing only what the earlier ones did not
+    assert sorted(pk for ids in queued for pk in ids) == sorted([a.pk, b.pk])
+
+
+def test_a_request_after_a_rolled_back_one_is_still_queued(django_capture_on_commit_callbacks, monkeypatch):
+    queued = []
+    monkeypatch.setattr(stats_service, "_enqueue", lambda ids: queued.append(sorted(ids)))
+    a, b, c = ReleaseFactory(), ReleaseFactory(), ReleaseFactory()
+    with django_capture_on_commit_callbacks(execute=True):
+        # A savepoint rolled back discards the callback it registered; the request after it still counts.
+        with pytest.raises(RuntimeError), transaction.atomic():
+            release_stats_request(release_ids=[a.pk])
+            raise RuntimeError("rolled back")
+        release_stats_request(release_ids=[b.pk])
+    assert queued == [[b.pk]]  # a's edit was rolled back: nothing to recompute for it
+    queued.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        # Only the savepoint asked: nothing is queued.
+        with pytest.raises(RuntimeError), transaction.atomic():
+            release_stats_request(release_ids=[c.pk])
+            raise RuntimeError("rolled back")
+    assert queued == []
+    with django_capture_on_commit_callbacks(execute=True):
+        release_stats_request(release_ids=[a.pk])
+    assert queued == [[a.pk]]
 
 
 def test_status_change_service_recomputes_stats_on_commit(django_capture_on_commit_callbacks):

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from releases.choices import EnhancementStatus as S
-from reminders.channels import slack_recipient, slack_webhook_set_url
+from reminders.channels import PostOutcome, slack_recipient, slack_webhook_set_url, webhook_post
 from reminders.choices import DeliveryState, ReminderKind
 from reminders.due import reminders_due
 from reminders.models import ReminderDelivery, SlackWebhook
@@ -238,3 +238,17 @@ def test_a_long_digest_stays_within_slacks_block_limits(board):
     assert len(message.blocks) <= SLACK_MAX_BLOCKS
     assert all(len(b["text"]["text"]) <= 3000 for b in message.blocks if b["type"] == "section")
     assert message.blocks[-1]["type"] == "context" and "reminder-1" in message.blocks[-1]["elements"][0]["text"]
+
+
+@pytest.mark.django_db
+def test_a_502_is_retried_like_any_5xx_and_a_long_retry_after_is_not_waited_for(board, slack, settings):
+    settings.SIGTRACKER_SLACK_MAX_RETRIES = 2
+    settings.SIGTRACKER_SLACK_MAX_RETRY_AFTER_SECONDS = 30
+    url = slack.webhook("node")
+    assert webhook_post(url=url, text="t", blocks=[]) == PostOutcome("sent", "ok")
+    slack.fail_next(url, status=502)
+    assert webhook_post(url=url, text="t", blocks=[]).state == "sent"  # slack-sdk's own handler retries 500/503 only
+    assert slack.attempts[slack._path(url)] == 3
+    slack.rate_limit_next(url, retry_after=3600)
+    assert webhook_post(url=url, text="t", blocks=[]) == PostOutcome("transient", "HTTP 429: rate_limited")
+    assert slack.attempts[slack._path(url)] == 4  # answered at once, not after an hour
