@@ -86,11 +86,11 @@ def _week_of_commits(remotes: dict[str, Path]) -> int:
         _git("clone", "-q", str(bare), str(work), cwd=WORK)
         if name == "enhancements":
             files = sorted(str(p.relative_to(work)) for p in (work / "keps").rglob("kep.yaml"))[:WEEK_KEP_COMMITS]
-        elif name == "sig-release":
-            files = sorted(str(p.relative_to(work)) for p in (work / "releases").rglob("README.md"))
+        elif name == "sig-release":  # a week's work is on the current release's directory
+            files = [str(p.relative_to(work)) for p in sorted((work / "releases" / "release-1.35").iterdir())]
             files = (files * WEEK_OTHER_COMMITS)[:WEEK_OTHER_COMMITS]
-        else:
-            files = sorted(str(p.relative_to(work)) for p in (work / "sig-node" / "archive").glob("meeting-notes-*.md"))
+        else:  # a weekly meeting: this year's notes file
+            files = [str(p.relative_to(work)) for p in sorted((work / "sig-node" / "archive").glob("*.md"))[-1:]]
             files = (files * WEEK_OTHER_COMMITS)[:WEEK_OTHER_COMMITS]
         for index, path in enumerate(files):
             with (work / path).open("a") as handle:
@@ -164,8 +164,15 @@ def run() -> list[Figure]:
 
             first_s = _timed(lambda: _command("refresh_upstream", "--wait", "0"))
             outcomes = dict(UpstreamRun.objects.values_list("source__name", "outcome"))
+            first_each = dict(UpstreamRun.objects.values_list("source__name", "duration_seconds"))
             commits = _week_of_commits(remotes)
             week_s = _timed(lambda: _command("refresh_upstream", "--wait", "0"))
+            week_each: dict[str, float] = {}
+            for name, seconds in UpstreamRun.objects.order_by("-started_at").values_list(
+                "source__name", "duration_seconds"
+            ):
+                week_each.setdefault(name, round(seconds, 2))
+            print("first, per source", {k: round(v, 2) for k, v in first_each.items()}, "week", week_each)
             current_s = min(_timed(lambda: _command("refresh_upstream", "--wait", "0")) for _ in range(3))
             vendor = connection.vendor
     finally:

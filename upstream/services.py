@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from community.services import sigs_yaml_import
@@ -109,7 +110,7 @@ def upstream_refresh(
 def _source_refresh(source: Source, *, full: bool, dry_run: bool) -> SourceResult:
     started_at = timezone.now()
     started = time.monotonic()
-    record, _ = UpstreamSource.objects.get_or_create(name=source.name)
+    record = UpstreamSource.objects.filter(name=source.name).first() or UpstreamSource(name=source.name)
     result = SourceResult(name=source.name, from_commit=record.last_commit)
     commit_at = None
     try:
@@ -205,8 +206,24 @@ _STEPS: dict[str, Callable[[ImportStep, Path, bool], ImportReport | None]] = {
 }
 
 
+@transaction.atomic
 def _record(record: UpstreamSource, source: Source, result: SourceResult, *, started_at, commit_at) -> None:
     """The run on record; the source's cursor and freshness moved when the run succeeded or only skipped files."""
+    now = timezone.now()
+    record.url = public_url(source.url)
+    record.last_run_at = now
+    if result.outcome == RunOutcome.FAILED:
+        record.status, record.error = SourceStatus.FAILED, result.error
+    else:
+        record.last_commit = result.to_commit
+        record.last_commit_date = commit_at
+        record.last_success_at = now
+        record.error = ""
+        if result.outcome != RunOutcome.CURRENT:
+            record.status = SourceStatus.SKIPPED_FILES if result.skipped else SourceStatus.OK
+        elif record.status in (SourceStatus.NEVER, SourceStatus.FAILED):
+            record.status = SourceStatus.OK
+    record.save()
     UpstreamRun.objects.create(
         source=record,
         started_at=started_at,
@@ -224,18 +241,3 @@ def _record(record: UpstreamSource, source: Source, result: SourceResult, *, sta
         imports=result.imports,
         error=result.error,
     )
-    now = timezone.now()
-    record.url = public_url(source.url)
-    record.last_run_at = now
-    if result.outcome == RunOutcome.FAILED:
-        record.status, record.error = SourceStatus.FAILED, result.error
-    else:
-        record.last_commit = result.to_commit
-        record.last_commit_date = commit_at
-        record.last_success_at = now
-        record.error = ""
-        if result.outcome != RunOutcome.CURRENT:
-            record.status = SourceStatus.SKIPPED_FILES if result.skipped else SourceStatus.OK
-        elif record.status in (SourceStatus.NEVER, SourceStatus.FAILED):
-            record.status = SourceStatus.OK
-    record.save()
