@@ -250,3 +250,17 @@ def test_unknown_source_is_a_usage_error(remotes, settings):
     settings.SIGTRACKER_UPSTREAM_SIG_RELEASE = ""
     code, _, _ = run("--source", "sig-release")
     assert code == 2
+
+
+def test_a_symlink_in_upstream_is_checked_out_as_a_plain_file(remotes, tmp_path):
+    secret = tmp_path / "outside.md"
+    secret.write_text("## 2024-01-02\n\n- outside the clone: must never be read\n")
+    community = remotes["community"]
+    link = community.work / "sig-node" / "archive" / "meeting-notes-2024.md"
+    link.symlink_to(secret)
+    community.git("add", "--", "sig-node/archive/meeting-notes-2024.md")
+    community.commit({}, message="a link out of the repository")
+    run()
+    checkout = tmp_path / "clones" / "community" / "sig-node" / "archive" / "meeting-notes-2024.md"
+    assert not checkout.is_symlink() and checkout.read_text() == str(secret)
+    assert not Meeting.objects.filter(agenda_items__title__contains="outside the clone").exists()
