@@ -1,8 +1,8 @@
 """Which imports a set of changed paths concerns, per source. Pure: paths in, steps out; nothing else is read.
 
-- enhancements: a `keps/**/kep.yaml` or a PRR file (`keps/prod-readiness/**.yaml`) -> the KEP tree import (the
-  importer has no per-KEP entry: the duplicate-number and PRR rules span the tree; a full tree takes about a
-  second) and, for kep.yaml, the plan history import (which reads only the commits after its own cursor).
+- enhancements: a `keps/**/kep.yaml` or a PRR file (`keps/prod-readiness/**.yaml`) -> the KEP import of those
+  KEPs (`kep_tree_import(only=...)`, which adds the other files of the same numbers; the whole tree on a full
+  import) and, for kep.yaml, the plan history import (which reads only the commits after its own cursor).
 - sig-release: a file the release importer reads in `releases/release-1.NN/` -> that directory's import.
 - community: `sigs.yaml` -> the sigs import; a SIG's own meeting-notes archive (`<sig>/archive/*meeting-notes*.md`,
   sub-group notes left out as `import_meeting_notes` does) of a SIG in SIGTRACKER_UPSTREAM_NOTES_SIGS -> the notes
@@ -33,7 +33,7 @@ class ImportStep:
     """One import to run: `kind` names the importer, `paths` what it is given (relative to the checkout)."""
 
     kind: str  # "keps", "kep-history", "releases", "sigs", "notes"
-    paths: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()  # for "keps": empty means the whole tree
     sig: str = ""
 
     def describe(self) -> str:
@@ -41,15 +41,17 @@ class ImportStep:
         return f"{self.kind}" + (f" ({shown})" if shown else "")
 
 
-def import_plan(source: str, paths: Iterable[str], *, notes_sigs: Iterable[str] = ()) -> list[ImportStep]:
-    """The imports `paths` (changed, or every path of the tree for a full import) concern, in the order to run."""
+def import_plan(
+    source: str, paths: Iterable[str], *, notes_sigs: Iterable[str] = (), full: bool = False
+) -> list[ImportStep]:
+    """The imports `paths` (changed, or every path of the tree when `full`) concern, in the order to run."""
     paths = sorted(set(paths))
     if source == "enhancements":
         keps = [p for p in paths if _KEP.fullmatch(p)]
         prr = [p for p in paths if _PRR.fullmatch(p)]
         steps = []
         if keps or prr:
-            steps.append(ImportStep("keps", ("keps",)))
+            steps.append(ImportStep("keps") if full else ImportStep("keps", tuple(keps + prr)))
         if keps:
             steps.append(ImportStep("kep-history"))
         return steps

@@ -153,7 +153,7 @@ def _import_changes(
         paths = repository.all_paths(checkout=checkout, head=head)
     else:
         paths = repository.changed_paths(checkout=checkout, since=since, head=head)
-    steps = import_plan(source.name, paths, notes_sigs=settings.SIGTRACKER_UPSTREAM_NOTES_SIGS)
+    steps = import_plan(source.name, paths, notes_sigs=settings.SIGTRACKER_UPSTREAM_NOTES_SIGS, full=result.full)
     if steps:
         repository.repository_checkout(checkout=checkout, commit=head)
     for step in steps:
@@ -176,7 +176,9 @@ def _existing(checkout: Path, step: ImportStep) -> list[Path]:
 
 
 def _keps(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
-    return kep_tree_import(root=checkout, dry_run=dry_run) if _existing(checkout, step) else None
+    if not step.paths:
+        return kep_tree_import(root=checkout, dry_run=dry_run)
+    return kep_tree_import(root=checkout, dry_run=dry_run, only=step.paths) if _existing(checkout, step) else None
 
 
 def _kep_history(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport:

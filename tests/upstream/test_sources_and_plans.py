@@ -68,11 +68,13 @@ def test_public_url_drops_credentials():
 
 def test_enhancements_paths():
     assert import_plan("enhancements", ["README.md", "keps/NNNN-kep-template/README.md"]) == []
-    assert import_plan("enhancements", ["keps/prod-readiness/sig-node/1287.yaml"]) == [ImportStep("keps", ("keps",))]
+    prr = "keps/prod-readiness/sig-node/1287.yaml"
+    assert import_plan("enhancements", [prr]) == [ImportStep("keps", (prr,))]
     assert import_plan("enhancements", ["keps/sig-node/1287-x/kep.yaml"]) == [
-        ImportStep("keps", ("keps",)),
+        ImportStep("keps", ("keps/sig-node/1287-x/kep.yaml",)),
         ImportStep("kep-history"),
     ]
+    assert import_plan("enhancements", ["keps/sig-node/1287-x/kep.yaml"], full=True)[0] == ImportStep("keps")
 
 
 def test_sig_release_paths_in_version_order():
