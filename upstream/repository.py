@@ -28,12 +28,21 @@ def _sha(text: bytes) -> str:
     return sha
 
 
+def _stale_locks_remove(git_dir: Path) -> None:
+    """Lock files a git killed at its time limit (or with its worker) left behind; without this every later run
+    would fail on them. Safe: refreshes hold the advisory lock, so no other git works in this clone."""
+    for lock in [*git_dir.glob("*.lock"), *(git_dir / "refs").rglob("*.lock")]:
+        if lock.is_file() and not lock.is_symlink():
+            lock.unlink()
+
+
 def repository_fetch(*, checkout: Path, url: str) -> str:
     """Fetch the remote's default branch into the clone at `checkout` (made on first use); the commit fetched."""
     allow_file = settings.SIGTRACKER_UPSTREAM_ALLOW_FILE
     if not (checkout / ".git").is_dir():
         checkout.mkdir(parents=True, exist_ok=True)
         gitcli.git(None, "init", "-q", "--template=", "-b", "master", "--", str(checkout), timeout=LOCAL_TIMEOUT)
+    _stale_locks_remove(checkout / ".git")
     gitcli.git(
         checkout,
         "fetch",

@@ -264,3 +264,12 @@ def test_a_symlink_in_upstream_is_checked_out_as_a_plain_file(remotes, tmp_path)
     checkout = tmp_path / "clones" / "community" / "sig-node" / "archive" / "meeting-notes-2024.md"
     assert not checkout.is_symlink() and checkout.read_text() == str(secret)
     assert not Meeting.objects.filter(agenda_items__title__contains="outside the clone").exists()
+
+
+def test_a_lock_file_left_by_a_killed_git_does_not_block_the_next_runs(remotes, tmp_path):
+    run("--source", "enhancements")
+    (tmp_path / "clones" / "enhancements" / ".git" / "index.lock").write_text("")
+    remotes["enhancements"].commit({KEP_A: kep_yaml(1287, latest="1.31", milestones={"alpha": "1.31"})})
+    code, _, err = run("--source", "enhancements")
+    assert code == 0, err
+    assert cursor("enhancements") == remotes["enhancements"].head
