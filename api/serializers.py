@@ -570,3 +570,15 @@ class ActionItemSerializer(RetroItemSerializer):
         url = obj.retrospective.get_absolute_url()
         request = self.context.get("request")
         return request.build_absolute_uri(url) if request else url
+
+
+class UpstreamSourceSerializer(serializers.Serializer):
+    """An upstream repository and the commit sigtracker's data is as of (null before its first import)."""
+
+    name = serializers.CharField(help_text="enhancements, sig-release or community")
+    url = serializers.CharField(help_text="The git URL refreshed from (without any credentials).")
+    commit = serializers.CharField(allow_null=True, help_text="The last commit imported.")
+    commit_date = serializers.DateTimeField(allow_null=True, help_text="Its committer date.")
+    status = serializers.CharField(help_text="never, ok, skipped (current, some files skipped) or failed")
+    error = serializers.CharField(help_text="Why the last refresh failed (empty otherwise).")
+    last_success_at = serializers.DateTimeField(allow_null=True, help_text="When a refresh last left it current.")

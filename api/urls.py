@@ -24,6 +24,7 @@ router.register("agenda-items", views.AgendaItemViewSet, basename="agendaitem")
 router.register("retrospectives", views.RetrospectiveViewSet, basename="retrospective")
 router.register("action-items", views.ActionItemViewSet, basename="actionitem")
 router.register("sigs", views.SigViewSet, basename="sig")
+router.register("upstream", views.UpstreamSourceViewSet, basename="upstream")
 
 urlpatterns = [
     path("schema/", views.SchemaView.as_view(), name="schema"),

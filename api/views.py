@@ -37,6 +37,7 @@ from releases.models import (
     Retrospective,
     TrackedEnhancement,
 )
+from upstream.selectors import upstream_source_list
 
 from . import serializers
 from .caching import ConditionalGetMixin
@@ -274,6 +275,14 @@ class SigViewSet(ReadOnlyViewSet):
 
     def get_queryset(self):
         return Sig.objects.all()
+
+
+class UpstreamSourceViewSet(ConditionalGetMixin, viewsets.ViewSet):
+    """The upstream repositories sigtracker refreshes itself from, each with the commit its data is as of."""
+
+    @extend_schema(responses=serializers.UpstreamSourceSerializer(many=True))
+    def list(self, request):
+        return Response(serializers.UpstreamSourceSerializer(upstream_source_list(), many=True).data)
 
 
 class ApiRootView(ConditionalGetMixin, routers.APIRootView):

@@ -11,6 +11,7 @@ import datetime
 from django.conf import settings
 from django.db import DatabaseError, connection
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from .models import Heartbeat
 
@@ -68,9 +69,21 @@ def beat_health(*, now: datetime.datetime | None = None) -> tuple[bool, str]:
     return True, f"ok (last heartbeat {age:.0f} s ago)"
 
 
+def extra_health() -> list[tuple[str, bool, str]]:
+    """The apps' checks (SIGTRACKER_HEALTH_CHECKS: dotted paths of callables returning (name, ok, state)); core
+    names no app. A check that raises is reported as unknown, not as a failure of /healthz."""
+    results = []
+    for path in getattr(settings, "SIGTRACKER_HEALTH_CHECKS", []):
+        try:
+            results.append(import_string(path)())
+        except Exception as exc:  # a check's own failure must not take /healthz down
+            results.append((path.rsplit(".", 1)[-1], True, f"unknown ({exc.__class__.__name__})"))
+    return results
+
+
 def site_health() -> tuple[int, dict]:
     """(HTTP status, body) for /healthz: 503 only when the database is down; otherwise 200, "ok" or "degraded"
-    naming what is down or stale."""
+    naming what is down or stale (the apps' checks included: "degraded: upstream")."""
     db_ok, db_state = database_health()
     broker_ok, broker_state = broker_health()
     beat_ok, beat_state = beat_health() if db_ok else (True, "unknown (database down)")
@@ -78,7 +91,11 @@ def site_health() -> tuple[int, dict]:
     if not db_ok:
         body["status"] = "unavailable: database"
         return 503, body
-    degraded = [name for name, ok in (("broker", broker_ok), ("beat", beat_ok)) if not ok]
+    checks = [("broker", broker_ok), ("beat", beat_ok)]
+    for name, ok, state in extra_health():
+        body[name] = state
+        checks.append((name, ok))
+    degraded = [name for name, ok in checks if not ok]
     body["status"] = "ok" if not degraded else f"degraded: {', '.join(degraded)}"
     return 200, body
 

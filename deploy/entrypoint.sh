@@ -2,7 +2,7 @@
 # The container's one entrypoint: every process of sigtracker runs the same image with a sub-command.
 #
 #   web                 gunicorn on $PORT (8000), $WEB_CONCURRENCY processes (2); /metrics on the same port
-#   worker QUEUE...     a Celery worker consuming these queues (reminders, github, stats, default), with
+#   worker QUEUE...     a Celery worker consuming these queues (reminders, github, stats, imports, default), with
 #                       $WORKER_CONCURRENCY processes (2); its metrics on $SIGTRACKER_METRICS_PORT (9100)
 #   beat                Celery beat, the one scheduler (run exactly one), schedule file in /tmp
 #   migrate             apply database migrations (the Job run before each rollout)
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 export DJANGO_SETTINGS_MODULE="${DJANGO_SETTINGS_MODULE:-sigtracker.settings.prod}"
 # The queues the Celery routes name; a worker asked for another would wait forever on a queue nobody fills.
-KNOWN_QUEUES="${SIGTRACKER_QUEUES:-reminders github stats default}"
+KNOWN_QUEUES="${SIGTRACKER_QUEUES:-reminders github stats imports default}"
 
 usage() {
   echo "usage: entrypoint.sh web | worker QUEUE... | beat | migrate | manage ARGS..." >&2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -430,7 +430,40 @@ def _is_prr_template(folder: str, name: str) -> bool:
     return os.path.basename(folder) == "template" or (stem.isascii() and stem.isalpha() and set(stem.lower()) == {"n"})
 
 
-def kep_tree_import(*, root: Path, dry_run: bool, progress: Progress = no_progress) -> ImportReport:
+def kep_tree_subset(tree: KepTree, *, changed: Collection[str]) -> KepTree:
+    """The part of `tree` a change to `changed` (paths relative to the checkout, as git names them) concerns: each
+    changed kep.yaml and PRR file still there, with every other file of the same KEP numbers (the duplicate rule
+    and the PRR merge weigh them together; a KEP's PRR file is read again when its kep.yaml changed, so one
+    committed before its KEP gets imported with it). KEPs outside it are left alone by the import."""
+    wanted = {tree.base_prefix + path.replace("/", os.sep) for path in changed}
+    numbers: set[int] = set()
+    for file in wanted:
+        if file.endswith(os.sep + "kep.yaml"):
+            number = directory_number(os.path.basename(os.path.dirname(file)))
+        else:
+            stem = os.path.basename(file).removesuffix(".yaml")
+            number = int(stem) if stem.isdigit() else None
+        if number is not None:
+            numbers.add(number)
+
+    def kep_of(file: str) -> int | None:
+        return directory_number(os.path.basename(os.path.dirname(file)))
+
+    def prr_of(file: str) -> int | None:
+        stem = os.path.basename(file).removesuffix(".yaml")
+        return int(stem) if stem.isdigit() else None
+
+    return replace(
+        tree,
+        kep_files=[file for file in tree.kep_files if file in wanted or kep_of(file) in numbers],
+        prr_files=[file for file in tree.prr_files if file in wanted or prr_of(file) in numbers],
+        templates=(),
+    )
+
+
+def kep_tree_import(
+    *, root: Path, dry_run: bool, progress: Progress = no_progress, only: Collection[str] | None = None
+) -> ImportReport:
     """Import KEPs (kep.yaml) and PRR approvals from a kubernetes/enhancements checkout or its keps/ folder.
 
     The valid files are written together in one transaction under `import_lock("import_keps")`, each chunk of
@@ -440,10 +473,15 @@ def kep_tree_import(*, root: Path, dry_run: bool, progress: Progress = no_progre
     come first, so the PRR files' KEPs are known when they are written. Agenda items imported earlier that
     mention a KEP created now are linked to it in the same transaction. A dry run rolls everything back.
 
+    With `only` (paths relative to the checkout: the files a git change touched), just the KEPs those concern
+    are read (`kep_tree_subset`); the rest of the tree is left alone.
+
     Raises ImportUsageError (nothing read) when `root` holds nothing to import; a database refusal is reported
     as `refused` in the returned report, with nothing written.
     """
     tree = kep_tree_find(root=root)
+    if only is not None:
+        tree = kep_tree_subset(tree, changed=only)
     report = ImportReport()
     for template in tree.templates:
         relative = template.removeprefix(tree.base_prefix).replace(os.sep, "/")

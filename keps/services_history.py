@@ -8,11 +8,11 @@ clone costs two `git rev-parse` calls and one query.
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
+from core import gitcli
 from core.importing import (
+    MAX_FILE_BYTES,
     ImportFailure,
     ImportReport,
     ImportUsageError,
@@ -43,25 +43,20 @@ HISTORY_BRANCHES = ("master", "main", "HEAD")
 #: even when PATH is a folder inside it (`top`).
 KEP_PATHSPEC = ":(top,glob)keps/**/kep.yaml"
 LOCK_NAME = "import_keps_history"
+#: Seconds one git call of the history import may take (the whole log of kubernetes/enhancements takes ~5 s).
+HISTORY_GIT_TIMEOUT = 600.0
 
 
 def _git(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
-    """The output of `git -C root args`; a git that fails is the user's problem (exit 2), naming the command."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    """The output of `git -C root args` through the safe runner (`core.gitcli`: no repository config that names a
+    program, no hooks, pager or signature check, a time limit); a git that fails is the user's problem (exit 2),
+    naming the command."""
+    if args and args[0] == "log":
+        args = ("log", "--no-show-signature", *args[1:])
     try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "-c", "core.quotePath=false", *args],
-            input=stdin,
-            capture_output=True,
-            env=env,
-            check=False,
-        )
-    except FileNotFoundError as exc:
-        raise ImportUsageError("the git command is not installed") from exc
-    if done.returncode != 0:
-        message = done.stderr.decode(errors="replace").strip().splitlines()
-        raise ImportUsageError(f"git {args[0]} failed in {root}: {message[-1] if message else done.returncode}")
-    return done.stdout
+        return gitcli.git(root, *args, stdin=stdin, timeout=HISTORY_GIT_TIMEOUT)
+    except gitcli.GitError as exc:
+        raise ImportUsageError(f"{exc} in {root}") from exc
 
 
 def _head(root: Path) -> tuple[str, str]:
@@ -97,22 +92,33 @@ def git_log(root: Path, *, head: str, since: str = "") -> list[GitCommit]:
     return parse_raw_log(text.decode("utf-8", "replace"))
 
 
+class _Blobs(dict):
+    """Blob contents by name; a blob refused by the runner (over the importers' size limit, missing) raises the
+    ImportFailure that skips the files naming it, with the reason."""
+
+    def __init__(self, contents: dict[str, bytes], refused: dict[str, str]):
+        super().__init__(contents)
+        self.refused = refused
+
+    def __missing__(self, blob: str) -> bytes:
+        raise ImportFailure(self.refused.get(blob, "blob not read"))
+
+
 def git_blobs(root: Path, blobs: list[str]) -> dict[str, bytes]:
-    """The content of each blob, read through one `git cat-file --batch`."""
-    if not blobs:
-        return {}
-    data = _git(root, "cat-file", "--batch", stdin=("\n".join(blobs) + "\n").encode())
+    """The content of each blob, streamed one at a time from `git cat-file --batch` after its size was read with
+    `--batch-check`: a blob over `MAX_FILE_BYTES` (the importers' limit) is never loaded, and looking it up
+    raises ImportFailure saying so."""
     contents: dict[str, bytes] = {}
-    position = 0
-    for blob in blobs:
-        end = data.index(b"\n", position)
-        header = data[position:end].split()
-        if len(header) < 3:  # "<sha> missing": a shallow or partial clone
-            raise ImportUsageError(f"{root}: blob {blob} is missing (a shallow or partial clone?)")
-        size = int(header[2])
-        contents[blob] = data[end + 1 : end + 1 + size]
-        position = end + 1 + size + 1
-    return contents
+    refused: dict[str, str] = {}
+    try:
+        for read in gitcli.blobs_read(root, blobs, max_bytes=MAX_FILE_BYTES, timeout=HISTORY_GIT_TIMEOUT):
+            if read.content is None:
+                refused[read.sha] = f"blob {read.sha[:12]}: {read.refused}"
+            else:
+                contents[read.sha] = read.content
+    except gitcli.GitError as exc:
+        raise ImportUsageError(f"{exc} in {root}") from exc
+    return _Blobs(contents, refused)
 
 
 def _plans(

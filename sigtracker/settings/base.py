@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "releases",
     "meetings",
     "reminders",
+    "upstream",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -140,7 +141,7 @@ SIGTRACKER_PAGE_CACHE_RECHECK = float(os.environ.get("SIGTRACKER_PAGE_CACHE_RECH
 # Apps whose tables the public pages read: a write to any of their tables but the unwatched ones makes cached pages
 # stale (database triggers, kept in sync with the models after every migrate). No page shows reminder deliveries,
 # and reminder workers write them all the time.
-SIGTRACKER_PAGE_CACHE_WATCHED_APPS = ["community", "keps", "releases", "meetings"]
+SIGTRACKER_PAGE_CACHE_WATCHED_APPS = ["community", "keps", "releases", "meetings", "upstream"]
 # What export_data writes and import_data reads (core/backup.py): every row a curator cares about; from auth only
 # groups and users (permissions come from migrate).
 SIGTRACKER_EXPORTED_MODELS = [
@@ -157,7 +158,8 @@ SIGTRACKER_EXPORTED_MODELS = [
 ]
 # Rows migrations create (role groups, seeded SIG aliases): present in a fresh database, matched by natural key.
 SIGTRACKER_MIGRATION_SEEDED_MODELS = ["auth.group", "community.sigalias"]
-SIGTRACKER_PAGE_CACHE_UNWATCHED_TABLES = ["releases_reminderdelivery"]
+# The upstream refresh's run records: only the admin shows them (its sources' row, in every footer, is watched).
+SIGTRACKER_PAGE_CACHE_UNWATCHED_TABLES = ["releases_reminderdelivery", "upstream_upstreamrun"]
 
 # Private mode: every page needs a login (for a company running its own release train).
 SIGTRACKER_REQUIRE_LOGIN = env_bool("SIGTRACKER_REQUIRE_LOGIN", False)
@@ -174,6 +176,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # The footer's "upstream as of <date> (<short commit>)".
+                "upstream.context_processors.upstream_freshness",
             ],
         },
     },
@@ -288,6 +292,8 @@ CELERY_TASK_ROUTES = {
     "releases.tasks.compute_all_release_stats": {"queue": "stats"},
     "core.tasks.beat_heartbeat": {"queue": "default"},
     "releases.tasks.refresh_release_states": {"queue": "default"},
+    # The upstream refresh (git fetch and imports, minutes on a first run) has a queue and worker of its own.
+    "upstream.tasks.refresh_upstream": {"queue": "imports"},
 }
 # Every task has time limits (tasks name tighter ones): past the soft limit the task gets SoftTimeLimitExceeded and
 # cleans up (a sync releases its lock); past the hard limit the worker kills the child and starts another.
@@ -329,6 +335,13 @@ CELERY_BEAT_SCHEDULE = {
         "task": "releases.tasks.refresh_release_states",
         "schedule": crontab(minute=1),
         "options": {"expires": 60 * 60},
+    },
+    # Hourly at :41 (off the reminders' quarter hours; it runs on its own `imports` queue anyway), the upstream
+    # repositories fetched and what changed since the last imported commit imported (upstream/services.py).
+    "refresh-upstream": {
+        "task": "upstream.tasks.refresh_upstream",
+        "schedule": crontab(minute=41),
+        "options": {"expires": 60 * 60, "queue": "imports"},
     },
 }
 
@@ -425,7 +438,37 @@ SPECTACULAR_SETTINGS = {
 # SIGTRACKER_METRICS_PORT (0: none). The collectors list the apps' metrics read from the database at scrape time.
 SIGTRACKER_METRICS_ALLOWED_NETWORKS = env_list("SIGTRACKER_METRICS_ALLOWED_NETWORKS")
 SIGTRACKER_METRICS_PORT = int(os.environ.get("SIGTRACKER_METRICS_PORT", "0"))
-SIGTRACKER_METRICS_COLLECTORS = ["reminders.metrics.database_families", "releases.metrics.database_families"]
+SIGTRACKER_METRICS_COLLECTORS = [
+    "reminders.metrics.database_families",
+    "releases.metrics.database_families",
+    "upstream.metrics.database_families",
+]
+# More checks /healthz asks (core.health): dotted paths of callables returning (name, ok, state); not ok is
+# "degraded: <name>" (still 200).
+SIGTRACKER_HEALTH_CHECKS = ["upstream.health.upstream_health"]
+
+# Upstream repositories sigtracker refreshes itself from (upstream/, docs/upstream.md): git URLs (https://,
+# ssh:// or user@host:path; file:// only with SIGTRACKER_UPSTREAM_ALLOW_FILE=1); an empty value disables one.
+SIGTRACKER_UPSTREAM_ENHANCEMENTS = os.environ.get(
+    "SIGTRACKER_UPSTREAM_ENHANCEMENTS", "https://github.com/kubernetes/enhancements.git"
+)
+SIGTRACKER_UPSTREAM_SIG_RELEASE = os.environ.get(
+    "SIGTRACKER_UPSTREAM_SIG_RELEASE", "https://github.com/kubernetes/sig-release.git"
+)
+SIGTRACKER_UPSTREAM_COMMUNITY = os.environ.get(
+    "SIGTRACKER_UPSTREAM_COMMUNITY", "https://github.com/kubernetes/community.git"
+)
+# Where the clones live (a volume in the manifests; ~1 GB for the three).
+SIGTRACKER_UPSTREAM_DIR = os.environ.get("SIGTRACKER_UPSTREAM_DIR", str(BASE_DIR / ".upstream"))
+SIGTRACKER_UPSTREAM_ALLOW_FILE = env_bool("SIGTRACKER_UPSTREAM_ALLOW_FILE", False)
+# /healthz says "degraded: upstream" when a source's last successful refresh is older than this (seconds).
+SIGTRACKER_UPSTREAM_STALE_AFTER = int(os.environ.get("SIGTRACKER_UPSTREAM_STALE_AFTER", "21600"))
+# The most one git fetch may take, in seconds (the first clone of kubernetes/community is ~300 MB).
+SIGTRACKER_UPSTREAM_GIT_TIMEOUT = float(os.environ.get("SIGTRACKER_UPSTREAM_GIT_TIMEOUT", "900"))
+# SIGs whose meeting-notes archives (<sig>/archive/*meeting-notes*.md in kubernetes/community) are imported.
+SIGTRACKER_UPSTREAM_NOTES_SIGS = env_list("SIGTRACKER_UPSTREAM_NOTES_SIGS", "sig-node")
+# How long a refresh waits for one already running before it skips (seconds).
+SIGTRACKER_UPSTREAM_LOCK_WAIT = float(os.environ.get("SIGTRACKER_UPSTREAM_LOCK_WAIT", "5"))
 
 # What upper apps show on lower apps' pages (core/panels.py), so that no app imports one above it: per page, the
 # functions that fill its panels, called in this order with the page's keyword arguments.

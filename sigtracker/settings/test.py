@@ -19,3 +19,7 @@ SIGTRACKER_PAGE_CACHE_SECONDS = 0
 SIGTRACKER_PAGE_CACHE_RECHECK = 0
 # API tests anywhere in the suite share one client IP within a worker; the rate-limit tests set their own limit.
 SIGTRACKER_API_ANON_RATE = "10000/minute"
+# Tests never reach GitHub: the upstream sources are off unless a test points them at local repositories.
+SIGTRACKER_UPSTREAM_ENHANCEMENTS = ""
+SIGTRACKER_UPSTREAM_SIG_RELEASE = ""
+SIGTRACKER_UPSTREAM_COMMUNITY = ""

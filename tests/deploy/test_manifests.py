@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 #: The oldest Kubernetes still supported upstream when this was written, and the newest the schemas know.
 VERSIONS = ("1.30.0", kubernetes_validate.latest_version())
-QUEUES = ("reminders", "github", "stats", "default")
+QUEUES = ("reminders", "github", "stats", "imports", "default")
 
 
 def render(path: Path) -> list[dict]:
@@ -181,9 +181,14 @@ def test_the_small_overlay_pins_a_release_not_latest():
 def test_the_alert_rules_name_metrics_that_exist():
     rules = yaml.safe_load((DEPLOY / "alerts" / "sigtracker.rules.yaml").read_text())
     alerts = {rule["alert"]: rule for group in rules["groups"] for rule in group["rules"]}
-    assert {"SigtrackerReminderOverdue", "SigtrackerGitHubSyncFailing", "SigtrackerBeatStale"} <= alerts.keys()
+    assert {
+        "SigtrackerReminderOverdue",
+        "SigtrackerGitHubSyncFailing",
+        "SigtrackerBeatStale",
+        "SigtrackerUpstreamStale",
+    } <= (alerts.keys())
     exposed = set()
-    for module in ("core/metrics.py", "releases/metrics.py", "reminders/metrics.py"):
+    for module in ("core/metrics.py", "releases/metrics.py", "reminders/metrics.py", "upstream/metrics.py"):
         exposed |= set(re.findall(r'"((?:django|sigtracker)_[a-z_]+)"', (ROOT / module).read_text()))
     for name, rule in alerts.items():
         used = set(re.findall(r"\b((?:django|sigtracker)_[a-z_]+?)(?:_total|_count|_sum|_bucket)?\b", rule["expr"]))

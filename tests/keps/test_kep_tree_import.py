@@ -216,3 +216,19 @@ def test_two_concurrent_imports_run_one_after_the_other(postgres_only, tree):
     assert sorted(numbers) == NUMBERS
     handles = list(Person.objects.values_list("github", flat=True))
     assert len({h.lower() for h in handles}) == len(handles)
+
+
+def test_only_the_changed_keps_are_read_with_their_other_files(tree):
+    kep_tree_import(root=tree, dry_run=False)
+    moved = tree / "keps/sig-apps/2727-grpc-probe/kep.yaml"
+    moved.parent.mkdir(parents=True)
+    moved.write_text((tree / "keps/sig-node/2727-grpc-probe/kep.yaml").read_text())
+    Kep.objects.filter(number=4960).update(title="edited by hand")
+
+    report = kep_tree_import(root=tree, dry_run=False, only=["keps/prod-readiness/sig-node/2727.yaml"])
+
+    # KEP 2727's kep.yaml files (both directories: the duplicate rule weighs them together) and its PRR file.
+    assert report.files_read == 3
+    assert Kep.objects.get(number=4960).title == "edited by hand"  # outside the change: left alone
+    gone = kep_tree_import(root=tree, dry_run=False, only=["keps/sig-node/9999-deleted/kep.yaml"])
+    assert gone.files_read == 0

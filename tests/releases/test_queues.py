@@ -28,6 +28,7 @@ QUEUES = {
     "releases.tasks.compute_all_release_stats": "stats",
     "core.tasks.beat_heartbeat": "default",
     "releases.tasks.refresh_release_states": "default",
+    "upstream.tasks.refresh_upstream": "imports",
 }
 
 

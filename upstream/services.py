@@ -1,0 +1,245 @@
+"""One refresh of the upstream sources: fetch, map the changed paths to imports, run them, keep the run on record.
+
+Per source, in `SOURCE_SETTINGS` order:
+1. the URL is checked (`sources.url_check`); the clone is made or fetched (`repository`);
+2. the fetched head equals the cursor: "nothing to change", nothing imported (the source's `last_success_at` is
+   the only write: freshness is "checked and current", not "changed");
+3. else the paths changed since the cursor (every path of the tree on the first run, with `--full`, or when the
+   cursor is not in the fetched history any more: a force-push, said as "rewritten") are mapped to imports
+   (`plans.import_plan`), the working tree is checked out at the head and each import service runs;
+4. the cursor moves to the head only when every import ran: a file an importer skipped as bad input is reported
+   (outcome `skipped`, exit 1) and does not hold it back; an import that raised (a usage error, a database error,
+   a time-out of git or of the task) leaves it where it was, so the next run reads the same changes again.
+One source failing is recorded and the others go on. Two refreshes never import at once: a session advisory lock
+(`core.db.locks`) is tried, and a second refresh waits at most SIGTRACKER_UPSTREAM_LOCK_WAIT seconds, then skips.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from community.services import sigs_yaml_import
+from core import gitcli
+from core.db.locks import LockTimeout, session_lock
+from core.importing import ImportReport, ImportUsageError
+from keps.services import kep_tree_import
+from keps.services_history import kep_history_import
+from meetings.services import meeting_notes_import_files
+from releases.services.release_dirs import release_directories_import
+
+from . import metrics, repository
+from .choices import RunOutcome, SourceStatus
+from .models import UpstreamRun, UpstreamSource
+from .plans import ImportStep, import_plan
+from .sources import Source, UrlRefused, configured_sources, public_url, url_check
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["RefreshBusy", "SourceResult", "upstream_refresh", "upstream_refresh_lock"]
+
+LOCK_NAMESPACE = 0x7570  # "up"
+LOCK_KEY = 1
+
+
+class RefreshBusy(Exception):
+    """Another refresh holds the lock."""
+
+
+@dataclass
+class SourceResult:
+    """What one source's refresh did, as the command prints it and the run row keeps it."""
+
+    name: str
+    outcome: str = RunOutcome.FAILED
+    from_commit: str = ""
+    to_commit: str = ""
+    full: bool = False
+    files_read: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: list[str] = field(default_factory=list)
+    warnings: int = 0
+    imports: list[str] = field(default_factory=list)
+    error: str = ""
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome in (RunOutcome.CURRENT, RunOutcome.IMPORTED, RunOutcome.REWRITTEN)
+
+    def add(self, report: ImportReport) -> None:
+        self.files_read += report.files_read
+        self.created += report.created
+        self.updated += report.updated
+        self.unchanged += report.unchanged
+        self.skipped += [str(failure) for failure in report.skipped]
+        self.warnings += len(report.warnings)
+
+
+@contextmanager
+def upstream_refresh_lock(*, timeout: float) -> Iterator[None]:
+    """Held while a refresh runs; RefreshBusy when another one kept it for `timeout` seconds."""
+    try:
+        with session_lock(LOCK_NAMESPACE, LOCK_KEY, timeout=timeout):
+            yield
+    except LockTimeout as exc:
+        raise RefreshBusy("another refresh of the upstream sources is running") from exc
+
+
+def upstream_refresh(
+    *, names: Sequence[str] = (), full: bool = False, dry_run: bool = False, wait: float | None = None
+) -> list[SourceResult]:
+    """Refresh the configured sources (those named, or all), each recorded as an UpstreamRun unless `dry_run`.
+
+    Raises RefreshBusy when another refresh kept the lock past `wait` (default SIGTRACKER_UPSTREAM_LOCK_WAIT)."""
+    sources = [source for source in configured_sources() if not names or source.name in names]
+    with upstream_refresh_lock(timeout=settings.SIGTRACKER_UPSTREAM_LOCK_WAIT if wait is None else wait):
+        return [_source_refresh(source, full=full, dry_run=dry_run) for source in sources]
+
+
+def _source_refresh(source: Source, *, full: bool, dry_run: bool) -> SourceResult:
+    started_at = timezone.now()
+    started = time.monotonic()
+    record = UpstreamSource.objects.filter(name=source.name).first() or UpstreamSource(name=source.name)
+    result = SourceResult(name=source.name, from_commit=record.last_commit)
+    commit_at = None
+    try:
+        url_check(source.url, setting=source.setting, allow_file=settings.SIGTRACKER_UPSTREAM_ALLOW_FILE)
+        checkout = source.checkout
+        head = repository.repository_fetch(checkout=checkout, url=source.url)
+        result.to_commit = head
+        commit_at = repository.commit_date(checkout=checkout, commit=head)
+        _import_changes(
+            source, checkout=checkout, head=head, since=record.last_commit, full=full, dry_run=dry_run, result=result
+        )
+    except (UrlRefused, gitcli.GitError, ImportUsageError) as exc:
+        result.outcome, result.error = RunOutcome.FAILED, str(exc)
+    except Exception as exc:  # a database error, a bug in one importer: recorded, the next source goes on
+        logger.exception("upstream refresh of %s failed", source.name)
+        result.outcome, result.error = RunOutcome.FAILED, f"{exc.__class__.__name__}: {exc}"[:2000]
+        if exc.__class__.__name__ == "SoftTimeLimitExceeded":  # the task's time is up: record, then stop
+            result.error = "the refresh task ran out of time"
+            result.seconds = time.monotonic() - started
+            if not dry_run:
+                _record(record, source, result, started_at=started_at, commit_at=commit_at)
+            raise
+    result.seconds = time.monotonic() - started
+    result.error = result.error.replace(source.url, public_url(source.url))
+    if not dry_run:
+        _record(record, source, result, started_at=started_at, commit_at=commit_at)
+        metrics.run_observe(source=source.name, seconds=result.seconds, outcome=result.outcome)
+    return result
+
+
+def _import_changes(
+    source: Source, *, checkout: Path, head: str, since: str, full: bool, dry_run: bool, result: SourceResult
+) -> None:
+    if since == head and not full:
+        result.outcome = RunOutcome.CURRENT
+        return
+    rewritten = bool(since) and not repository.is_ancestor(checkout=checkout, older=since, newer=head)
+    result.full = full or rewritten or not since
+    if result.full:
+        paths = repository.all_paths(checkout=checkout, head=head)
+    else:
+        paths = repository.changed_paths(checkout=checkout, since=since, head=head)
+    steps = import_plan(source.name, paths, notes_sigs=settings.SIGTRACKER_UPSTREAM_NOTES_SIGS, full=result.full)
+    if steps:
+        repository.repository_checkout(checkout=checkout, commit=head)
+    for step in steps:
+        result.imports.append(step.describe())
+        report = _STEPS[step.kind](step, checkout, dry_run)
+        if report is None:
+            continue
+        if report.refused:
+            raise ImportUsageError(f"{step.kind}: {report.refused}")
+        result.add(report)
+    if result.skipped:
+        result.outcome = RunOutcome.SKIPPED_FILES
+    else:
+        result.outcome = RunOutcome.REWRITTEN if rewritten else RunOutcome.IMPORTED
+
+
+def _existing(checkout: Path, step: ImportStep) -> list[Path]:
+    """The step's paths still in the tree (a deleted file or folder has nothing to import)."""
+    return [checkout / path for path in step.paths if (checkout / path).exists()]
+
+
+def _keps(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
+    if not step.paths:
+        return kep_tree_import(root=checkout, dry_run=dry_run)
+    return kep_tree_import(root=checkout, dry_run=dry_run, only=step.paths) if _existing(checkout, step) else None
+
+
+def _kep_history(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport:
+    return kep_history_import(root=checkout, dry_run=dry_run)
+
+
+def _releases(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
+    folders = _existing(checkout, step)
+    return release_directories_import(paths=folders, dry_run=dry_run) if folders else None
+
+
+def _sigs(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
+    return sigs_yaml_import(path=checkout / "sigs.yaml", dry_run=dry_run) if _existing(checkout, step) else None
+
+
+def _notes(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
+    files = _existing(checkout, step)
+    return meeting_notes_import_files(paths=files, sig=step.sig, dry_run=dry_run) if files else None
+
+
+_STEPS: dict[str, Callable[[ImportStep, Path, bool], ImportReport | None]] = {
+    "keps": _keps,
+    "kep-history": _kep_history,
+    "releases": _releases,
+    "sigs": _sigs,
+    "notes": _notes,
+}
+
+
+@transaction.atomic
+def _record(record: UpstreamSource, source: Source, result: SourceResult, *, started_at, commit_at) -> None:
+    """The run on record; the source's cursor and freshness moved when the run succeeded or only skipped files."""
+    now = timezone.now()
+    record.url = public_url(source.url)
+    record.last_run_at = now
+    if result.outcome == RunOutcome.FAILED:
+        record.status, record.error = SourceStatus.FAILED, result.error
+    else:
+        record.last_commit = result.to_commit
+        record.last_commit_date = commit_at
+        record.last_success_at = now
+        record.error = ""
+        if result.outcome != RunOutcome.CURRENT:
+            record.status = SourceStatus.SKIPPED_FILES if result.skipped else SourceStatus.OK
+        elif record.status in (SourceStatus.NEVER, SourceStatus.FAILED):
+            record.status = SourceStatus.OK
+    record.save()
+    UpstreamRun.objects.create(
+        source=record,
+        started_at=started_at,
+        duration_seconds=max(result.seconds, 0),
+        from_commit=result.from_commit,
+        to_commit=result.to_commit,
+        outcome=result.outcome,
+        full=result.full,
+        files_read=result.files_read,
+        created=result.created,
+        updated=result.updated,
+        unchanged=result.unchanged,
+        skipped=len(result.skipped),
+        skipped_reasons=result.skipped[:500],
+        imports=result.imports,
+        error=result.error,
+    )
