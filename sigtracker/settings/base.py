@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "keps",
     "releases",
     "meetings",
+    "planning",
     "reminders",
     "rest_framework",
     "drf_spectacular",
@@ -140,7 +141,7 @@ SIGTRACKER_PAGE_CACHE_RECHECK = float(os.environ.get("SIGTRACKER_PAGE_CACHE_RECH
 # Apps whose tables the public pages read: a write to any of their tables but the unwatched ones makes cached pages
 # stale (database triggers, kept in sync with the models after every migrate). No page shows reminder deliveries,
 # and reminder workers write them all the time.
-SIGTRACKER_PAGE_CACHE_WATCHED_APPS = ["community", "keps", "releases", "meetings"]
+SIGTRACKER_PAGE_CACHE_WATCHED_APPS = ["community", "keps", "releases", "meetings", "planning"]
 # What export_data writes and import_data reads (core/backup.py): every row a curator cares about; from auth only
 # groups and users (permissions come from migrate).
 SIGTRACKER_EXPORTED_MODELS = [
@@ -150,6 +151,7 @@ SIGTRACKER_EXPORTED_MODELS = [
     "keps",
     "releases",
     "meetings",
+    "planning",
     "reminders",
     "people",
     "api",

@@ -1,0 +1,348 @@
+"""Reads of a SIG's plan for a release: its candidates (with where each came from and what is wrong with it), the
+leads' current decisions, the load on approvers and reviewers (`selectors_capacity`) and the plan against what
+happened (`selectors_outcome`). `plan_for` issues a fixed number of queries whatever the number of candidates.
+
+Where the candidates come from (`CandidateSource`):
+
+- `kep.yaml`: the kep.yaml names the release as `latest-milestone` or as the milestone of its current stage
+  (`keps.plans.plan_names_release`). Until the release's enhancements freeze has passed, today's files (the KEP
+  rows); after it, the files as they stood at the end of freeze day (US Pacific), from the plan history
+  (`import_keps --history`). Without that history a past release's kep.yaml candidates are unknown, and the
+  page says so rather than listing today's.
+- `slipped`: tracked in the previous release by this SIG and removed from the milestone or deferred
+  (`releases.rules.SLIP_STATUSES`), or not done once that release is over.
+- `perma-beta`: in beta (or alpha) for three releases or more (`releases.selectors_perma_beta`) and not planned:
+  kep.yaml plans no release from this one on. Only while the release is still ahead (a perma-beta is counted
+  against today's release).
+- `proposed`: proposed on the page by a signed-in person (`PlanCandidate`).
+
+A withdrawn, rejected or replaced KEP is listed with its flag and never counted as planned.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+
+from django.db.models import Prefetch, Q
+from django.utils import timezone
+
+from community.models import Sig
+from core.versions import version_or_none
+from keps.choices import KepStatus
+from keps.models import Kep, KepHistoryCursor, KepPlanChange, PrrApproval
+from keps.plans import planned_target
+from keps.selectors_history import plan_slip_count
+from releases.choices import Freeze, ReleaseState
+from releases.models import Milestone, Release, TrackedEnhancement
+from releases.rules import FREEZE_MILESTONE, SLIP_STATUSES, end_of_day_pacific, is_done
+from releases.selectors_perma_beta import perma_beta_list
+
+from .choices import CandidateSource, CapacityRole, PlanDecisionKind
+from .models import PlanCandidate, PlanDecision
+from .planned import NOT_PLANNED_STATUSES, planned_in, plans_at
+from .selectors_capacity import capacity_for
+from .selectors_outcome import outcome_for
+
+__all__ = [
+    "NOT_PLANNED_STATUSES",
+    "Candidate",
+    "Plan",
+    "plan_for",
+    "plan_version_known",
+    "previous_version",
+]
+
+#: kep.yaml's stage -> the stage of its PRR approval file (`keps.choices.PrrStage`); `removed` asks for none.
+PRR_STAGE = {"alpha": "alpha", "beta": "beta", "stable": "stable", "deprecated": "deprecation"}
+#: A tracked row's target stage in kep.yaml's words.
+_TRACKED_STAGE = {"deprecation": "deprecated", "removal": "removed"}
+#: Slips (plan history) from which a candidate is flagged `slipped-twice`.
+SLIPPED_TWICE = 2
+
+FLAG_NO_PRR_APPROVER = "no-prr-approver"
+FLAG_NO_APPROVER = "no-approver"
+FLAG_OVER_CAPACITY = "approver-over-capacity"
+FLAG_SLIPPED_TWICE = "slipped-twice"
+FLAG_NOT_IMPLEMENTABLE = "not-implementable"
+
+
+@dataclass
+class Candidate:
+    kep: Kep
+    stage: str
+    sources: list[str]
+    status: str  # kep.yaml's status (at the freeze, for a past release's kep.yaml candidates)
+    slips: int = 0  # planned slips from the plan history
+    prr_approver: str = ""  # GitHub handle of the PRR approver for `stage` ('' when none)
+    prr_file: bool = False  # whether the KEP has a PRR approval file at all
+    last_outcome: str = ""  # its status in the previous release's tracking ('' when not tracked then)
+    decision: PlanDecision | None = None
+    proposal: PlanCandidate | None = None
+    flags: list[str] = field(default_factory=list)
+    authors: list[str] = field(default_factory=list)
+    reviewers: list[str] = field(default_factory=list)
+    approvers: list[str] = field(default_factory=list)
+    participating: list[str] = field(default_factory=list)
+
+    @property
+    def counted(self) -> bool:
+        """Whether the candidate counts as planned (a withdrawn, rejected or replaced KEP never does)."""
+        return self.status not in NOT_PLANNED_STATUSES
+
+    @property
+    def decision_value(self) -> str:
+        return self.decision.decision if self.decision else ""
+
+
+@dataclass
+class Plan:
+    version: str
+    sig: Sig
+    release: Release | None  # the schedule's row, when imported
+    previous: str  # the previous release's version ('' before 1.0)
+    freeze_at: datetime.datetime | None  # end of the enhancements-freeze day (Pacific), when scheduled
+    at_freeze: bool  # candidates from kep.yaml as it stood at the freeze (the freeze has passed)
+    history_imported: bool
+    candidates: list[Candidate]
+    decided: bool  # whether any decision was recorded for this plan
+    capacity: list = field(default_factory=list)  # selectors_capacity.CapacityRow
+    outcome: object = None  # selectors_outcome.Outcome
+
+    @property
+    def kep_yaml_known(self) -> bool:
+        """Whether the `kep.yaml` source could be read (a past release needs the plan history)."""
+        return not self.at_freeze or self.history_imported
+
+    @property
+    def committed(self) -> list[Candidate]:
+        return [c for c in self.candidates if c.decision_value == PlanDecisionKind.COMMIT and c.counted]
+
+    @property
+    def candidate_numbers(self) -> set[int]:
+        return {c.kep.number for c in self.candidates}
+
+
+def previous_version(version: str) -> str:
+    parts = version_or_none(version)
+    if not parts or parts[1] == 0:
+        return ""
+    return f"{parts[0]}.{parts[1] - 1}"
+
+
+def plan_version_known(version: str) -> bool:
+    """Whether `version` is a release one may plan: in the schedule, or named by some kep.yaml or proposal."""
+    if not version_or_none(version) or f"{version_or_none(version)[0]}.{version_or_none(version)[1]}" != version:
+        return False
+    named = Q(latest_milestone=version) | Q(alpha_milestone=version) | Q(beta_milestone=version)
+    named |= Q(stable_milestone=version) | Q(deprecated_milestone=version)
+    return (
+        Release.objects.filter(version=version).exists()
+        or Kep.objects.filter(named).exists()
+        or PlanCandidate.objects.filter(release=version).exists()
+    )
+
+
+def enhancements_freeze_at(release: Release | None) -> datetime.datetime | None:
+    """The end of the release's (release-wide) enhancements-freeze day, US Pacific; None when not scheduled."""
+    if release is None:
+        return None
+    freeze = (
+        Milestone.objects.filter(release=release, kind=FREEZE_MILESTONE[Freeze.ENHANCEMENTS], sig__isnull=True)
+        .order_by("at")
+        .first()
+    )
+    return end_of_day_pacific(freeze.at, all_day=freeze.all_day) if freeze else None
+
+
+def _today_named(sig: Sig, version: str) -> list[int]:
+    """Primary keys of the SIG's KEPs whose kep.yaml today names `version`."""
+    named = Q(latest_milestone=version)
+    for stage in ("alpha", "beta", "stable", "deprecated"):
+        named |= Q(stage=stage, **{f"{stage}_milestone": version})
+    return list(Kep.objects.filter(named, owning_sig=sig).values_list("pk", flat=True))
+
+
+def _slipped(sig: Sig, previous: str) -> dict[int, str]:
+    """KEP pk -> target stage of the SIG's KEPs tracked in `previous` that slipped: removed, deferred, or not
+    done once that release is over."""
+    if not previous:
+        return {}
+    slipped = {}
+    for kep_id, status, stage, state in TrackedEnhancement.objects.filter(
+        release__version=previous, sig=sig, kep__isnull=False
+    ).values_list("kep_id", "status", "target_stage", "release__state"):
+        if status in SLIP_STATUSES or (state == ReleaseState.RELEASED and not is_done(status)):
+            slipped[kep_id] = _TRACKED_STAGE.get(stage, stage)
+    return slipped
+
+
+def _perma_betas(sig: Sig, version: str) -> list[int]:
+    """Primary keys of the SIG's perma-betas whose kep.yaml plans no release from `version` on."""
+    rows = perma_beta_list(filters={"owning_sig": sig.slug}).rows
+    return [row.kep.pk for row in rows if _not_planned_from(row.kep, version)]
+
+
+def _not_planned_from(kep: Kep, version: str) -> bool:
+    target = planned_target(stage=kep.stage, latest=kep.latest_milestone, milestones=_milestones(kep))
+    target_parts, version_parts = version_or_none(target), version_or_none(version)
+    return not target_parts or target_parts < version_parts
+
+
+def _milestones(kep: Kep) -> dict[str, str]:
+    return {
+        "alpha": kep.alpha_milestone,
+        "beta": kep.beta_milestone,
+        "stable": kep.stable_milestone,
+        "deprecated": kep.deprecated_milestone,
+    }
+
+
+def _candidate_keps(pks: set[int]) -> dict[int, Kep]:
+    """The candidates' KEPs with everything a row shows, in a fixed number of queries."""
+    keps = (
+        Kep.objects.filter(pk__in=pks)
+        .select_related("owning_sig")
+        .prefetch_related(
+            Prefetch("participating_sigs", queryset=Sig.objects.only("slug").order_by("slug")),
+            "authors",
+            "reviewers",
+            "approvers",
+            Prefetch("prr_approvals", queryset=PrrApproval.objects.select_related("approver")),
+        )
+        .annotate(plan_slips=plan_slip_count())
+    )
+    return {kep.pk: kep for kep in keps}
+
+
+def _handles(people) -> list[str]:
+    return sorted(person.github for person in people)
+
+
+def plan_for(*, version: str, sig: Sig, now: datetime.datetime | None = None) -> Plan:
+    """`sig`'s plan for release `version`: candidates, decisions, capacity and outcome."""
+    now = now or timezone.now()
+    release = Release.objects.filter(version=version).first()
+    freeze_at = enhancements_freeze_at(release)
+    at_freeze = freeze_at is not None and freeze_at <= now
+    history_imported = KepHistoryCursor.objects.exists()
+    previous = previous_version(version)
+
+    sources: dict[int, list[str]] = {}
+    stages: dict[int, str] = {}
+    statuses: dict[int, str] = {}
+
+    def add(pk: int, source: str, stage: str = "") -> None:
+        sources.setdefault(pk, [])
+        if source not in sources[pk]:
+            sources[pk].append(source)
+        if stage and pk not in stages:
+            stages[pk] = stage
+
+    frozen: dict[int, KepPlanChange] = {}
+    if at_freeze:
+        if history_imported:
+            frozen = planned_in(
+                plans_at(numbers=Kep.objects.filter(owning_sig=sig).values("number"), cutoff=freeze_at), version
+            )
+            pk_of = dict(Kep.objects.filter(number__in=list(frozen)).values_list("number", "pk"))
+            for number, change in frozen.items():
+                if number in pk_of:
+                    add(pk_of[number], CandidateSource.KEP_YAML, change.stage)
+                    statuses[pk_of[number]] = change.status
+    else:
+        for pk in _today_named(sig, version):
+            add(pk, CandidateSource.KEP_YAML)
+    for pk, stage in _slipped(sig, previous).items():
+        add(pk, CandidateSource.SLIPPED, stage)
+    if not at_freeze:
+        for pk in _perma_betas(sig, version):
+            if CandidateSource.KEP_YAML not in sources.get(pk, ()):
+                add(pk, CandidateSource.PERMA_BETA)
+    proposals = {
+        proposal.kep_id: proposal
+        for proposal in PlanCandidate.objects.filter(release=version, sig=sig).select_related("proposed_by")
+    }
+    for kep_id, proposal in proposals.items():
+        add(kep_id, CandidateSource.PROPOSED)
+        stages[kep_id] = proposal.stage  # what the proposer says wins over what the files imply
+
+    keps = _candidate_keps(set(sources))
+    decisions: dict[int, PlanDecision] = {}
+    decided = False
+    for row in PlanDecision.objects.filter(release=version, sig=sig).select_related("by").order_by("at", "pk"):
+        decisions[row.kep_id] = row
+        decided = True
+    last_outcome = dict(
+        TrackedEnhancement.objects.filter(release__version=previous, kep_id__in=list(keps)).values_list(
+            "kep_id", "status"
+        )
+        if previous
+        else ()
+    )
+
+    candidates = []
+    for pk, kep in keps.items():
+        stage = stages.get(pk) or kep.stage
+        prr = {approval.stage: approval.approver.github for approval in kep.prr_approvals.all()}
+        candidate = Candidate(
+            kep=kep,
+            stage=stage,
+            sources=sources[pk],
+            status=statuses.get(pk, kep.status),
+            slips=kep.plan_slips,
+            prr_approver=prr.get(PRR_STAGE.get(stage, ""), ""),
+            prr_file=bool(prr),
+            last_outcome=last_outcome.get(pk, ""),
+            decision=decisions.get(pk),
+            proposal=proposals.get(pk),
+            authors=_handles(kep.authors.all()),
+            reviewers=_handles(kep.reviewers.all()),
+            approvers=_handles(kep.approvers.all()),
+            participating=[s.slug for s in kep.participating_sigs.all()],
+        )
+        candidate.flags = _flags(candidate)
+        candidates.append(candidate)
+    candidates.sort(key=lambda c: (not c.counted, c.kep.number))
+    plan = Plan(
+        version=version,
+        sig=sig,
+        release=release,
+        previous=previous,
+        freeze_at=freeze_at,
+        at_freeze=at_freeze,
+        history_imported=history_imported,
+        candidates=candidates,
+        decided=decided,
+    )
+    plan.capacity = capacity_for(plan)
+    over = {(row.person, row.role) for row in plan.capacity if row.over}
+    for candidate in plan.candidates:
+        named = [(p, CapacityRole.APPROVER) for p in candidate.approvers]
+        if candidate.prr_approver:
+            named.append((candidate.prr_approver, CapacityRole.PRR_APPROVER))
+        if candidate.counted and any(key in over for key in named):
+            candidate.flags.append(FLAG_OVER_CAPACITY)
+    plan.outcome = outcome_for(plan, frozen=frozen, now=now)
+    return plan
+
+
+def _flags(candidate: Candidate) -> list[str]:
+    """What is wrong with a candidate, but for capacity (added once the load is known)."""
+    flags = []
+    if candidate.status in NOT_PLANNED_STATUSES:
+        flags.append(candidate.status)  # withdrawn, rejected or replaced
+    elif candidate.status != KepStatus.IMPLEMENTABLE:
+        flags.append(FLAG_NOT_IMPLEMENTABLE)
+    if candidate.stage in PRR_STAGE and not candidate.prr_approver:
+        flags.append(FLAG_NO_PRR_APPROVER)
+    if not candidate.approvers:
+        flags.append(FLAG_NO_APPROVER)
+    if candidate.slips >= SLIPPED_TWICE:
+        flags.append(FLAG_SLIPPED_TWICE)
+    return flags
+
+
+def plan_candidate_numbers(*, version: str, sig: Sig) -> set[int]:
+    """The KEP numbers of `sig`'s plan for `version` (a decision may be recorded only on one of them)."""
+    return plan_for(version=version, sig=sig).candidate_numbers
