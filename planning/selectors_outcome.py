@@ -144,3 +144,22 @@ def sig_outcomes(*, sig: Sig, now: datetime.datetime) -> list[Outcome]:
             )
         )
     return outcomes
+
+
+@dataclass
+class ReleasePlanSummary:
+    version: str
+    decided: bool  # whether any SIG recorded a decision for the release
+    committed: int  # KEPs whose current decision is commit, all SIGs
+    sigs: int  # SIGs with at least one committed KEP
+
+
+def release_plan_summary(*, version: str) -> ReleasePlanSummary:
+    """The release page's line about plans: one query."""
+    current: dict[tuple[int, int], str] = {}
+    for sig_id, kep_id, decision in (
+        PlanDecision.objects.filter(release=version).order_by("at", "pk").values_list("sig_id", "kep_id", "decision")
+    ):
+        current[(sig_id, kep_id)] = decision
+    committed = [key for key, decision in current.items() if decision == PlanDecisionKind.COMMIT]
+    return ReleasePlanSummary(version, bool(current), len(committed), len({sig_id for sig_id, _ in committed}))
