@@ -376,6 +376,8 @@ DJANGO_TABLES2_TEMPLATE = "django_tables2/table.html"
 SIGTRACKER_API_ANON_RATE = os.environ.get("SIGTRACKER_API_ANON_RATE", "120/minute")
 # The throttle's counters: a cache every web process shares (see CACHES); if it is down, reads are not limited.
 SIGTRACKER_API_THROTTLE_CACHE = "shared"
+# Plan decisions per signed-in user through the API (POST /api/v1/plans/<version>/<sig>/decisions/).
+SIGTRACKER_PLAN_DECISION_RATE = os.environ.get("SIGTRACKER_PLAN_DECISION_RATE", "60/minute")
 # Cache-Control max-age of anonymous API answers, in seconds.
 SIGTRACKER_API_MAX_AGE = int(os.environ.get("SIGTRACKER_API_MAX_AGE", "60"))
 REST_FRAMEWORK = {
