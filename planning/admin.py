@@ -9,6 +9,7 @@ from community.admin_scope import SigScopedAdminMixin
 from community.choices import SigRole
 
 from .models import CapacityLimit, PlanCandidate, PlanDecision
+from .selectors import plan_candidate_numbers
 from .services import PlanInvalid, PlanRefused, plan_decision_record
 
 
@@ -16,6 +17,14 @@ class PlanDecisionForm(forms.ModelForm):
     class Meta:
         model = PlanDecision
         fields = ["release", "sig", "kep", "decision", "note"]
+
+    def clean(self):
+        cleaned = super().clean()
+        release, sig, kep = cleaned.get("release"), cleaned.get("sig"), cleaned.get("kep")
+        if release and sig and kep and not self.errors:
+            if kep.number not in plan_candidate_numbers(version=release, sig=sig):
+                raise forms.ValidationError(f"KEP-{kep.number} is not a candidate of {sig.slug}'s plan for v{release}.")
+        return cleaned
 
 
 @admin.register(PlanDecision)
