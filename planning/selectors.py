@@ -155,6 +155,16 @@ def enhancements_freeze_at(release: Release | None) -> datetime.datetime | None:
     return end_of_day_pacific(freeze.at, all_day=freeze.all_day) if freeze else None
 
 
+def history_covers(sig: Sig) -> bool:
+    """Whether the plan history speaks for `sig`: `import_keps --history` ran and some KEP of the SIG has a plan
+    change (a history filtered to other SIGs' files says nothing of this one's plans: unknown, not zero). One
+    query."""
+    return (
+        KepHistoryCursor.objects.exists()
+        and KepPlanChange.objects.filter(kep_number__in=Kep.objects.filter(owning_sig=sig).values("number")).exists()
+    )
+
+
 def _today_named(sig: Sig, version: str) -> list[int]:
     """Primary keys of the SIG's KEPs whose kep.yaml today names `version`."""
     named = Q(latest_milestone=version)
@@ -225,7 +235,7 @@ def plan_for(*, version: str, sig: Sig, now: datetime.datetime | None = None) ->
     release = Release.objects.filter(version=version).first()
     freeze_at = enhancements_freeze_at(release)
     at_freeze = freeze_at is not None and freeze_at <= now
-    history_imported = KepHistoryCursor.objects.exists()
+    history_imported = history_covers(sig)
     previous = previous_version(version)
 
     sources: dict[int, list[str]] = {}

@@ -117,6 +117,7 @@ def sig_outcomes(*, sig: Sig, now: datetime.datetime) -> list[Outcome]:
         decided.add(version)
         committed[version] += decision == PlanDecisionKind.COMMIT
 
+    history = history and bool(changes)  # a history of other SIGs' files says nothing of this one's plans
     outcomes = []
     for release in releases:
         freeze_at = freezes.get(release.pk)
