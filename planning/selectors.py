@@ -190,22 +190,32 @@ def _slipped(sig: Sig, previous: str) -> dict[int, str]:
 def _perma_betas(sig: Sig, version: str) -> list[int]:
     """Primary keys of the SIG's perma-betas whose kep.yaml plans no release from `version` on."""
     rows = perma_beta_list(filters={"owning_sig": sig.slug}).rows
-    return [row.kep.pk for row in rows if _not_planned_from(row.kep, version)]
+    # The perma-beta rows' KEPs carry only the list's columns: their plans are read in one query, not per row.
+    plans = Kep.objects.filter(pk__in=[row.kep.pk for row in rows]).values_list(
+        "pk",
+        "stage",
+        "latest_milestone",
+        "alpha_milestone",
+        "beta_milestone",
+        "stable_milestone",
+        "deprecated_milestone",
+    )
+    return [
+        pk
+        for pk, stage, latest, alpha, beta, stable, deprecated in plans
+        if _not_planned_from(
+            stage=stage,
+            latest=latest,
+            milestones={"alpha": alpha, "beta": beta, "stable": stable, "deprecated": deprecated},
+            version=version,
+        )
+    ]
 
 
-def _not_planned_from(kep: Kep, version: str) -> bool:
-    target = planned_target(stage=kep.stage, latest=kep.latest_milestone, milestones=_milestones(kep))
+def _not_planned_from(*, stage: str, latest: str, milestones: dict, version: str) -> bool:
+    target = planned_target(stage=stage, latest=latest, milestones=milestones)
     target_parts, version_parts = version_or_none(target), version_or_none(version)
     return not target_parts or target_parts < version_parts
-
-
-def _milestones(kep: Kep) -> dict[str, str]:
-    return {
-        "alpha": kep.alpha_milestone,
-        "beta": kep.beta_milestone,
-        "stable": kep.stable_milestone,
-        "deprecated": kep.deprecated_milestone,
-    }
 
 
 def _candidate_keps(pks: set[int]) -> dict[int, Kep]:

@@ -24,12 +24,12 @@ UTC = datetime.UTC
 @pytest.fixture
 def node(db):
     """sig-node with:
-    - KEP-1001 alpha, latest-milestone 1.31, approver dawn (PRR approver pat for alpha): kep.yaml;
-    - KEP-1002 beta, beta milestone 1.31, withdrawn, no approver: kep.yaml, flagged withdrawn;
-    - KEP-1003 tracked in 1.30 and removed from the milestone: slipped (provisional: not-implementable);
-    - KEP-1004 beta since 1.26, plans nothing later: perma-beta;
-    - KEP-1005 alpha planning 1.32: not a candidate unless proposed;
-    - KEP-2001 of sig-apps naming 1.31: another SIG's.
+    - KEP-91001 alpha, latest-milestone 1.31, approver dawn (PRR approver pat for alpha): kep.yaml;
+    - KEP-91002 beta, beta milestone 1.31, withdrawn, no approver: kep.yaml, flagged withdrawn;
+    - KEP-91003 tracked in 1.30 and removed from the milestone: slipped (provisional: not-implementable);
+    - KEP-91004 beta since 1.26, plans nothing later: perma-beta;
+    - KEP-91005 alpha planning 1.32: not a candidate unless proposed;
+    - KEP-92001 of sig-apps naming 1.31: another SIG's.
     v1.30 released, its enhancements freeze long past; v1.31 ahead.
     """
     sig = SigFactory(slug="sig-node")
@@ -43,18 +43,18 @@ def node(db):
         kind=MilestoneKind.ENHANCEMENTS_FREEZE,
         at=datetime.datetime.now(UTC) + datetime.timedelta(days=30),
     )
-    k1 = KepFactory(number=1001, title="Planned", owning_sig=sig, stage="alpha", latest_milestone="1.31")
+    k1 = KepFactory(number=91001, title="Planned", owning_sig=sig, stage="alpha", latest_milestone="1.31")
     k1.approvers.add(dawn)
     k1.reviewers.add(rev)
     PrrApprovalFactory(kep=k1, stage="alpha", approver=pat)
-    k2 = KepFactory(number=1002, title="Gone", owning_sig=sig, stage="beta", beta_milestone="1.31", status="withdrawn")
-    k3 = KepFactory(number=1003, title="Slipped", owning_sig=sig, stage="alpha", status="provisional")
+    k2 = KepFactory(number=91002, title="Gone", owning_sig=sig, stage="beta", beta_milestone="1.31", status="withdrawn")
+    k3 = KepFactory(number=91003, title="Slipped", owning_sig=sig, stage="alpha", status="provisional")
     k3.approvers.add(dawn)
     TrackedEnhancementFactory(kep=k3, release=past, status="removed_from_milestone")
-    k4 = KepFactory(number=1004, title="Stuck", owning_sig=sig, stage="beta", beta_milestone="1.26")
+    k4 = KepFactory(number=91004, title="Stuck", owning_sig=sig, stage="beta", beta_milestone="1.26")
     k4.approvers.add(dawn)
-    k5 = KepFactory(number=1005, title="Later", owning_sig=sig, stage="alpha", latest_milestone="1.32")
-    KepFactory(number=2001, title="Other SIG", owning_sig=apps, stage="alpha", latest_milestone="1.31")
+    k5 = KepFactory(number=91005, title="Later", owning_sig=sig, stage="alpha", latest_milestone="1.32")
+    KepFactory(number=92001, title="Other SIG", owning_sig=apps, stage="alpha", latest_milestone="1.31")
     return {"sig": sig, "apps": apps, "past": past, "ahead": ahead, "keps": [k1, k2, k3, k4, k5], "dawn": dawn}
 
 

@@ -67,11 +67,11 @@ def test_limit_out_of_range_is_refused_with_its_message(client, node, users):
 
 def test_admin_refuses_a_decision_on_a_kep_that_is_not_a_candidate(client, node, users):
     client.force_login(users["lead"])
-    other = node["keps"][4]  # KEP-1005 plans 1.32
+    other = node["keps"][4]  # KEP-91005 plans 1.32
     response = client.post(
         "/admin/planning/plandecision/add/",
         {"release": "1.31", "sig": node["sig"].pk, "kep": other.pk, "decision": "commit"},
     )
     assert response.status_code == 200
-    assert "KEP-1005 is not a candidate of sig-node&#x27;s plan for v1.31." in response.content.decode()
+    assert "KEP-91005 is not a candidate of sig-node&#x27;s plan for v1.31." in response.content.decode()
     assert not PlanDecision.objects.exists()

@@ -35,8 +35,8 @@ def post_with_csrf(client: Client, url: str, data: dict):
 
 def test_plan_page_lists_candidates_flags_and_load(client, node):
     page = client.get(PAGE).content.decode()
-    assert 'id="kep-1001"' in page and 'id="kep-1002"' in page and 'id="kep-2001"' not in page
-    row = page.split('id="kep-1002"')[1].split("</tr>")[0]
+    assert 'id="kep-91001"' in page and 'id="kep-91002"' in page and 'id="kep-92001"' not in page
+    row = page.split('id="kep-91002"')[1].split("</tr>")[0]
     assert "withdrawn" in row and "no-approver" in row
     assert "dawn" in page.split('id="plan-capacity"')[1]
     assert "at least 3" in page.split('id="plan-capacity"')[1]
@@ -58,20 +58,20 @@ def test_unknown_version_and_sig_are_404(client, node):
 
 def test_lead_decides_and_every_change_is_kept(node, users):
     client = csrf_client(users["lead"])
-    response = post_with_csrf(client, DECIDE, {"kep": 1001, "decision": "maybe", "note": "needs a reviewer"})
+    response = post_with_csrf(client, DECIDE, {"kep": 91001, "decision": "maybe", "note": "needs a reviewer"})
     assert response.status_code == 302
-    post_with_csrf(client, DECIDE, {"kep": 1001, "decision": "commit", "note": "<b>go</b>"})
+    post_with_csrf(client, DECIDE, {"kep": 91001, "decision": "commit", "note": "<b>go</b>"})
     rows = list(PlanDecision.objects.order_by("at", "pk").values_list("from_decision", "decision", "by__username"))
     assert rows == [("", "maybe", "lead"), ("maybe", "commit", "lead")]
     page = client.get(PAGE).content.decode()
-    row = page.split('id="kep-1001"')[1].split("</tr>")[0]
+    row = page.split('id="kep-91001"')[1].split("</tr>")[0]
     assert "<strong>Commit</strong>" in row and "&lt;b&gt;go&lt;/b&gt;" in row and "<b>go</b>" not in row
     commands = page.split('id="issue-commands"')[1].split("</textarea>")[0]
     assert "/milestone v1.31" in commands and "/label lead-opted-in" in commands and "/label stage/alpha" in commands
 
 
 def test_curator_decides(node, users):
-    response = post_with_csrf(csrf_client(users["curator"]), DECIDE, {"kep": 1003, "decision": "not_this_release"})
+    response = post_with_csrf(csrf_client(users["curator"]), DECIDE, {"kep": 91003, "decision": "not_this_release"})
     assert response.status_code == 302
     assert PlanDecision.objects.get().by == users["curator"]
 
@@ -87,7 +87,7 @@ def test_curator_decides(node, users):
 )
 def test_others_are_refused_with_what_is_missing(node, users, who, reason):
     client = csrf_client(users[who] if who else None)
-    response = post_with_csrf(client, DECIDE, {"kep": 1001, "decision": "commit"})
+    response = post_with_csrf(client, DECIDE, {"kep": 91001, "decision": "commit"})
     assert response.status_code == 403
     assert reason in response.content.decode()
     assert "private" not in response.content.decode()
@@ -96,27 +96,27 @@ def test_others_are_refused_with_what_is_missing(node, users, who, reason):
 
 def test_decision_without_csrf_token_is_refused(node, users):
     client = csrf_client(users["lead"])
-    assert client.post(DECIDE, {"kep": 1001, "decision": "commit"}).status_code == 403
+    assert client.post(DECIDE, {"kep": 91001, "decision": "commit"}).status_code == 403
     assert not PlanDecision.objects.exists()
 
 
 def test_decision_on_a_kep_that_is_not_a_candidate_is_refused(node, users):
     client = csrf_client(users["lead"])
-    response = post_with_csrf(client, DECIDE, {"kep": 2001, "decision": "commit"})
+    response = post_with_csrf(client, DECIDE, {"kep": 92001, "decision": "commit"})
     assert response.status_code == 302
     assert not PlanDecision.objects.exists()
-    assert "KEP-2001 is not a candidate" in client.get(PAGE).content.decode()
+    assert "KEP-92001 is not a candidate" in client.get(PAGE).content.decode()
 
 
 def test_any_signed_in_person_proposes_and_anonymous_cannot(node, users):
     client = csrf_client(users["nobody"])
-    response = post_with_csrf(client, PROPOSE, {"kep": 1005, "stage": "beta", "note": "we have time"})
+    response = post_with_csrf(client, PROPOSE, {"kep": 91005, "stage": "beta", "note": "we have time"})
     assert response.status_code == 302
     proposal = PlanCandidate.objects.get()
-    assert (proposal.kep.number, proposal.stage, proposal.proposed_by.username) == (1005, "beta", "nobody")
+    assert (proposal.kep.number, proposal.stage, proposal.proposed_by.username) == (91005, "beta", "nobody")
     page = client.get(PAGE).content.decode()
-    assert "proposed" in page.split('id="kep-1005"')[1].split("</tr>")[0]
-    anonymous = post_with_csrf(csrf_client(), PROPOSE, {"kep": 1001, "stage": "beta"})
+    assert "proposed" in page.split('id="kep-91005"')[1].split("</tr>")[0]
+    anonymous = post_with_csrf(csrf_client(), PROPOSE, {"kep": 91001, "stage": "beta"})
     assert anonymous.status_code == 403 and "sign in" in anonymous.content.decode()
 
 
@@ -131,7 +131,7 @@ def test_csv_and_markdown(client, node, users):
         release="1.31", sig=node["sig"], kep=node["keps"][0], decision="commit", note="a | b <x>", by=users["lead"]
     )
     rows = list(csv.DictReader(io.StringIO(client.get(PAGE + "plan.csv").content.decode())))
-    assert [r["kep"] for r in rows] == ["1001", "1003", "1004", "1002"]
+    assert [r["kep"] for r in rows] == ["91001", "91003", "91004", "91002"]
     assert rows[0]["decision"] == "commit" and rows[0]["prr_approver"] == "pat"
     assert rows[3]["flags"] == "withdrawn no-prr-approver no-approver"
     page = client.get(PAGE).content.decode()
@@ -165,4 +165,6 @@ def test_plan_page_queries_do_not_grow_with_candidates(client, node, users):
         kep.reviewers.add(PersonFactory())
         PrrApprovalFactory(kep=kep, stage="beta")
         PlanDecision.objects.create(release="1.31", sig=node["sig"], kep=kep, decision="commit", by=users["lead"])
+        stuck = KepFactory(owning_sig=node["sig"], stage="beta", beta_milestone="1.20")  # perma-beta
+        stuck.approvers.add(PersonFactory())
     assert count() == few
