@@ -27,6 +27,9 @@ PAGES = {
     "/releases/1.27/plan/sig-scheduling/": "sig-scheduling v1.27 plan (past freeze, plan history)",
     "/releases/1.37/plan/": "v1.37 pick a SIG",
     "/sigs/sig-node/plans/": "SIG Node plans across releases",
+    # For reference, measured in the same breath: an existing page on the same data (bench_real_data's budget too),
+    # so a slow machine shows as slow on both.
+    "/keps/perma-beta/": "reference: perma-beta",
 }
 API = {
     "/api/v1/plans/1.37/sig-node/": "api plan SIG Node v1.37",

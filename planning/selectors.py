@@ -266,7 +266,8 @@ def plan_for(*, version: str, sig: Sig, now: datetime.datetime | None = None) ->
     release = Release.objects.filter(version=version).first()
     freeze_at = enhancements_freeze_at(release)
     at_freeze = freeze_at is not None and freeze_at <= now
-    history_imported = history_covers(sig)
+    # Only a plan past its freeze reads the history (its kep.yaml candidates and planned-at-freeze figure).
+    history_imported = history_covers(sig) if at_freeze else KepHistoryCursor.objects.exists()
     previous = previous_version(version)
 
     sources: dict[int, list[str]] = {}

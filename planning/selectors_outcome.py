@@ -104,7 +104,8 @@ def sig_outcomes(*, sig: Sig, now: datetime.datetime) -> list[Outcome]:
         ):
             changes[change.kep_number].append(change)
     stats: dict[tuple[int, int | None], ReleaseStats] = {
-        (row.release_id, row.sig_id): row for row in ReleaseStats.objects.filter(Q(sig=sig) | Q(sig__isnull=True))
+        (row.release_id, row.sig_id): row
+        for row in ReleaseStats.objects.filter(Q(sig=sig) | Q(sig__isnull=True)).defer("funnel", "slips")
     }
     decisions: dict[tuple[str, int], str] = {}
     for version, kep_id, decision in (
