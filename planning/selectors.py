@@ -11,9 +11,9 @@ Where the candidates come from (`CandidateSource`):
   page says so rather than listing today's.
 - `slipped`: tracked in the previous release by this SIG and removed from the milestone or deferred
   (`releases.rules.SLIP_STATUSES`), or not done once that release is over.
-- `perma-beta`: in beta (or alpha) for three releases or more (`releases.selectors_perma_beta`) and not planned:
-  kep.yaml plans no release from this one on. Only while the release is still ahead (a perma-beta is counted
-  against today's release).
+- `perma-beta`: in beta (or alpha) for three releases or more by the release before this one
+  (`releases.selectors_perma_beta`) and not planned: kep.yaml plans no release from this one on. Only while the
+  release is still ahead.
 - `proposed`: proposed on the page by a signed-in person (`PlanCandidate`).
 
 A withdrawn, rejected or replaced KEP is listed with its flag and never counted as planned.
@@ -189,7 +189,9 @@ def _slipped(sig: Sig, previous: str) -> dict[int, str]:
 
 def _perma_betas(sig: Sig, version: str) -> list[int]:
     """Primary keys of the SIG's perma-betas whose kep.yaml plans no release from `version` on."""
-    rows = perma_beta_list(filters={"owning_sig": sig.slug}).rows
+    # Counted against the release before the planned one (the current release, when planning the next), not
+    # against whatever release is current today: a plan for v1.40 asks what will have been stuck by then.
+    rows = perma_beta_list(filters={"owning_sig": sig.slug}, reference=previous_version(version)).rows
     # The perma-beta rows' KEPs carry only the list's columns: their plans are read in one query, not per row.
     plans = Kep.objects.filter(pk__in=[row.kep.pk for row in rows]).values_list(
         "pk",

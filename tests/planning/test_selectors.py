@@ -213,3 +213,10 @@ def test_released_previous_release_makes_unfinished_rows_slipped(node):
     MilestoneFactory(release=ReleaseFactory(version="1.32"), kind=MilestoneKind.ENHANCEMENTS_FREEZE)
     rows = by_number(plan_for(version="1.32", sig=node["sig"]))
     assert rows[91301].sources == ["slipped"] and 91302 not in rows
+
+
+def test_perma_betas_are_counted_against_the_release_before_the_plan(node):
+    """Beta since 1.28: two releases by 1.30 (not a candidate for 1.31), three by 1.31 (a candidate for 1.32)."""
+    KepFactory(number=91401, owning_sig=node["sig"], stage="beta", beta_milestone="1.28")
+    assert 91401 not in by_number(plan_for(version="1.31", sig=node["sig"]))
+    assert by_number(plan_for(version="1.32", sig=node["sig"]))[91401].sources == ["perma-beta"]
