@@ -1,7 +1,7 @@
 from django.urls import include, path
 from rest_framework import routers
 
-from . import views
+from . import plans, views
 
 app_name = "api"
 
@@ -29,5 +29,7 @@ router.register("upstream", views.UpstreamSourceViewSet, basename="upstream")
 urlpatterns = [
     path("schema/", views.SchemaView.as_view(), name="schema"),
     path("docs/", views.DocsView.as_view(url_name="api:schema"), name="docs"),
+    path("plans/<str:version>/<slug:sig>/", plans.PlanView.as_view(), name="plan"),
+    path("plans/<str:version>/<slug:sig>/decisions/", plans.PlanDecisionsView.as_view(), name="plan_decisions"),
     path("", include(router.urls)),
 ]

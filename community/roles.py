@@ -30,6 +30,7 @@ _VIEW_MODELS = {
     ],
     "meetings": ["meeting", "agendaitem"],
     "reminders": ["reminderdelivery"],
+    "planning": ["plancandidate", "plandecision"],
 }
 # A wrangler edits their SIG's board, meetings and retros (and the people and KEPs those rows refer to).
 _LIAISON_EDITS = {
@@ -44,6 +45,8 @@ _LEAD_EDITS = {
     # A SIG's Slack channel for the digest: its leads set it (the URL is a credential, so no view for others).
     "reminders": ["reminderdelivery", "slackwebhook"],
     "keps": ["prrapproval", "designgroup"],
+    # A SIG's plan: its leads decide (append-only; the admin offers no change) and remove stray proposals.
+    "planning": ["plandecision", "plancandidate"],
 }
 #: Group name -> [(actions, {app: [model, ...]}), ...]
 GROUP_GRANTS = {

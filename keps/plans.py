@@ -62,3 +62,18 @@ def plan_slip(*, before_stage: str, before_target: str, after_stage: str, after_
     if after_stage != before_stage and not (after_stage and before_stage):
         return ""  # a stage appearing or vanishing: no stage to compare, no slip claimed
     return before_target if _release_key(after_target) > _release_key(before_target) else ""
+
+
+#: kep.yaml's stage -> the `milestone:` key of that stage (a stage of its own name; `removed` has none).
+_STAGE_MILESTONE_KEY = {"alpha": "alpha", "beta": "beta", "stable": "stable", "deprecated": "deprecated"}
+
+
+def plan_names_release(*, stage: str, latest: str, milestones, version: str) -> bool:
+    """Whether a kep.yaml plans `version`: it names it as `latest-milestone` or as the milestone of its current
+    `stage` (the candidates of a SIG's plan for a release; `planning.selectors`)."""
+    if not version:
+        return False
+    if latest == version:
+        return True
+    key = _STAGE_MILESTONE_KEY.get(stage or "")
+    return bool(key) and (milestones or {}).get(key, "") == version

@@ -75,7 +75,7 @@ def perma_beta_reference_version() -> str:
 Arrival = tuple[str, str]
 
 
-def perma_beta_list(*, filters: dict | None = None) -> PermaBetaResult:
+def perma_beta_list(*, filters: dict | None = None, reference: str = "") -> PermaBetaResult:
     """KEPs in beta (or alpha) for at least N releases (filter `min_releases`, default 3).
 
     A KEP that reached beta in 1.22 has been in beta for 3 releases at 1.25 (the current release):
@@ -83,10 +83,12 @@ def perma_beta_list(*, filters: dict | None = None) -> PermaBetaResult:
     milestone for the stage, else the first release in which the tracking board shows it shipped at that
     stage. Feature gates take the stage of their KEP. KEPs that are closed (implemented, withdrawn, rejected,
     replaced) are not stuck anywhere and are left out, whatever stage their kep.yaml last named.
+    `reference`: the release to count against instead of the current one (a plan for a later release counts
+    against the release before it).
     """
     filters = filters or {}
     min_releases = _min_releases(filters)
-    newest = perma_beta_reference_version()
+    newest = reference or perma_beta_reference_version()
     # Which KEPs qualify is worked out on a few columns of every KEP in the stage (most do not); only the
     # qualifying ones are read as KEPs, and only the shown page gets its authors, gates and latest mention
     # (`meetings.selectors.perma_beta_enrich`).

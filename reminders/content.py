@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from community.models import Sig
 from core.text import one_line
+from planning.selectors_reminders import plan_gaps
 from releases.choices import ActionStatus, EnhancementStatus, ExceptionDecision, RetroCategory
 from releases.models import EnhancementException, RetroItem
 from releases.rules import AT_RISK_STATUSES, MILESTONE_FREEZE, OUT_OF_PLAY, REQUIREMENTS
@@ -212,6 +213,9 @@ def digest_context(
     releases = {due.milestone.release_id for due in dues}
     actions, pending_exceptions = _open_items(release_ids=releases, sig_ids=all_sig_ids)
     blocks = kep_blocks(keps, ready_title="Ready")
+    plan = []
+    for release in {due.milestone.release_id: due.milestone.release for due in dues}.values():
+        plan += plan_gaps(release=release, sig_ids=all_sig_ids, as_of=as_of, base_url=base_url())
     at_risk = sum(1 for k in keps if k["at_risk"])
     not_ready = sum(1 for k in keps if k["needs"])
     context = common_context(dues)
@@ -225,6 +229,7 @@ def digest_context(
         not_ready=not_ready,
         in_play=sum(1 for k in keps if not k["out"]),
         actions=actions,
+        plan_gaps=plan,
     )
     subject = "[" + ", ".join(sig.slug for sig in sigs) + "] " + context["headline"]
     if not_ready:

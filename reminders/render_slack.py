@@ -126,6 +126,12 @@ def _open_item_blocks(context: dict) -> list[dict]:
     ]
     if actions:
         blocks += _sections(f"*Open retro action items due in {esc(context['versions'])}:*", actions)
+    plan = [
+        f"• {_slack_link(gap.url, f'KEP-{gap.number}')} {esc(gap.title)} [{esc(gap.sig)}]: {esc(gap.needs)}"
+        for gap in context.get("plan_gaps", ())
+    ]
+    if plan:
+        blocks += _sections(f"*Your plan for {esc(context['versions'])}:*", plan)
     requests = []
     for request in context["pending_exceptions"]:
         kep = request.tracked_enhancement.kep

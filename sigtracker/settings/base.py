@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "keps",
     "releases",
     "meetings",
+    "planning",
     "reminders",
     "upstream",
     "rest_framework",
@@ -141,7 +142,7 @@ SIGTRACKER_PAGE_CACHE_RECHECK = float(os.environ.get("SIGTRACKER_PAGE_CACHE_RECH
 # Apps whose tables the public pages read: a write to any of their tables but the unwatched ones makes cached pages
 # stale (database triggers, kept in sync with the models after every migrate). No page shows reminder deliveries,
 # and reminder workers write them all the time.
-SIGTRACKER_PAGE_CACHE_WATCHED_APPS = ["community", "keps", "releases", "meetings", "upstream"]
+SIGTRACKER_PAGE_CACHE_WATCHED_APPS = ["community", "keps", "releases", "meetings", "planning", "upstream"]
 # What export_data writes and import_data reads (core/backup.py): every row a curator cares about; from auth only
 # groups and users (permissions come from migrate).
 SIGTRACKER_EXPORTED_MODELS = [
@@ -151,6 +152,7 @@ SIGTRACKER_EXPORTED_MODELS = [
     "keps",
     "releases",
     "meetings",
+    "planning",
     "reminders",
     "people",
     "api",
@@ -387,6 +389,8 @@ DJANGO_TABLES2_TEMPLATE = "django_tables2/table.html"
 SIGTRACKER_API_ANON_RATE = os.environ.get("SIGTRACKER_API_ANON_RATE", "120/minute")
 # The throttle's counters: a cache every web process shares (see CACHES); if it is down, reads are not limited.
 SIGTRACKER_API_THROTTLE_CACHE = "shared"
+# Plan decisions per signed-in user through the API (POST /api/v1/plans/<version>/<sig>/decisions/).
+SIGTRACKER_PLAN_DECISION_RATE = os.environ.get("SIGTRACKER_PLAN_DECISION_RATE", "60/minute")
 # Cache-Control max-age of anonymous API answers, in seconds.
 SIGTRACKER_API_MAX_AGE = int(os.environ.get("SIGTRACKER_API_MAX_AGE", "60"))
 REST_FRAMEWORK = {
