@@ -46,6 +46,7 @@ from .filtersets import (
     RetrospectiveFilterSet,
     SigFilterSet,
     StatusChangeFilterSet,
+    StrictFilterBackend,
     TrackedEnhancementApiFilterSet,
 )
 from .permissions import PublicReadOnly
@@ -57,11 +58,15 @@ def _version_order(prefix: str = ""):
 
 
 class ReadOnlyViewSet(ConditionalGetMixin, viewsets.ReadOnlyModelViewSet):
-    """A list and one row by its key."""
+    """A list and one row by its key. An unknown filter is refused, not ignored (`StrictFilterBackend`)."""
+
+    filter_backends = [StrictFilterBackend]
 
 
 class ListOnlyViewSet(ConditionalGetMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
-    """A list only: rows are addressed by filters, not by id."""
+    """A list only: rows are addressed by filters, not by id. An unknown filter is refused, not ignored."""
+
+    filter_backends = [StrictFilterBackend]
 
 
 class ReleaseViewSet(ReadOnlyViewSet):
