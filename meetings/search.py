@@ -8,8 +8,11 @@ from core.db.text_search import TextSearch
 from .models import AgendaItem, Meeting
 
 #: On PostgreSQL `meetings_agendaitem.search_vector` (migration 0003) stores `AGENDA_SEARCH.vector()`: these
-#: fields in this order, English stemming. SQLite matches the same fields word by word.
-AGENDA_SEARCH = TextSearch(fields=("title", "body", "presenters_text"), column="search_vector", config="english")
+#: fields in this order, English stemming; a plain query's words match as prefixes ("retro" finds "retrospective").
+#: SQLite matches the same fields word by word, each word (cut to a crude stem) anywhere in a word.
+AGENDA_SEARCH = TextSearch(
+    fields=("title", "body", "presenters_text"), column="search_vector", config="english", prefix=True
+)
 
 
 def matching_agenda_items(text: str, *, using: str = "default") -> QuerySet[AgendaItem]:
