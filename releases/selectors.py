@@ -57,6 +57,7 @@ from .rules import (
     is_in_play,
     milestone_passed,
     prr_status,
+    release_day_passed,
 )
 from .services.board import BoardCount, ChecklistFacts, WeeklyNumbers, checklist_comment, weekly_numbers
 
@@ -149,6 +150,14 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
     if filters is not None:
         queryset = ReleaseFilterSet(filters, queryset=queryset).qs
     return queryset
+
+
+def release_is_over(*, release: Release, now=None) -> bool:
+    """Whether the release has shipped (its state, or its release day passed): what today's files (kep.yaml, the
+    prod-readiness approvals) say of its KEPs is then today's, not as of the release."""
+    return release.state == ReleaseState.RELEASED or release_day_passed(
+        release_day=release.release_date, now=now or timezone.now()
+    )
 
 
 def release_get(*, version: str) -> Release:

@@ -14,7 +14,7 @@ from core.tables import BaseTable
 
 from .choices import EnhancementStatus, ExceptionDecision, Freeze, PrrStatus, StatsSource
 from .models import BOARD_ORDER, KEPLESS_NOTE, Release, TrackedEnhancement
-from .prr import prr_approver_of, prr_of
+from .prr import docs_recorded, prr_approver_of, prr_is_todays, prr_of
 from .rules import outcome_not_recorded, release_state_label, scope_label, sources_label
 
 SLIPS_HELP = "Times removed from or deferred in a milestone, up to and including this release"
@@ -286,6 +286,11 @@ class TrackedEnhancementTable(BaseTable):
         )
         empty_text = "No tracked enhancement matches these filters."
 
+    def __init__(self, *args, release_over: bool = False, **kwargs):
+        # A past release's rows: what today's files say of them is labelled today's (`prr.prr_is_todays`).
+        self.release_over = release_over
+        super().__init__(*args, **kwargs)
+
     def render_kep(self, value):
         return f"KEP-{value}"
 
@@ -305,6 +310,14 @@ class TrackedEnhancementTable(BaseTable):
     def render_prr_status(self, record, value):
         # The PRR rule: the board's status, else the KEP's prod-readiness file (rows from `tracked_enhancement_list`).
         label, approver = PrrStatus(prr_of(record)).label, prr_approver_of(record)
+        if prr_is_todays(record, release_over=self.release_over):
+            # A past release: the file is today's, not what it said then (its history is not kept).
+            return format_html(
+                'not recorded <span class="muted" title="today\'s prod-readiness file, not as of this release">'
+                "(today's: {} @{})</span>",
+                label,
+                approver,
+            )
         if approver:
             return format_html('{} <span class="muted">@{}</span>', label, approver)
         return label
@@ -325,6 +338,9 @@ class TrackedEnhancementTable(BaseTable):
 
     def render_docs_status(self, record, value):
         links = record.docs_pr_link_list
+        if not docs_recorded(record):
+            return format_html('<span class="muted" title="nothing about docs is recorded for this row">{}</span>',
+                               "not recorded")  # fmt: skip
         if not links:
             return value
         texts = [value, *(f"PR {number}" for number in range(2, len(links) + 1))]
@@ -350,13 +366,17 @@ class TrackedEnhancementTable(BaseTable):
         return f"@{value}"
 
     def value_prr_status(self, record):
-        approver = prr_approver_of(record)
-        return PrrStatus(prr_of(record)).label + (f" @{approver}" if approver else "")
+        label, approver = PrrStatus(prr_of(record)).label, prr_approver_of(record)
+        if prr_is_todays(record, release_over=self.release_over):
+            return f"not recorded (today's: {label} @{approver})"
+        return label + (f" @{approver}" if approver else "")
 
     def value_exception(self, record):
         return exception_summary(record)
 
     def value_docs_status(self, record):
+        if not docs_recorded(record):
+            return "not recorded"
         return " ".join([record.get_docs_status_display(), *record.docs_pr_link_list])
 
     def value_feature_blog(self, record):

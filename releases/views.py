@@ -199,7 +199,11 @@ class ReleaseDetailView(TemplateView):
 
     def _enhancements_table(self, release: Release, board_counts) -> TrackedEnhancementTable:
         """The first page of the release's tracked enhancements."""
-        table = TrackedEnhancementTable(selectors.tracked_enhancement_list(release=release), prefix="te-")
+        table = TrackedEnhancementTable(
+            selectors.tracked_enhancement_list(release=release),
+            prefix="te-",
+            release_over=selectors.release_is_over(release=release),
+        )
         # The board counts hold the number of rows: the table's paginator is told it rather than asking again.
         table.data._length = sum(count.count for count in board_counts)
         RequestConfig(self.request, paginate={"per_page": self.enhancements_per_page}).configure(table)
@@ -269,6 +273,9 @@ class TrackedEnhancementListView(PublicListView):
 
     def get_queryset(self):
         return selectors.tracked_enhancement_list(release=self.release)
+
+    def get_table_kwargs(self):
+        return {**super().get_table_kwargs(), "release_over": selectors.release_is_over(release=self.release)}
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
