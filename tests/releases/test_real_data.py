@@ -410,3 +410,52 @@ def test_a_release_known_from_its_exception_requests_does_not_say_none_was_track
         "the exception file; recorded for 1 SIG",
     )
     assert client.get("/api/v1/releases/1.25/").json()["tracked"] is None
+
+
+def test_every_figure_is_at_its_scope_on_the_whole_upstream(client, every_release_file):
+    """The figures rule (`releases.rules.figures`, docs/figures.md) on the whole upstream as the README imports it:
+    SIG Node's notes give SIG Node's tallies only, so 1.22-1.24 have no release-wide figure; SIG Node's rows carry
+    its tallies; every figure names its scope and source."""
+    release_stats_compute()
+    for version, (tracked, done) in {"1.22": (24, 13), "1.23": (14, 8), "1.24": (23, 6)}.items():
+        whole = ReleaseStats.objects.get(release__version=version, sig__isnull=True)
+        assert (whole.merge_rate, whole.done, whole.tracked) == (None, None, None), version
+        assert (whole.release_wide_known, whole.sigs_recorded) == (False, 1), version
+        node = ReleaseStats.objects.get(release__version=version, sig__slug="sig-node")
+        assert (node.recorded_tracked, node.recorded_done, node.scope) == (tracked, done, "sig"), version
+        assert (node.tracked, node.done) == (tracked, done) and node.figures_from[0] == "retro_tally", version
+        api = client.get(f"/api/v1/releases/{version}/").json()
+        assert (api["merge_rate"], api["done"], api["scope"]) == (None, None, "recorded for 1 SIG"), version
+    # The feature sheet lists every SIG's features: v1.12's figures are release-wide, and say so.
+    v112 = client.get("/api/v1/releases/1.12/").json()
+    assert v112["release_wide_known"] is True and v112["figures_from"] == ["feature_sheet"]
+    assert v112["scope"] == "release-wide" and v112["done"] is not None
+    # No release-wide merge rate is 0 % where no outcome is recorded.
+    assert not ReleaseStats.objects.filter(sig__isnull=True, merge_rate=0).exists()
+    # The list's "Retro tally" column shows the tallies, each with the SIG it covers.
+    table = client.get("/releases/").content.decode().split('id="table-heading"')[1]
+    for tally in ("sig-node 24 / 13", "sig-node 14 / 8", "sig-node 23 / 6"):
+        assert tally in table
+    # No page labels figures from an exception file "the enhancements board".
+    for version in ("1.25", "1.35"):
+        stats = client.get(f"/releases/{version}/").content.decode().split('id="stats"')[1].split("</section>")[0]
+        assert "the enhancements board" not in stats and "the exception file" in stats
+
+
+def test_api_filters_by_latest_milestone_and_refuses_unknown_filters_on_the_upstream(client, upstream):
+    rows = client.get("/api/v1/keps/?latest_milestone=1.37&owning_sig=sig-node&page_size=100").json()["results"]
+    assert len(rows) == 34 and all(row["owning_sig"] == "sig-node" for row in rows)
+    refused = client.get("/api/v1/keps/?latest-milestone=1.37")
+    assert refused.status_code == 400 and "latest-milestone" in refused.json()
+
+
+def test_home_shows_each_sigs_main_meeting_and_search_finds_retrospective_for_retro(client, upstream):
+    from community.meeting_schedule import sig_next_meetings
+
+    main = {row.sig.slug: row.meeting.description for row in sig_next_meetings(now=timezone.now())}
+    assert main["sig-network"] == "SIG Network Meeting" and main["sig-node"] == "Main SIG Meeting"
+    assert main["sig-api-machinery"] == "Regular SIG Meeting"
+    home = client.get("/").content.decode()
+    assert "Gateway API Meeting" not in home.split('id="sig-meetings-heading"')[1]
+    found = client.get("/api/v1/agenda-items/?q=retro&page_size=200").json()["results"]
+    assert any("retrospective" in (row["title"] + row.get("body", "")).lower() for row in found)
