@@ -11,7 +11,7 @@ from community.models import Sig
 from core.filters import TextFilter
 from core.text import bound_search_text
 from meetings.models import AgendaItem
-from meetings.search import matching_agenda_items
+from meetings.search import agenda_items_matching
 from releases.choices import ActionStatus, EnhancementStatus
 from releases.filtersets import TrackedEnhancementFilterSet
 from releases.models import EnhancementStatusChange, Release, RetroItem, Retrospective
@@ -96,7 +96,7 @@ class AgendaItemFilterSet(django_filters.FilterSet):
         # The same search as the meetings page's `q` (meetings.search.matching_agenda_items).
         if not bound_search_text(value):
             return queryset
-        return queryset.filter(pk__in=matching_agenda_items(value, using=queryset.db).values("pk"))
+        return agenda_items_matching(queryset, value)
 
 
 class RetrospectiveFilterSet(django_filters.FilterSet):

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
 from community.models import Sig
+from core.text import bound_search_text
 from keps import selectors as kep_selectors
 from keps.filtersets import DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet
 from keps.models import Kep
@@ -209,7 +210,13 @@ class MeetingViewSet(ReadOnlyViewSet):
     meeting (by id) with its agenda."""
 
     filterset_class = MeetingFilterSet
-    ordering = ("-date", "sig_slug")
+
+    @property
+    def ordering(self):
+        # A search lists the best match first, then the newest (`meetings.search`); the cursor follows that order.
+        if _searching(self):
+            return ("-search_rank", "-date", "sig_slug", "pk")
+        return ("-date", "sig_slug")
 
     def get_serializer_class(self):
         return serializers.MeetingDetailSerializer if self.action == "retrieve" else serializers.MeetingSerializer
@@ -219,6 +226,16 @@ class MeetingViewSet(ReadOnlyViewSet):
         if self.action == "retrieve":
             queryset = queryset.prefetch_related(Prefetch("agenda_items", queryset=_agenda_items().order_by("order")))
         return queryset
+
+
+def _searching(view) -> bool:
+    """Whether a list request searches (`?q=` with something searchable, as the FilterSets' own test)."""
+    request = getattr(view, "request", None)
+    return (
+        request is not None
+        and getattr(view, "action", None) == "list"
+        and bool(bound_search_text(request.query_params.get("q", "")))
+    )
 
 
 def _agenda_items():
@@ -234,7 +251,13 @@ class AgendaItemViewSet(ListOnlyViewSet):
 
     serializer_class = serializers.AgendaItemSerializer
     filterset_class = AgendaItemFilterSet
-    ordering = ("-meeting_date", "-meeting_id", "order")
+
+    @property
+    def ordering(self):
+        # A search lists the best match first, then the newest meeting's (`meetings.search`).
+        if _searching(self):
+            return ("-rank", "-meeting_date", "-meeting_id", "order")
+        return ("-meeting_date", "-meeting_id", "order")
 
     def get_queryset(self):
         return _agenda_items()

@@ -21,6 +21,11 @@ def matching_agenda_items(text: str, *, using: str = "default") -> QuerySet[Agen
     return AGENDA_SEARCH.matching(items, text)
 
 
+def agenda_items_matching(queryset: QuerySet[AgendaItem], text: str) -> QuerySet[AgendaItem]:
+    """The agenda items of `queryset` matching `text`, best match first, then the newest meeting's (`rank`)."""
+    return AGENDA_SEARCH.matching(queryset, text).order_by("-rank", "-meeting__date", "-meeting_id", "order")
+
+
 def search_agenda_items(queryset: QuerySet[Meeting], text: str) -> QuerySet[Meeting]:
     """Meetings with a matching agenda item, best match first (`search_rank`: the rank of the meeting's
     best-matching item; every rank is 0 on SQLite, so there the newest come first), each with its `matches`.

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector, SearchVectorField
 from django.db import connections
 from django.db.models import Expression, F, FloatField, Max, Q, QuerySet, Value
+from django.db.models.functions import Cast
 
 from core.text import bound_search_text
 
@@ -27,6 +28,12 @@ _PLAIN_WORD = re.compile(r"[^\W_]+")
 _ENDINGS = ("ives", "ive", "ings", "ing", "ions", "ion", "ed", "es", "s")
 #: At most this many words in a prefix query (the text is bounded already; this bounds the tsquery too).
 _MAX_WORDS = 32
+
+
+def _exact(rank: Expression) -> Cast:
+    """A rank as double precision: ts_rank's float4 read into Python and written back into a query (a cursor's
+    position) compares equal to itself only at the same precision."""
+    return Cast(rank, FloatField())
 
 
 def crude_stem(word: str) -> str:
@@ -111,7 +118,7 @@ class TextSearch:
         text = bound_search_text(text)
         if connections[queryset.db].vendor == "postgresql":
             query, vector = self._query(text), StoredSearchVector(column=self.column)
-            return queryset.alias(search=vector).filter(search=query).annotate(rank=SearchRank(vector, query))
+            return queryset.alias(search=vector).filter(search=query).annotate(rank=_exact(SearchRank(vector, query)))
         for word in text.split():
             word = crude_stem(word) if self.prefix else word
             queryset = queryset.filter(Q(*((f"{field}__icontains", word) for field in self.fields), _connector=Q.OR))
@@ -131,7 +138,7 @@ class TextSearch:
             return (
                 queryset.alias(_matched_vector=StoredSearchVector(relation, column=self.column))
                 .filter(_matched_vector=query)
-                .annotate(**{rank: Max(SearchRank(F("_matched_vector"), query))})
+                .annotate(**{rank: _exact(Max(SearchRank(F("_matched_vector"), query)))})
             )
         foreign_key = queryset.model._meta.get_field(relation).field
         related = foreign_key.model._default_manager.using(queryset.db).order_by()

@@ -58,3 +58,29 @@ def test_pagination_and_format_are_not_filters(client, keps):
     assert client.get("/api/v1/keps/?ordering=number&page=1").status_code == 200
     # One row by its key takes no filters and is not refused for them.
     assert client.get("/api/v1/keps/101/?utm_source=x").status_code == 200
+
+
+def test_search_lists_the_best_match_first_then_the_newest(client):
+    import datetime
+
+    from tests.factories import AgendaItemFactory, MeetingFactory
+
+    node = SigFactory(slug="sig-node")
+    old = MeetingFactory(sig=node, date=datetime.date(2021, 1, 5))
+    new = MeetingFactory(sig=node, date=datetime.date(2022, 1, 4))
+    AgendaItemFactory(meeting=old, title="Swap swap swap", body="swap, swap and swap")
+    AgendaItemFactory(meeting=new, title="Swap", body="")
+    newest = MeetingFactory(sig=node, date=datetime.date(2023, 1, 3))
+    AgendaItemFactory(meeting=newest, title="Swap", body="")
+    meetings = [row["date"] for row in client.get("/api/v1/meetings/?q=swap&page_size=2").json()["results"]]
+    items = [row["date"] for row in client.get("/api/v1/agenda-items/?q=swap").json()["results"]]
+    from django.db import connection
+
+    if connection.vendor == "postgresql":  # ranked: the item saying "swap" eight times first
+        assert meetings == ["2021-01-05", "2023-01-03"] and items == ["2021-01-05", "2023-01-03", "2022-01-04"]
+    else:  # every rank is 0: the newest first
+        assert meetings == ["2023-01-03", "2022-01-04"] and items == ["2023-01-03", "2022-01-04", "2021-01-05"]
+    following = client.get("/api/v1/meetings/?q=swap&page_size=2").json()["next"]
+    assert [row["date"] for row in client.get(following).json()["results"]] == (
+        ["2022-01-04"] if connection.vendor == "postgresql" else ["2021-01-05"]
+    )
