@@ -2,6 +2,7 @@
 
 import datetime
 import time
+from io import StringIO
 
 import pytest
 from django.core.cache import caches
@@ -462,6 +463,9 @@ def test_one_sigs_notes_give_that_sigs_figures_never_the_releases(release):
     whole = stats_of(release)
     assert (whole.tracked, whole.done, whole.merge_rate) == (None, None, None)
     assert (whole.release_wide_known, whole.sigs_recorded, whole.figures_from) == (False, 1, [FigureSource.NOTES])
+    out = StringIO()
+    call_command("compute_stats", "v1.24", verbosity=2, stdout=out)
+    assert "v1.24: no release-wide figures, recorded for 1 SIG (from SIG meeting notes)" in out.getvalue()
 
 
 def test_a_board_makes_the_release_wide_figures_known_and_names_its_source(release):
