@@ -127,9 +127,6 @@ class SlipFilterSet(django_filters.FilterSet):
     stage = django_filters.ChoiceFilter(choices=KepStage.choices, label="Stage now", empty_label="any stage")
     since = TextFilter(method="keep", label="Slipped from release (from, e.g. 1.24)")
     until = TextFilter(method="keep", label="Slipped from release (to, e.g. 1.30)")
-    latest_milestone = django_filters.CharFilter(
-        method="filter_latest_milestone", label="Latest milestone in kep.yaml (release, e.g. 1.37)", max_length=10
-    )
     min_slips = django_filters.NumberFilter(
         field_name="plan_slips", lookup_expr="gte", label="At least N planned slips", min_value=0
     )
