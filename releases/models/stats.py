@@ -165,4 +165,5 @@ class ReleaseStats(models.Model):
             has_enhancements=any((self.counts or {}).get("status", {}).values()),
             recorded_tracked=self.recorded_tracked,
             in_cycle=self.in_cycle,
+            sigs_recorded=self.sigs_recorded or 0,
         )

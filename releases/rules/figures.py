@@ -99,12 +99,14 @@ def merge_rate(*, done: int, outcome_recorded: int) -> float | None:
     return done / outcome_recorded if outcome_recorded else None
 
 
-def figures_known(*, tracked: int | None, has_enhancements: bool, recorded_tracked: int | None, in_cycle: bool) -> bool:
+def figures_known(
+    *, tracked: int | None, has_enhancements: bool, recorded_tracked: int | None, in_cycle: bool, sigs_recorded: int = 0
+) -> bool:
     """Whether a release's figures say anything about it: they count something, some enhancement of it is listed
-    here, a retro recorded its tally, or it is in its cycle (where "0 tracked so far" is progress). A shipped
-    release with none of these has zeros that describe what was imported, not the release: it gets no figures
-    (the sig-release READMEs of 1.8-1.27 give dates, never counts)."""
-    return bool(tracked) or has_enhancements or recorded_tracked is not None or in_cycle
+    here, a retro recorded its tally, some SIG's figures are recorded (`sigs_recorded`), or it is in its cycle
+    (where "0 tracked so far" is progress). A shipped release with none of these has zeros that describe what was
+    imported, not the release: it gets no figures (the sig-release READMEs of 1.8-1.27 give dates, never counts)."""
+    return bool(tracked) or has_enhancements or bool(sigs_recorded) or recorded_tracked is not None or in_cycle
 
 
 def outcome_not_recorded(*, status_counts: dict[str, int], in_cycle: bool, from_tally: bool) -> int:

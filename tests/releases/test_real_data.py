@@ -426,6 +426,11 @@ def test_every_figure_is_at_its_scope_on_the_whole_upstream(client, every_releas
         assert (node.tracked, node.done) == (tracked, done) and node.figures_from[0] == "retro_tally", version
         api = client.get(f"/api/v1/releases/{version}/").json()
         assert (api["merge_rate"], api["done"], api["scope"]) == (None, None, "recorded for 1 SIG"), version
+        # Recorded for one SIG is not "nothing recorded": the page shows SIG Node's row, not "no figures".
+        assert whole.figures_known, version
+        section = client.get(f"/releases/{version}/").content.decode().split('id="stats"')[1].split("</section>")[0]
+        assert 'id="figures-by-sig-only"' in section and 'id="no-figures"' not in section, version
+        assert f"{tracked}" in section.split('id="sig-stats"')[1], version
     # The feature sheet lists every SIG's features: v1.12's figures are release-wide, and say so.
     v112 = client.get("/api/v1/releases/1.12/").json()
     assert v112["release_wide_known"] is True and v112["figures_from"] == ["feature_sheet"]
