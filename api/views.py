@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
 from community.models import Sig
+from core.text import bound_search_text
 from keps import selectors as kep_selectors
 from keps.filtersets import DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet
 from keps.models import Kep
@@ -47,6 +48,7 @@ from .filtersets import (
     RetrospectiveFilterSet,
     SigFilterSet,
     StatusChangeFilterSet,
+    StrictFilterBackend,
     TrackedEnhancementApiFilterSet,
 )
 from .permissions import PublicReadOnly
@@ -58,11 +60,15 @@ def _version_order(prefix: str = ""):
 
 
 class ReadOnlyViewSet(ConditionalGetMixin, viewsets.ReadOnlyModelViewSet):
-    """A list and one row by its key."""
+    """A list and one row by its key. An unknown filter is refused, not ignored (`StrictFilterBackend`)."""
+
+    filter_backends = [StrictFilterBackend]
 
 
 class ListOnlyViewSet(ConditionalGetMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
-    """A list only: rows are addressed by filters, not by id."""
+    """A list only: rows are addressed by filters, not by id. An unknown filter is refused, not ignored."""
+
+    filter_backends = [StrictFilterBackend]
 
 
 class ReleaseViewSet(ReadOnlyViewSet):
@@ -205,7 +211,13 @@ class MeetingViewSet(ReadOnlyViewSet):
     meeting (by id) with its agenda."""
 
     filterset_class = MeetingFilterSet
-    ordering = ("-date", "sig_slug")
+
+    @property
+    def ordering(self):
+        # A search lists the best match first, then the newest (`meetings.search`); the cursor follows that order.
+        if _searching(self):
+            return ("-search_rank", "-date", "sig_slug", "pk")
+        return ("-date", "sig_slug")
 
     def get_serializer_class(self):
         return serializers.MeetingDetailSerializer if self.action == "retrieve" else serializers.MeetingSerializer
@@ -215,6 +227,16 @@ class MeetingViewSet(ReadOnlyViewSet):
         if self.action == "retrieve":
             queryset = queryset.prefetch_related(Prefetch("agenda_items", queryset=_agenda_items().order_by("order")))
         return queryset
+
+
+def _searching(view) -> bool:
+    """Whether a list request searches (`?q=` with something searchable, as the FilterSets' own test)."""
+    request = getattr(view, "request", None)
+    return (
+        request is not None
+        and getattr(view, "action", None) == "list"
+        and bool(bound_search_text(request.query_params.get("q", "")))
+    )
 
 
 def _agenda_items():
@@ -230,7 +252,13 @@ class AgendaItemViewSet(ListOnlyViewSet):
 
     serializer_class = serializers.AgendaItemSerializer
     filterset_class = AgendaItemFilterSet
-    ordering = ("-meeting_date", "-meeting_id", "order")
+
+    @property
+    def ordering(self):
+        # A search lists the best match first, then the newest meeting's (`meetings.search`).
+        if _searching(self):
+            return ("-rank", "-meeting_date", "-meeting_id", "order")
+        return ("-meeting_date", "-meeting_id", "order")
 
     def get_queryset(self):
         return _agenda_items()

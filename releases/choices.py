@@ -86,6 +86,25 @@ class StatsSource(models.TextChoices):
     RECORDED_TALLY = "recorded_tally", "Recorded retro tally"
 
 
+class FigureScope(models.TextChoices):
+    """What a figure covers (`releases.rules.figures`): the whole release (every SIG's outcome known) or one SIG."""
+
+    RELEASE = "release", "Release-wide"
+    SIG = "sig", "One SIG"
+
+
+class FigureSource(models.TextChoices):
+    """Where a figure comes from (`releases.rules.figures`), as the pages, the CSV and the API name it."""
+
+    BOARD = "board", "the enhancements board"
+    LABELS = "labels", "the tracking issues' labels"
+    NOTES = "notes", "SIG meeting notes"
+    EXCEPTION_FILE = "exception_file", "the exception file"
+    FEATURE_SHEET = "feature_sheet", "the feature sheet"
+    RETRO_TALLY = "retro_tally", "the retro tally"
+    ADMIN = "admin", "typed in by a curator"
+
+
 class HistorySource(models.TextChoices):
     """Where a status change of a tracked enhancement was made (history rows keep theirs)."""
 

@@ -57,6 +57,7 @@ from .rules import (
     is_in_play,
     milestone_passed,
     prr_status,
+    release_day_passed,
 )
 from .services.board import BoardCount, ChecklistFacts, WeeklyNumbers, checklist_comment, weekly_numbers
 
@@ -112,6 +113,11 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
             in_cycle=_all_sigs_stats("in_cycle"),
             freezes_undated=_all_sigs_stats("counts__freezes_undated"),
             stats_not_recorded=_all_sigs_stats("not_recorded"),
+            # `rules.figures`: whether the release-wide figures are known, for how many SIGs they are recorded,
+            # and where they come from.
+            release_wide_known=_all_sigs_stats("release_wide_known"),
+            sigs_recorded=_all_sigs_stats("sigs_recorded"),
+            figures_from=_all_sigs_stats("figures_from"),
             # Counts by status, for `rules.outcome_not_recorded` (the CSV's and the Done cell's unknown outcomes).
             stats_status_counts=_all_sigs_stats("counts__status"),
             # For the state's wording (`rules.release_state_label`): any date on record besides the cycle's own.
@@ -130,10 +136,28 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
             done=Case(When(_FIGURES_KNOWN, then=F("stats_done")), default=None),
         )
         .order_by("major", "minor")
+        # Each SIG's retro tally, with its scope, for the "Retro tally" column (one query for every release).
+        .prefetch_related(
+            Prefetch(
+                "stats",
+                queryset=ReleaseStats.objects.filter(sig__isnull=False, recorded_tracked__isnull=False)
+                .select_related("sig")
+                .order_by("sig__slug"),
+                to_attr="sig_tallies",
+            )
+        )
     )
     if filters is not None:
         queryset = ReleaseFilterSet(filters, queryset=queryset).qs
     return queryset
+
+
+def release_is_over(*, release: Release, now=None) -> bool:
+    """Whether the release has shipped (its state, or its release day passed): what today's files (kep.yaml, the
+    prod-readiness approvals) say of its KEPs is then today's, not as of the release."""
+    return release.state == ReleaseState.RELEASED or release_day_passed(
+        release_day=release.release_date, now=now or timezone.now()
+    )
 
 
 def release_get(*, version: str) -> Release:

@@ -22,7 +22,7 @@ from .choices import EnhancementStatus, ReleaseState, StatsSource
 from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
 from .ical import milestones_calendar
 from .models import Release
-from .rules import release_state_label
+from .rules import release_state_label, scope_label
 from .services.board import weekly_update_markdown
 from .tables import ReleaseTable, TrackedEnhancementTable
 
@@ -118,7 +118,17 @@ class ReleaseListView(PublicListView):
             nav="releases",
             chart=chart,
             has_stats=has_stats,
-            missing_stats=[r.version for r in releases if r.tracked is None and r.done is None],
+            missing_stats=[
+                r.version
+                for r in releases
+                if r.tracked is None and r.done is None and r.release_wide_known is not False
+            ],
+            # `rules.figures`: figures recorded for some SIGs only give no release-wide figure (not a zero).
+            sigs_only=[
+                (r.version, scope_label(sig=None, sigs_recorded=r.sigs_recorded, known=False))
+                for r in releases
+                if r.release_wide_known is False
+            ],
             # Over with no freeze dated, or a history not saying where some stood then: what shipped is counted,
             # what was tracked at the freeze is not known.
             freezes_undated=[r.version for r in releases if r.freezes_undated and r.done is not None],
@@ -188,7 +198,11 @@ class ReleaseDetailView(TemplateView):
 
     def _enhancements_table(self, release: Release, board_counts) -> TrackedEnhancementTable:
         """The first page of the release's tracked enhancements."""
-        table = TrackedEnhancementTable(selectors.tracked_enhancement_list(release=release), prefix="te-")
+        table = TrackedEnhancementTable(
+            selectors.tracked_enhancement_list(release=release),
+            prefix="te-",
+            release_over=selectors.release_is_over(release=release),
+        )
         # The board counts hold the number of rows: the table's paginator is told it rather than asking again.
         table.data._length = sum(count.count for count in board_counts)
         RequestConfig(self.request, paginate={"per_page": self.enhancements_per_page}).configure(table)
@@ -258,6 +272,9 @@ class TrackedEnhancementListView(PublicListView):
 
     def get_queryset(self):
         return selectors.tracked_enhancement_list(release=self.release)
+
+    def get_table_kwargs(self):
+        return {**super().get_table_kwargs(), "release_over": selectors.release_is_over(release=self.release)}
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
