@@ -22,8 +22,10 @@ from community.models import Sig
 from core.text import parse_kep_number
 from keps.models import Kep
 from meetings.models import Meeting
-from releases.choices import ActionStatus, EnhancementStatus, RetroCategory
-from releases.models import EnhancementStatusChange, Release, RetroItem
+from releases.choices import EnhancementStatus
+from releases.models import EnhancementStatusChange, Release
+from retros.choices import ActionStatus, RetroCategory
+from retros.models import RetroItem
 
 #: Entries in a feed: feed readers poll often, so a window of the latest changes is enough.
 FEED_LENGTH = 50

@@ -10,10 +10,12 @@ from core.filters import TextFilter
 from core.text import bound_search_text
 from meetings.models import AgendaItem
 from meetings.search import matching_agenda_items
-from releases.choices import ActionStatus, EnhancementStatus
+from releases.choices import EnhancementStatus
 from releases.filtersets import TrackedEnhancementFilterSet
-from releases.models import EnhancementStatusChange, Release, RetroItem, Retrospective
-from releases.selectors import OPEN_ACTION_STATUSES
+from releases.models import EnhancementStatusChange, Release
+from retros.choices import ActionStatus
+from retros.models import RetroItem, Retrospective
+from retros.selectors import OPEN_ACTION_STATUSES
 
 
 def _releases(request=None):

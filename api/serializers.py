@@ -15,12 +15,11 @@ from releases.models import (
     Release,
     ReleaseStats,
     ReleaseTeamMember,
-    RetroItem,
-    Retrospective,
     TrackedEnhancement,
 )
 from releases.prr import prr_approver_of, prr_of
 from releases.selectors_kep_timeline import kep_timeline
+from retros.models import RetroItem, Retrospective
 
 
 @extend_schema_field(OpenApiTypes.URI)

@@ -25,7 +25,6 @@ from meetings.filtersets import MeetingFilterSet
 from meetings.models import AgendaItem
 from releases import selectors as release_selectors
 from releases import selectors_feature_gates, selectors_plans, selectors_published
-from releases.choices import RetroCategory
 from releases.filtersets import ExceptionRequestFilterSet, ReleaseFilterSet
 from releases.models import (
     EnhancementStatusChange,
@@ -33,10 +32,10 @@ from releases.models import (
     Release,
     ReleaseStats,
     ReleaseTeamMember,
-    RetroItem,
-    Retrospective,
     TrackedEnhancement,
 )
+from retros.choices import RetroCategory
+from retros.models import RetroItem, Retrospective
 
 from . import serializers
 from .caching import ConditionalGetMixin

@@ -12,11 +12,12 @@ from community.meeting_schedule import NextMeeting, sig_next_meetings
 from community.models import Person
 from keps.models import Kep
 from meetings.models import Meeting
-from releases.choices import ActionStatus, RetroCategory
-from releases.models import Milestone, Release, RetroItem, TrackedEnhancement
+from releases.models import Milestone, Release, TrackedEnhancement
 from releases.prr import prr_of, with_prr
 from releases.rules import FREEZE_KINDS, MILESTONE_FREEZE, PACIFIC, REQUIREMENTS, is_in_play, is_ready_for
 from releases.selectors import milestone_is_past
+from retros.choices import ActionStatus, RetroCategory
+from retros.models import RetroItem
 
 from .models import Profile
 

@@ -10,10 +10,12 @@ from django.urls import reverse
 
 from community.models import Sig
 from core.text import one_line
-from releases.choices import ActionStatus, EnhancementStatus, ExceptionDecision, RetroCategory
-from releases.models import EnhancementException, RetroItem
+from releases.choices import EnhancementStatus, ExceptionDecision
+from releases.models import EnhancementException
 from releases.rules import AT_RISK_STATUSES, MILESTONE_FREEZE, OUT_OF_PLAY, REQUIREMENTS
 from releases.selectors_published import release_enhancements_lead
+from retros.choices import ActionStatus, RetroCategory
+from retros.models import RetroItem
 
 from .due import Anchor, DueReminder, board_at, due_order, is_ready, people_of
 from .wording import ROLE_LABELS, and_list, base_url, freeze_name, headline_of, needs_of, quoted_times

@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "community",
     "keps",
     "releases",
+    "retros",
     "meetings",
     "reminders",
     "rest_framework",
@@ -140,7 +141,7 @@ SIGTRACKER_PAGE_CACHE_RECHECK = float(os.environ.get("SIGTRACKER_PAGE_CACHE_RECH
 # Apps whose tables the public pages read: a write to any of their tables but the unwatched ones makes cached pages
 # stale (database triggers, kept in sync with the models after every migrate). No page shows reminder deliveries,
 # and reminder workers write them all the time.
-SIGTRACKER_PAGE_CACHE_WATCHED_APPS = ["community", "keps", "releases", "meetings"]
+SIGTRACKER_PAGE_CACHE_WATCHED_APPS = ["community", "keps", "releases", "retros", "meetings"]
 # What export_data writes and import_data reads (core/backup.py): every row a curator cares about; from auth only
 # groups and users (permissions come from migrate).
 SIGTRACKER_EXPORTED_MODELS = [
@@ -149,6 +150,7 @@ SIGTRACKER_EXPORTED_MODELS = [
     "community",
     "keps",
     "releases",
+    "retros",
     "meetings",
     "reminders",
     "people",
@@ -413,7 +415,7 @@ SPECTACULAR_SETTINGS = {
     ],
     "ENUM_NAME_OVERRIDES": {
         "EnhancementStatusEnum": "releases.choices.EnhancementStatus",
-        "ActionStatusEnum": "releases.choices.ActionStatus",
+        "ActionStatusEnum": "retros.choices.ActionStatus",
         "KepStatusEnum": "keps.choices.KepStatus",
         # Release stats' `source` and `tracked_source` share one choice set.
         "StatsSourceEnum": "releases.choices.StatsSource",

@@ -17,14 +17,8 @@ from community.models import Person, Sig
 from devdata.fixtures import FIXTURE_FILES
 from keps.models import DesignGroup, FeatureGate, Kep, PrrApproval
 from meetings.models import AgendaItem, Meeting
-from releases.models import (
-    EnhancementStatusChange,
-    Milestone,
-    Release,
-    RetroItem,
-    Retrospective,
-    TrackedEnhancement,
-)
+from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement
+from retros.models import RetroItem, Retrospective
 
 UTC = dt.UTC
 PACIFIC = ZoneInfo("America/Los_Angeles")

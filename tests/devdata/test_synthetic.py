@@ -13,17 +13,11 @@ from community.models import Person, Sig
 from devdata.synthetic import SyntheticDataError, reference_instant, synthetic_data_generate
 from keps.models import DesignGroup, FeatureGate, Kep, PrrApproval
 from meetings.models import AgendaItem, Meeting
-from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState, RetroCategory
-from releases.models import (
-    EnhancementStatusChange,
-    Milestone,
-    Release,
-    RetroItem,
-    Retrospective,
-    TrackedEnhancement,
-    parse_version,
-)
+from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState
+from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement, parse_version
 from releases.rules import FINAL_STATUSES
+from retros.choices import RetroCategory
+from retros.models import RetroItem, Retrospective
 from tests.factories import KepFactory, PersonFactory, SigFactory
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,8 @@ from keps.models import Kep
 from meetings.importers.notes import parse_meeting_notes
 from meetings.models import AgendaItem, Meeting
 from meetings.services import agenda_items_link_keps, meeting_notes_import
-from releases.models import EnhancementStatusChange, Release, RetroItem, Retrospective, TrackedEnhancement
+from releases.models import EnhancementStatusChange, Release, TrackedEnhancement
+from retros.models import RetroItem, Retrospective
 from tests.concurrency import run_together
 from tests.factories import KepFactory
 
@@ -337,7 +338,7 @@ def test_concurrent_imports_create_no_duplicates(postgres_only, archive, tmp_pat
 def test_retro_writes_request_release_stats(db, archive, monkeypatch):
     requested = []
     monkeypatch.setattr(
-        "releases.services.retro.release_stats_request", lambda *, release_ids: requested.append(set(release_ids))
+        "retros.services.notes.release_stats_request", lambda *, release_ids: requested.append(set(release_ids))
     )
     assert run(archive / "meeting-notes-2022.md")[0] == 0
     touched = set().union(*requested)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from releases.retro_records import RetroEntryRecord, RetroRecord
+from retros.records import RetroEntryRecord, RetroRecord
 
 from .agenda import _RawItem
 from .inline import clean_inline

@@ -3,9 +3,9 @@
 from django.db import models
 
 from community.models import Person, Sig
+from releases.models import Release
 
-from ..choices import ActionStatus, RetroCategory
-from .release import Release
+from .choices import ActionStatus, RetroCategory
 
 
 class Retrospective(models.Model):
@@ -24,6 +24,7 @@ class Retrospective(models.Model):
     recorded_merged = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
+        db_table = "releases_retrospective"
         ordering = ["release__major", "release__minor", "sig__slug"]
         constraints = [
             models.UniqueConstraint(
@@ -69,6 +70,7 @@ class RetroItem(models.Model):
     )
 
     class Meta:
+        db_table = "releases_retroitem"
         ordering = ["retrospective", "category", "order", "pk"]
         constraints = [
             models.CheckConstraint(

@@ -5,8 +5,8 @@ from django.contrib import admin
 
 from community.admin_scope import SigScopedAdminMixin
 
-from ..choices import ActionStatus, RetroCategory
-from ..models import RetroItem, Retrospective
+from .choices import ActionStatus, RetroCategory
+from .models import RetroItem, Retrospective
 
 
 class RetroItemCategoryForm(forms.ModelForm):

@@ -26,38 +26,17 @@ from django.utils import timezone
 
 from community.models import Person, Sig
 from keps.models import Kep
-from releases.choices import ActionStatus, HistorySource, RetroCategory, TrackedSource
-from releases.models import (
-    EnhancementStatusChange,
-    Release,
-    RetroItem,
-    Retrospective,
-    TrackedEnhancement,
-    parse_version,
-)
-from releases.retro_records import RetroRecord
+from releases.choices import HistorySource, TrackedSource
+from releases.models import EnhancementStatusChange, TrackedEnhancement
+from releases.services.stats import release_stats_request
+from releases.services.tracking import RecordedChange, tracked_enhancements_create, tracked_enhancements_record
+from releases.services.versions import release_ensure_versions
 
-from .stats import release_stats_request
-from .tracking import RecordedChange, tracked_enhancements_create, tracked_enhancements_record
+from ..choices import ActionStatus, RetroCategory
+from ..models import RetroItem, Retrospective
+from ..records import RetroRecord
 
-__all__ = ["release_ensure_versions", "retro_notes_import"]
-
-
-def release_ensure_versions(*, versions: Iterable[str]) -> tuple[dict[str, Release], list[str]]:
-    """The releases with these versions ("1.24"), creating missing ones (version only); also the new versions."""
-    wanted = {}
-    for version in versions:
-        major, minor = parse_version(version)
-        wanted[f"{major}.{minor}"] = (major, minor)
-    if not wanted:
-        return {}, []
-    found = {r.version: r for r in Release.objects.filter(version__in=wanted)}
-    missing = [Release(version=v, major=major, minor=minor) for v, (major, minor) in wanted.items() if v not in found]
-    if missing:
-        # ignore_conflicts: another importer (schedules) may create the same release concurrently.
-        Release.objects.bulk_create(missing, ignore_conflicts=True)
-        found = {r.version: r for r in Release.objects.filter(version__in=wanted)}
-    return found, [r.version for r in missing]
+__all__ = ["retro_notes_import"]
 
 
 def _people(handles: Iterable[str]) -> dict[str, int]:
