@@ -1,6 +1,7 @@
 """What each API row says: the columns of the matching page, with `url` to the page. Every field reads only
 what the view's selector joined or prefetched, so a list costs the same queries whatever its length."""
 
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -19,7 +20,9 @@ from releases.models import (
 )
 from releases.prr import prr_approver_of, prr_of
 from releases.selectors_kep_timeline import kep_timeline
+from retros import selectors as retro_selectors
 from retros.models import RetroItem, Retrospective
+from retros.services.board import board_window
 
 
 @extend_schema_field(OpenApiTypes.URI)
@@ -553,7 +556,37 @@ class RetrospectiveSerializer(serializers.ModelSerializer):
             "recorded_merged",
             "items",
             "url",
+            "collecting",
+            "carried_over",
+            "follow_through",
         ]
+
+    collecting = serializers.SerializerMethodField(help_text="The board takes input now.")
+    carried_over = serializers.SerializerMethodField(help_text="Open action items of the SIG's earlier retros.")
+    follow_through = serializers.SerializerMethodField(
+        help_text="Of the SIG's action items due by this release, how many: `{action_items, done}`."
+    )
+
+    def get_collecting(self, obj) -> bool:
+        return board_window(release=obj.release).is_open(timezone.now())
+
+    def get_carried_over(self, obj) -> list[dict]:
+        return [
+            {
+                "id": i.pk,
+                "release": i.retrospective.release.version,
+                "text": i.text,
+                "status": i.status,
+                "owner": i.owner.github if i.owner_id else None,
+            }
+            for i in retro_selectors.carried_over(release=obj.release, sig=obj.sig)
+        ]
+
+    @extend_schema_field(
+        {"type": "object", "properties": {"action_items": {"type": "integer"}, "done": {"type": "integer"}}}
+    )
+    def get_follow_through(self, obj) -> dict:
+        return retro_selectors.follow_through(release=obj.release, sig=obj.sig)
 
 
 class ActionItemSerializer(RetroItemSerializer):
@@ -563,7 +596,7 @@ class ActionItemSerializer(RetroItemSerializer):
     url = serializers.SerializerMethodField()
 
     class Meta(RetroItemSerializer.Meta):
-        fields = ["id", "release", "sig", "retrospective", "text", "owner", "status", "due_release", "url"]
+        fields = ["id", "release", "sig", "retrospective", "text", "owner", "status", "due_release", "issue_url", "url"]
 
     def get_url(self, obj) -> str:
         url = obj.retrospective.get_absolute_url()

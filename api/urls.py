@@ -1,7 +1,7 @@
 from django.urls import include, path
 from rest_framework import routers
 
-from . import views
+from . import retro_views, views
 
 app_name = "api"
 
@@ -26,6 +26,8 @@ router.register("action-items", views.ActionItemViewSet, basename="actionitem")
 router.register("sigs", views.SigViewSet, basename="sig")
 
 urlpatterns = [
+    path("retro-items/", retro_views.RetroItemsView.as_view(), name="retroitems"),
+    path("retro-items/<int:pk>/votes/", retro_views.RetroItemVotesView.as_view(), name="retroitem-votes"),
     path("schema/", views.SchemaView.as_view(), name="schema"),
     path("docs/", views.DocsView.as_view(url_name="api:schema"), name="docs"),
     path("", include(router.urls)),

@@ -13,6 +13,7 @@ from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework import mixins, routers, viewsets
 from rest_framework.decorators import action
+from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
@@ -37,7 +38,7 @@ from releases.models import (
 from retros.choices import RetroCategory
 from retros.models import RetroItem, Retrospective
 
-from . import serializers
+from . import retro_views, serializers
 from .caching import ConditionalGetMixin
 from .filtersets import (
     ActionItemFilterSet,
@@ -242,7 +243,11 @@ class RetrospectiveViewSet(ReadOnlyViewSet):
     ordering = ("-release_order", "sig_slug")
 
     def get_queryset(self):
-        items = RetroItem.objects.select_related("owner", "due_release").order_by("category", "order", "pk")
+        items = (
+            RetroItem.objects.filter(hidden_at__isnull=True)
+            .select_related("owner", "due_release")
+            .order_by("category", "order", "pk")
+        )
         return (
             Retrospective.objects.select_related("release", "sig")
             .prefetch_related(Prefetch("items", queryset=items))
@@ -250,16 +255,33 @@ class RetrospectiveViewSet(ReadOnlyViewSet):
         )
 
 
-class ActionItemViewSet(ListOnlyViewSet):
-    """Retro action items of every release (newest first), with owner, status and the release they are due in."""
+class ActionItemViewSet(ListOnlyViewSet, mixins.RetrieveModelMixin):
+    """Retro action items of every release (newest first), with owner, status and the release they are due in.
+    `POST`: a SIG lead or curator adds one (`{release, sig, text, owner, due_release, issue_url, from_item}`)."""
 
     serializer_class = serializers.ActionItemSerializer
     filterset_class = ActionItemFilterSet
     ordering = ("-release_order", "retrospective_id", "order", "pk")
 
+    def get_permissions(self):
+        if self.request.method == "POST":
+            return [retro_views.ReadsPublicWritesSignedIn()]
+        return super().get_permissions()
+
+    def get_parsers(self):
+        if getattr(self, "request", None) is not None and self.request.method == "POST":
+            return [JSONParser()]
+        return super().get_parsers()
+
+    @extend_schema(request=retro_views.ActionItemInput, responses={201: serializers.ActionItemSerializer})
+    def create(self, request):
+        item = retro_views.action_item_create_from_api(request)
+        item = self.get_queryset().get(pk=item.pk)
+        return Response(self.get_serializer(item).data, status=201)
+
     def get_queryset(self):
         return (
-            RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM)
+            RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM, hidden_at__isnull=True)
             .select_related("owner", "due_release", "retrospective__release", "retrospective__sig")
             .annotate(release_order=_version_order("retrospective__release__"))
         )

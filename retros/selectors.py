@@ -3,17 +3,25 @@ recorded (handed to the releases app's figures, see retros/apps.py)."""
 
 from __future__ import annotations
 
-from django.db.models import Prefetch, QuerySet
+from dataclasses import dataclass
 
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+from community.models import Sig
 from releases.models import Release
 
-from .choices import ActionStatus, RetroCategory
+from .choices import BOARD_CATEGORIES, ActionStatus, RetroCategory
 from .models import RetroItem, Retrospective
 
 OPEN_ACTION_STATUSES = (ActionStatus.OPEN, ActionStatus.IN_PROGRESS)
 
 __all__ = [
     "OPEN_ACTION_STATUSES",
+    "Board",
+    "board_get",
+    "carried_over",
+    "follow_through",
+    "follow_through_by_release",
     "recorded_tallies",
     "retro_action_item_count",
     "retro_action_items",
@@ -35,7 +43,9 @@ def recorded_tallies(release_ids: set[int]) -> dict[tuple[int, int | None], list
 def _items_prefetch() -> Prefetch:
     return Prefetch(
         "items",
-        queryset=RetroItem.objects.select_related("owner", "due_release").order_by("category", "order", "pk"),
+        queryset=RetroItem.objects.filter(hidden_at__isnull=True)
+        .select_related("owner", "due_release")
+        .order_by("category", "order", "pk"),
     )
 
 
@@ -61,7 +71,7 @@ def retrospective_list(*, release: Release) -> list[Retrospective]:
 
 
 def _action_items(*, release: Release | None, open_only: bool) -> QuerySet[RetroItem]:
-    queryset = RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM)
+    queryset = RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM, hidden_at__isnull=True)
     if release is not None:
         queryset = queryset.filter(retrospective__release=release)
     if open_only:
@@ -82,3 +92,83 @@ def retro_action_items(*, release: Release | None = None, open_only: bool = Fals
         "-retrospective__release__major", "-retrospective__release__minor", "retrospective__sig__slug", "order", "pk"
     )
     return list(queryset[:limit] if limit else queryset)
+
+
+# -- the board ------------------------------------------------------------------------------------------------
+
+
+def _due_by(release: Release) -> Q:
+    """Action items due in `release` or an earlier one."""
+    return Q(due_release__major__lt=release.major) | Q(
+        due_release__major=release.major, due_release__minor__lte=release.minor
+    )
+
+
+def carried_over(*, release: Release, sig: Sig) -> list[RetroItem]:
+    """The open action items of the SIG's earlier retros (not-recorded ones are not known to be open)."""
+    earlier = Q(retrospective__release__major__lt=release.major) | Q(
+        retrospective__release__major=release.major, retrospective__release__minor__lt=release.minor
+    )
+    return list(
+        RetroItem.objects.filter(
+            earlier,
+            retrospective__sig=sig,
+            category=RetroCategory.ACTION_ITEM,
+            status__in=OPEN_ACTION_STATUSES,
+            hidden_at__isnull=True,
+        )
+        .select_related("owner", "due_release", "retrospective__release", "retrospective__sig")
+        .order_by("retrospective__release__major", "retrospective__release__minor", "order", "pk")
+    )
+
+
+def follow_through(*, release: Release, sig: Sig | None = None) -> dict:
+    """Of the action items due by `release` (of `sig`, or of every SIG), how many are done."""
+    queryset = RetroItem.objects.filter(_due_by(release), category=RetroCategory.ACTION_ITEM, hidden_at__isnull=True)
+    if sig is not None:
+        queryset = queryset.filter(retrospective__sig=sig)
+    counts = queryset.aggregate(n=Count("pk"), done=Count("pk", filter=Q(status=ActionStatus.DONE)))
+    return {"action_items": counts["n"], "done": counts["done"]}
+
+
+def follow_through_by_release(*, releases: list[Release]) -> dict[str, dict]:
+    """{version: {action_items, done}} of the action items due in each release (not cumulative), one query."""
+    rows = (
+        RetroItem.objects.filter(
+            category=RetroCategory.ACTION_ITEM, hidden_at__isnull=True, due_release__in=[r.pk for r in releases]
+        )
+        .values("due_release__version")
+        .annotate(n=Count("pk"), done=Count("pk", filter=Q(status=ActionStatus.DONE)))
+    )
+    return {row["due_release__version"]: {"action_items": row["n"], "done": row["done"]} for row in rows}
+
+
+@dataclass
+class Board:
+    release: Release
+    sig: Sig
+    retro: Retrospective | None
+    #: category -> visible items, most votes first, each with `vote_count` and `voted` (by the reader).
+    columns: dict[str, list[RetroItem]]
+    actions: list[RetroItem]
+
+
+def board_get(*, release: Release, sig: Sig, user=None) -> Board:
+    """The board's visible items by category, sorted by votes within each, and its action items. Two queries."""
+    retro = Retrospective.objects.filter(release=release, sig=sig).first()
+    columns: dict[str, list[RetroItem]] = {c: [] for c in BOARD_CATEGORIES}
+    actions: list[RetroItem] = []
+    if retro is not None:
+        voted_by = Q(votes__user_id=user.pk) if user is not None and user.is_authenticated else Q(pk__in=[])
+        items = (
+            RetroItem.objects.filter(retrospective=retro, hidden_at__isnull=True)
+            .select_related("author", "owner", "due_release")
+            .annotate(vote_count=Count("votes", distinct=True), voted=Count("votes", filter=voted_by, distinct=True))
+            .order_by("-vote_count", "order", "pk")
+        )
+        for item in items:
+            if item.category == RetroCategory.ACTION_ITEM:
+                actions.append(item)
+            else:
+                columns.setdefault(item.category, []).append(item)
+    return Board(release=release, sig=sig, retro=retro, columns=columns, actions=actions)

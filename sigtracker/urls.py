@@ -23,6 +23,7 @@ urlpatterns = [
     # Sign in with GitHub (django-allauth; people/github routes the provider's login and callback).
     path("accounts/", include("allauth.urls")),
     path("", include("people.urls")),
+    path("", include("retros.urls")),
     path("", include("releases.urls")),
     path("", include("keps.urls")),
     path("", include("meetings.urls")),

@@ -166,6 +166,12 @@ def _retro_items(retro: Retrospective, entries, people: dict[str, int]) -> bool:
     if not entries:
         return False
     known = {(item.category, " ".join(item.text.split())): item for item in retro.items.all()}
+    # Action items whose status no person set (no history row, not typed on the board).
+    untouched = set(
+        retro.items.filter(
+            category=RetroCategory.ACTION_ITEM, author__isnull=True, status_changes__isnull=True
+        ).values_list("pk", flat=True)
+    )
     next_order = Counter()
     for item in known.values():
         next_order[item.category] = max(next_order[item.category], item.order + 1)
@@ -176,8 +182,8 @@ def _retro_items(retro: Retrospective, entries, people: dict[str, int]) -> bool:
             continue
         owner_id = people.get(entry.owner.handle.lower()) if entry.owner else None
         status = entry.status if entry.category == RetroCategory.ACTION_ITEM else ""
-        if status and status not in ActionStatus.values:
-            status = ActionStatus.OPEN
+        if entry.category == RetroCategory.ACTION_ITEM and status not in ActionStatus.values:
+            status = ActionStatus.NOT_RECORDED  # the notes say nothing known: never "open"
         key = (entry.category, " ".join(text.split()))
         item = known.get(key)
         if item is None:
@@ -196,7 +202,10 @@ def _retro_items(retro: Retrospective, entries, people: dict[str, int]) -> bool:
         dirty = False
         if owner_id and item.owner_id is None:
             item.owner_id, dirty = owner_id, True
-        if status and status != ActionStatus.OPEN and item.status != status:
+        if status and status not in (ActionStatus.OPEN, ActionStatus.NOT_RECORDED) and item.status != status:
+            item.status, dirty = status, True
+        elif status == ActionStatus.NOT_RECORDED and item.status == ActionStatus.OPEN and item.pk in untouched:
+            # Imported as "open" before sigtracker knew better; no person ever set it: not recorded.
             item.status, dirty = status, True
         if dirty and item.pk and item not in update:
             update.append(item)

@@ -369,3 +369,31 @@ def test_bare_presenters_are_linked_once_a_later_file_names_them_with_an_at(db, 
     assert list(item.presenters.values_list("github", flat=True)) == ["vinaykul"]
     status, out, _ = run(early, late, sig="sig-node")
     assert status == 0 and "nothing to change" in out
+
+
+# SIG Node's 2023 notes (kubernetes/community sig-node/archive/meeting-notes-2023.md): on 2023-05-02 the item
+# "retro and 1.28 planning" held the 1.27 retro, which only its sub-bullet names; 1.28's retro came on 2023-08-15.
+RETRO_BESIDE_PLANNING = """## Aug 15th, 2023
+
+* [SergeyKanzhelev] 1.28 retro
+    * [SIG Node 1.28 retro](https://docs.google.com/document/d/1NaT0rY0o1cNdTxIlgZ5m0TqLDI7AfYn3rBAAl4qT1Bw/edit)
+
+## May 2nd, 2023
+
+* [SergeyKanzhelev, mrunalp] retro and 1.28 planning
+    * [Ruiwen] 1.27 [retro](https://docs.google.com/document/d/1DxJH1w_lrEOfflR-TED1vjc0ZYIXO0aDb3vJXPMKCdY/edit#)
+    * [mrunal] planning: [SIG Node - 1.28 Planning](https://docs.google.com/document/d/1U10J0WwgWXkdYrqWGGvO8iH2HKeerQAlygnqgDgWv4E/edit)
+* [Seaiii] https://github.com/kubernetes/kubernetes/pull/113883 please review
+"""
+
+
+def test_a_retro_beside_the_next_cycles_planning_is_filed_under_the_release_it_names(db, tmp_path):
+    folder = tmp_path / "sig-node"
+    folder.mkdir()
+    (folder / "meeting-notes-2023.md").write_text(RETRO_BESIDE_PLANNING)
+    status, _, err = run(folder / "meeting-notes-2023.md")
+    assert status == 0, err
+    dates = dict(Retrospective.objects.values_list("release__version", "date"))
+    assert dates == {"1.27": D(2023, 5, 2), "1.28": D(2023, 8, 15)}
+    r27 = Retrospective.objects.get(release__version="1.27")
+    assert r27.source_url.startswith("https://docs.google.com/document/d/1DxJH1w")
