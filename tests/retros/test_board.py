@@ -2,14 +2,13 @@
 and the follow-through sync against a GitHub stand-in over HTTP."""
 
 import datetime
-
 import io
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.cache import caches
-from django.core.management.base import CommandError
 from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.urls import reverse
 from rest_framework.test import APIClient
 
