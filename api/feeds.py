@@ -178,7 +178,8 @@ class ActionItemFeed(_AtomFeed):
 
     def items(self):
         return list(
-            RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM)
+            # A hidden item (by a lead, with a reason) leaves the feed too.
+            RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM, hidden_at__isnull=True)
             .select_related("owner", "retrospective__release", "retrospective__sig")
             .order_by("-retrospective__release__major", "-retrospective__release__minor", "-pk")[:FEED_LENGTH]
         )

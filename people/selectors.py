@@ -114,7 +114,10 @@ def my_work(*, person: Person, now: datetime.datetime | None = None) -> MyWork:
         work.keps.append(MyKep(row=row, roles=_roles(row, person), deadline=deadline))
     work.action_items = list(
         RetroItem.objects.filter(
-            owner=person, category=RetroCategory.ACTION_ITEM, status__in=[ActionStatus.OPEN, ActionStatus.IN_PROGRESS]
+            owner=person,
+            category=RetroCategory.ACTION_ITEM,
+            status__in=[ActionStatus.OPEN, ActionStatus.IN_PROGRESS],
+            hidden_at__isnull=True,
         )
         .select_related("retrospective__release", "retrospective__sig", "due_release")
         .order_by("due_release__major", "due_release__minor", "pk")

@@ -177,6 +177,7 @@ def _open_items(*, release_ids: set[int], sig_ids: list[int]) -> tuple:
         RetroItem.objects.filter(
             category=RetroCategory.ACTION_ITEM,
             status__in=[ActionStatus.OPEN, ActionStatus.IN_PROGRESS],
+            hidden_at__isnull=True,
             due_release__in=release_ids,
             retrospective__sig__in=sig_ids,
         )

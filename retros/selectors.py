@@ -124,7 +124,10 @@ def carried_over(*, release: Release, sig: Sig) -> list[RetroItem]:
 
 def follow_through(*, release: Release, sig: Sig | None = None) -> dict:
     """Of the action items due by `release` (of `sig`, or of every SIG), how many are done."""
-    queryset = RetroItem.objects.filter(_due_by(release), category=RetroCategory.ACTION_ITEM, hidden_at__isnull=True)
+    # An action item whose status is not recorded is neither done nor not done: left out, not counted as zero.
+    queryset = RetroItem.objects.filter(
+        _due_by(release), category=RetroCategory.ACTION_ITEM, hidden_at__isnull=True
+    ).exclude(status=ActionStatus.NOT_RECORDED)
     if sig is not None:
         queryset = queryset.filter(retrospective__sig=sig)
     counts = queryset.aggregate(n=Count("pk"), done=Count("pk", filter=Q(status=ActionStatus.DONE)))
@@ -137,6 +140,7 @@ def follow_through_by_release(*, releases: list[Release]) -> dict[str, dict]:
         RetroItem.objects.filter(
             category=RetroCategory.ACTION_ITEM, hidden_at__isnull=True, due_release__in=[r.pk for r in releases]
         )
+        .exclude(status=ActionStatus.NOT_RECORDED)
         .values("due_release__version")
         .annotate(n=Count("pk"), done=Count("pk", filter=Q(status=ActionStatus.DONE)))
     )

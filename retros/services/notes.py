@@ -32,8 +32,8 @@ from releases.services.stats import release_stats_request
 from releases.services.tracking import RecordedChange, tracked_enhancements_create, tracked_enhancements_record
 from releases.services.versions import release_ensure_versions
 
-from ..choices import ActionStatus, RetroCategory
-from ..models import RetroItem, Retrospective
+from ..choices import ActionStatus, RetroCategory, StatusSource
+from ..models import ActionItemStatusChange, RetroItem, Retrospective
 from ..records import RetroRecord
 
 __all__ = ["retro_notes_import"]
@@ -175,7 +175,7 @@ def _retro_items(retro: Retrospective, entries, people: dict[str, int]) -> bool:
     next_order = Counter()
     for item in known.values():
         next_order[item.category] = max(next_order[item.category], item.order + 1)
-    create, update = [], []
+    create, update, history = [], [], []
     for entry in entries:
         text = entry.text.strip()
         if not text or entry.category not in RetroCategory.values:
@@ -202,16 +202,31 @@ def _retro_items(retro: Retrospective, entries, people: dict[str, int]) -> bool:
         dirty = False
         if owner_id and item.owner_id is None:
             item.owner_id, dirty = owner_id, True
+        old_status = item.status
         if status and status not in (ActionStatus.OPEN, ActionStatus.NOT_RECORDED) and item.status != status:
             item.status, dirty = status, True
         elif status == ActionStatus.NOT_RECORDED and item.status == ActionStatus.OPEN and item.pk in untouched:
             # Imported as "open" before sigtracker knew better; no person ever set it: not recorded.
             item.status, dirty = status, True
+        if item.pk and item.status != old_status:
+            history.append(
+                ActionItemStatusChange(
+                    item=item,
+                    old_status=old_status,
+                    new_status=item.status,
+                    at=timezone.now(),
+                    source=StatusSource.NOTES,
+                    author="meeting notes import",
+                    note=f"notes line {entry.line}",
+                )
+            )
         if dirty and item.pk and item not in update:
             update.append(item)
     RetroItem.objects.bulk_create(create)
     if update:
         RetroItem.objects.bulk_update(update, ["owner", "status"])
+        # The status changes of items already stored, each in the item's history (the one write path's row).
+        ActionItemStatusChange.objects.bulk_create(history)
     return bool(create or update)
 
 

@@ -3,6 +3,8 @@ action items. Those templates `{% load retro_panels %}` by name, so the releases
 
 from django import template
 
+from core.charts import Series, line_bar_chart
+from releases.models import Release
 from releases.selectors import release_previous
 
 from .. import selectors
@@ -33,3 +35,25 @@ def open_action_items(limit: int = 15):
         "open_actions": selectors.retro_action_items(open_only=True, limit=limit),
         "open_actions_total": selectors.retro_action_item_count(open_only=True),
     }
+
+
+@register.inclusion_tag("retros/_follow_through_chart.html")
+def follow_through_chart():
+    """Per release, the retro action items due in it and how many of them are done (releases with none due are
+    left out: no action item due is not a follow-through of 0 %)."""
+    releases = list(Release.objects.order_by("major", "minor"))
+    by_version = selectors.follow_through_by_release(releases=releases)
+    shown = [r for r in releases if by_version.get(r.version, {}).get("action_items")]
+    if not shown:
+        return {"chart": "", "rows": []}
+    rows = [(r.version, by_version[r.version]["action_items"], by_version[r.version]["done"]) for r in shown]
+    chart = line_bar_chart(
+        title="Retro action items due per release and done",
+        labels=[f"v{version}" for version, _, _ in rows],
+        series=[
+            Series(name="Due", values=[n for _, n, _ in rows], kind="bar"),
+            Series(name="Done", values=[d for _, _, d in rows], kind="bar"),
+            Series(name="Follow-through", values=[d / n for _, n, d in rows], kind="line", percent=True),
+        ],
+    )
+    return {"chart": chart, "rows": rows}

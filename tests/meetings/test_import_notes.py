@@ -135,8 +135,31 @@ def test_the_1_24_retro_and_recorded_tallies(imported):
     assert items.filter(category="went_well").count() == 4
     assert items.filter(category="to_improve").count() == 7
     actions = items.filter(category="action_item")
-    assert actions.count() == 4 and set(actions.values_list("status", flat=True)) == {"open"}
-    assert RetroItem.objects.filter(retrospective=retros["1.22"], category="action_item").count() == 3
+    # The notes give these action items no owner and no status: "not recorded", never "open".
+    assert actions.count() == 4 and set(actions.values_list("status", flat=True)) == {"not_recorded"}
+    older = RetroItem.objects.filter(retrospective=retros["1.22"], category="action_item")
+    assert older.count() == 3 and set(older.values_list("status", flat=True)) == {"not_recorded"}
+
+
+def test_action_items_imported_as_open_before_are_not_recorded_after_a_reimport_unless_a_person_set_them(
+    imported, archive, client
+):
+    from retros.services.actions import action_item_set_status
+
+    actions = RetroItem.objects.filter(category="action_item", retrospective__release__version="1.24").order_by("pk")
+    actions.update(status="open")  # as an import of before this rule left them
+    kept = actions.first()
+    kept.status = "done"
+    action_item_set_status(item=kept, status="open", source="admin", author="curator")  # a person's choice
+    assert run(archive / "meeting-notes-2022.md")[0] == 0
+    statuses = list(actions.values_list("status", flat=True))
+    assert statuses == ["open", "not_recorded", "not_recorded", "not_recorded"]
+    changed = RetroItem.objects.get(pk=actions[1].pk)
+    assert [(c.old_status, c.new_status, c.source) for c in changed.status_changes.all()] == [
+        ("open", "not_recorded", "notes")
+    ]
+    page = client.get("/").content.decode()
+    assert "1 action item open or in progress" in page
 
 
 def test_rerun_changes_nothing_and_says_so(imported, archive, django_assert_max_num_queries):
