@@ -1,7 +1,6 @@
 """What each API row says: the columns of the matching page, with `url` to the page. Every field reads only
 what the view's selector joined or prefetched, so a list costs the same queries whatever its length."""
 
-from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -22,7 +21,6 @@ from releases.prr import prr_approver_of, prr_of
 from releases.selectors_kep_timeline import kep_timeline
 from retros import selectors as retro_selectors
 from retros.models import RetroItem, Retrospective
-from retros.services.board import board_window
 
 
 @extend_schema_field(OpenApiTypes.URI)
@@ -564,29 +562,38 @@ class RetrospectiveSerializer(serializers.ModelSerializer):
     collecting = serializers.SerializerMethodField(help_text="The board takes input now.")
     carried_over = serializers.SerializerMethodField(help_text="Open action items of the SIG's earlier retros.")
     follow_through = serializers.SerializerMethodField(
-        help_text="Of the SIG's action items due by this release, how many: `{action_items, done}`."
+        help_text="Of the SIG's action items due by this release (status recorded), how many: `{action_items, done}`."
     )
 
+    def _summary(self, obj) -> dict:
+        """The page's summaries, computed once for all its retros (retros.selectors.retro_summaries)."""
+        summaries = self.context.setdefault("retro_summaries", {})
+        if obj.pk not in summaries:
+            page = self.context.get("retro_page") or [obj]
+            summaries.update(retro_selectors.retro_summaries(page if obj in page else [obj]))
+        return summaries[obj.pk]
+
     def get_collecting(self, obj) -> bool:
-        return board_window(release=obj.release).is_open(timezone.now())
+        return self._summary(obj)["collecting"]
 
     def get_carried_over(self, obj) -> list[dict]:
         return [
             {
-                "id": i.pk,
-                "release": i.retrospective.release.version,
-                "text": i.text,
-                "status": i.status,
-                "owner": i.owner.github if i.owner_id else None,
+                "id": item.pk,
+                "release": item.retrospective.release.version,
+                "text": item.text,
+                "status": item.status,
+                "owner": item.owner.github if item.owner_id else None,
+                "due_release": item.due_release.version if item.due_release_id else None,
             }
-            for i in retro_selectors.carried_over(release=obj.release, sig=obj.sig)
+            for item in self._summary(obj)["carried_over"]
         ]
 
     @extend_schema_field(
         {"type": "object", "properties": {"action_items": {"type": "integer"}, "done": {"type": "integer"}}}
     )
     def get_follow_through(self, obj) -> dict:
-        return retro_selectors.follow_through(release=obj.release, sig=obj.sig)
+        return self._summary(obj)["follow_through"]
 
 
 class ActionItemSerializer(RetroItemSerializer):

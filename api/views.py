@@ -37,6 +37,7 @@ from releases.models import (
 )
 from retros.choices import RetroCategory
 from retros.models import RetroItem, Retrospective
+from retros.services.board import retro_ensure_if_collecting
 
 from . import retro_views, serializers
 from .caching import ConditionalGetMixin
@@ -241,6 +242,22 @@ class RetrospectiveViewSet(ReadOnlyViewSet):
     serializer_class = serializers.RetrospectiveSerializer
     filterset_class = RetrospectiveFilterSet
     ordering = ("-release_order", "sig_slug")
+
+    def list(self, request, *args, **kwargs):
+        # A retro exists for a release in its cycle as soon as its board opens: asked for one SIG's, it is made.
+        release, sig = request.query_params.get("release"), request.query_params.get("sig")
+        if release and sig and "\x00" not in release + sig:
+            retro_ensure_if_collecting(version=release[:20], sig_slug=sig[:100])
+        return super().list(request, *args, **kwargs)
+
+    def paginate_queryset(self, queryset):
+        # The page's retros, handed to the serializer so their summaries are read in one go.
+        page = super().paginate_queryset(queryset)
+        self._retro_page = list(page) if page is not None else None
+        return self._retro_page
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "retro_page": getattr(self, "_retro_page", None)}
 
     def get_queryset(self):
         items = (

@@ -176,3 +176,46 @@ def board_get(*, release: Release, sig: Sig, user=None) -> Board:
             else:
                 columns.setdefault(item.category, []).append(item)
     return Board(release=release, sig=sig, retro=retro, columns=columns, actions=actions)
+
+
+def retro_summaries(retros: list[Retrospective], *, now=None) -> dict[int, dict]:
+    """For each retro: `collecting`, `carried_over` and `follow_through`, in a constant number of queries whatever
+    the number of retros (the API lists up to 500 a page)."""
+    from django.utils import timezone
+
+    from .services.board import board_windows
+
+    if not retros:
+        return {}
+    now = now or timezone.now()
+    windows = board_windows(releases=list({r.release_id: r.release for r in retros}.values()))
+    sig_ids = {r.sig_id for r in retros}
+    actions = list(
+        RetroItem.objects.filter(
+            retrospective__sig_id__in=sig_ids, category=RetroCategory.ACTION_ITEM, hidden_at__isnull=True
+        )
+        .select_related("owner", "due_release", "retrospective__release")
+        .order_by("retrospective__release__major", "retrospective__release__minor", "order", "pk")
+    )
+    summaries = {}
+    for retro in retros:
+        key = (retro.release.major, retro.release.minor)
+        own = [a for a in actions if a.retrospective.sig_id == retro.sig_id]
+        carried = [
+            a
+            for a in own
+            if a.status in OPEN_ACTION_STATUSES and (a.retrospective.release.major, a.retrospective.release.minor) < key
+        ]
+        due = [
+            a
+            for a in own
+            if a.due_release_id
+            and a.status != ActionStatus.NOT_RECORDED
+            and (a.due_release.major, a.due_release.minor) <= key
+        ]
+        summaries[retro.pk] = {
+            "collecting": windows[retro.release_id].is_open(now),
+            "carried_over": carried,
+            "follow_through": {"action_items": len(due), "done": sum(a.status == ActionStatus.DONE for a in due)},
+        }
+    return summaries

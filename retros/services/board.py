@@ -17,7 +17,7 @@ from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.core.cache import caches
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, Min
 from django.utils import timezone
 
 from community.models import Sig
@@ -33,7 +33,9 @@ __all__ = [
     "BoardWindow",
     "RateLimited",
     "board_window",
+    "board_windows",
     "retro_ensure",
+    "retro_ensure_if_collecting",
     "retro_item_add",
     "retro_item_delete",
     "retro_item_edit",
@@ -85,24 +87,38 @@ def _midnight(day: datetime.date) -> datetime.datetime:
 
 def board_window(*, release: Release) -> BoardWindow:
     """When the release's boards take input."""
-    opens = _midnight(release.cycle_start) if release.cycle_start else None
-    retro_at = (
-        Milestone.objects.filter(release=release, kind=MilestoneKind.RETROSPECTIVE, sig__isnull=True)
-        .order_by("-at")
-        .values_list("at", flat=True)
-        .first()
+    return board_windows(releases=[release])[release.pk]
+
+
+def board_windows(*, releases: list[Release]) -> dict[int, BoardWindow]:
+    """The windows of several releases, in two queries whatever their number."""
+    ids = [r.pk for r in releases]
+    retro_at: dict[int, datetime.datetime] = {}
+    for release_id, at in Milestone.objects.filter(
+        release_id__in=ids, kind=MilestoneKind.RETROSPECTIVE, sig__isnull=True
+    ).values_list("release_id", "at"):
+        # A retro held in parts: input stays open until a week after the last.
+        retro_at[release_id] = max(at, retro_at.get(release_id, at))
+    first_at = dict(
+        Milestone.objects.filter(release_id__in=ids)
+        .values("release_id")
+        .annotate(m=Min("at"))
+        .values_list("release_id", "m")
     )
-    if retro_at is not None:
-        closes = retro_at + AFTER_RETRO
-    elif release.release_date:
-        closes = _midnight(release.release_date) + AFTER_RELEASE
-    else:
-        closes = None
-    if opens is None and closes is not None:
-        # No cycle start recorded: the board opens with the first recorded milestone of the cycle, if any.
-        first = Milestone.objects.filter(release=release).order_by("at").values_list("at", flat=True).first()
-        opens = first
-    return BoardWindow(opens=opens, closes=closes)
+    windows = {}
+    for release in releases:
+        opens = _midnight(release.cycle_start) if release.cycle_start else None
+        if release.pk in retro_at:
+            closes = retro_at[release.pk] + AFTER_RETRO
+        elif release.release_date:
+            closes = _midnight(release.release_date) + AFTER_RELEASE
+        else:
+            closes = None
+        if opens is None and closes is not None:
+            # No cycle start recorded: the board opens with the cycle's first recorded milestone, if any.
+            opens = first_at.get(release.pk)
+        windows[release.pk] = BoardWindow(opens=opens, closes=closes)
+    return windows
 
 
 def _log(user, obj, flag: int, message: str) -> None:
@@ -123,6 +139,16 @@ def retro_ensure(*, release: Release, sig: Sig) -> Retrospective:
     """The SIG's retro of the release, made when its board first takes input."""
     retro, _ = Retrospective.objects.get_or_create(release=release, sig=sig)
     return retro
+
+
+def retro_ensure_if_collecting(*, version: str, sig_slug: str, now=None) -> Retrospective | None:
+    """The SIG's retro of a release whose board is open now, made if missing (a retro exists as soon as its board
+    opens, before anyone has typed a line); None when the board is not open or the release or SIG is unknown."""
+    release = Release.objects.filter(version=(version or "").removeprefix("v")).first()
+    sig = Sig.objects.filter(slug=sig_slug or "").first()
+    if release is None or sig is None or not board_window(release=release).is_open(now or timezone.now()):
+        return None
+    return retro_ensure(release=release, sig=sig)
 
 
 def _open_or_refuse(release: Release, now: datetime.datetime) -> None:

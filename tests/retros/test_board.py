@@ -87,6 +87,17 @@ def test_without_a_retro_milestone_the_window_closes_four_weeks_after_release_da
         )
 
 
+def test_a_retro_exists_in_the_api_as_soon_as_its_board_opens(board):
+    api = APIClient()
+    (retro,) = api.get("/api/v1/retrospectives/", {"release": "1.90", "sig": "sig-node"}).json()["results"]
+    assert (retro["release"], retro["sig"], retro["collecting"], retro["items"]) == ("1.90", "sig-node", True, [])
+    assert retro["carried_over"] == [] and retro["follow_through"] == {"action_items": 0, "done": 0}
+    closed = ReleaseFactory(
+        version="1.10", cycle_start=datetime.date(2017, 12, 1), planned_release_date=datetime.date(2018, 3, 26)
+    )
+    assert api.get("/api/v1/retrospectives/", {"release": closed.version, "sig": "sig-node"}).json()["results"] == []
+
+
 def test_votes_count_once_a_person_and_sort_items_within_their_category(board):
     release, sig, _, ann, bob = board
     first = retro_item_add(user=ann, release=release, sig=sig, category="to_improve", text="flaky e2e")
