@@ -3,21 +3,23 @@ and curators). Each refusal names what is missing; the rules are the board's ser
 
 from __future__ import annotations
 
+import django_filters
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from rest_framework import exceptions, permissions, serializers, status
+from rest_framework import exceptions, mixins, permissions, serializers, status, viewsets
+from rest_framework.decorators import action
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from community.models import Sig
 from releases.models import Release
-from retros.choices import BOARD_CATEGORIES, RetroCategory
+from retros.choices import BOARD_CATEGORIES
 from retros.models import MAX_ITEM_CHARS, RetroItem
 from retros.services.actions import action_item_create
 from retros.services.board import BoardRefused, RateLimited, retro_item_add, retro_item_vote
 
+from .caching import ConditionalGetMixin
 from .permissions import PublicReadOnly
 
 
@@ -65,6 +67,12 @@ class BoardItemSerializer(serializers.ModelSerializer):
         fields = ["id", "category", "text", "author", "votes"]
 
 
+class VoteSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    votes = serializers.IntegerField()
+    counted = serializers.BooleanField(help_text="False: this person had voted already; nothing changed.")
+
+
 class BoardItemInput(serializers.Serializer):
     release = serializers.CharField(max_length=10)
     sig = serializers.CharField(max_length=100)
@@ -72,31 +80,44 @@ class BoardItemInput(serializers.Serializer):
     text = serializers.CharField(max_length=MAX_ITEM_CHARS, trim_whitespace=True)
 
 
-class RetroItemsView(APIView):
-    """`GET ?release=&sig=`: the board's visible items with their votes. `POST {release, sig, category, text}`: a new
-    item (any signed-in person, while the board is open; 429 past the per-person limit)."""
+class RetroBoardItemFilterSet(django_filters.FilterSet):
+    release = django_filters.CharFilter(method="filter_release", label="Release (e.g. 1.36)")
+    sig = django_filters.CharFilter(field_name="retrospective__sig__slug", label="SIG slug")
+    category = django_filters.ChoiceFilter(choices=[(c.value, c.label) for c in BOARD_CATEGORIES])
 
+    class Meta:
+        model = RetroItem
+        fields = ["release", "sig", "category"]
+
+    def filter_release(self, queryset, name, value):
+        return queryset.filter(retrospective__release__version=value.removeprefix("v"))
+
+
+class RetroItemViewSet(ConditionalGetMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
+    """Board items (went well, to improve, to discuss) with their votes; hidden items are left out.
+    `POST {release, sig, category, text}`: any signed-in person adds one while the board is open (201 with `id`;
+    400 empty text or unknown category; 403 when the board is closed; 429 past the per-person limit).
+    `POST <id>/votes/`: +1 (one vote a person: a second answers 200 and changes nothing)."""
+
+    serializer_class = BoardItemSerializer
+    filterset_class = RetroBoardItemFilterSet
     permission_classes = [ReadsPublicWritesSignedIn]
-    parser_classes = [JSONParser]
+    ordering = ("id",)
 
-    @extend_schema(responses=BoardItemSerializer(many=True))
-    def get(self, request):
-        release, sig = _release(request.query_params.get("release")), _sig(request.query_params.get("sig"))
-        items = (
-            RetroItem.objects.filter(
-                retrospective__release=release,
-                retrospective__sig=sig,
-                hidden_at__isnull=True,
-                category__in=BOARD_CATEGORIES,
-            )
+    def get_parsers(self):
+        if getattr(self, "request", None) is not None and self.request.method == "POST":
+            return [JSONParser()]
+        return super().get_parsers()
+
+    def get_queryset(self):
+        return (
+            RetroItem.objects.filter(hidden_at__isnull=True, category__in=BOARD_CATEGORIES)
             .select_related("author")
             .annotate(vote_count=Count("votes"))
-            .order_by("category", "-vote_count", "order", "pk")
         )
-        return Response(BoardItemSerializer(items, many=True).data)
 
     @extend_schema(request=BoardItemInput, responses={201: BoardItemSerializer})
-    def post(self, request):
+    def create(self, request):
         data = BoardItemInput(data=request.data)
         data.is_valid(raise_exception=True)
         release, sig = _release(data.validated_data["release"]), _sig(data.validated_data["sig"])
@@ -113,24 +134,17 @@ class RetroItemsView(APIView):
         item.vote_count = 0
         return Response(BoardItemSerializer(item).data, status=status.HTTP_201_CREATED)
 
-
-class RetroItemVotesView(APIView):
-    """`POST`: +1 the item (one vote a person; a second changes nothing and answers 200)."""
-
-    permission_classes = [ReadsPublicWritesSignedIn]
-    parser_classes = [JSONParser]
-
-    @extend_schema(request=None, responses={201: dict, 200: dict})
-    def post(self, request, pk: int):
-        item = get_object_or_404(
-            RetroItem.objects.select_related("retrospective__release"), pk=pk, hidden_at__isnull=True
-        )
+    @extend_schema(request=None, responses={201: VoteSerializer, 200: VoteSerializer})
+    @action(detail=True, methods=["post"], url_path="votes")
+    def votes(self, request, pk=None):
+        visible = RetroItem.objects.filter(hidden_at__isnull=True).select_related("retrospective__release")
+        item = get_object_or_404(visible, pk=pk)
         try:
             counted = retro_item_vote(user=request.user, item=item)
         except BoardRefused as exc:
             _refused(exc)
-        votes = item.votes.count()
-        return Response({"id": item.pk, "votes": votes, "counted": counted}, status=201 if counted else 200)
+        data = {"id": item.pk, "votes": item.votes.count(), "counted": counted}
+        return Response(data, status=status.HTTP_201_CREATED if counted else status.HTTP_200_OK)
 
 
 class ActionItemInput(serializers.Serializer):
@@ -173,4 +187,4 @@ def action_item_create_from_api(request):
     return item
 
 
-__all__ = ["RetroItemVotesView", "RetroItemsView", "action_item_create_from_api", "RetroCategory"]
+__all__ = ["RetroItemViewSet", "action_item_create_from_api"]

@@ -23,11 +23,10 @@ router.register("meetings", views.MeetingViewSet, basename="meeting")
 router.register("agenda-items", views.AgendaItemViewSet, basename="agendaitem")
 router.register("retrospectives", views.RetrospectiveViewSet, basename="retrospective")
 router.register("action-items", views.ActionItemViewSet, basename="actionitem")
+router.register("retro-items", retro_views.RetroItemViewSet, basename="retroitem")
 router.register("sigs", views.SigViewSet, basename="sig")
 
 urlpatterns = [
-    path("retro-items/", retro_views.RetroItemsView.as_view(), name="retroitems"),
-    path("retro-items/<int:pk>/votes/", retro_views.RetroItemVotesView.as_view(), name="retroitem-votes"),
     path("schema/", views.SchemaView.as_view(), name="schema"),
     path("docs/", views.DocsView.as_view(url_name="api:schema"), name="docs"),
     path("", include(router.urls)),

@@ -33,3 +33,23 @@ def refusal_to_post(user) -> str | None:
     if not (user and user.is_authenticated):
         return "sign in to add items or vote"
     return None
+
+
+def is_owner(user, item) -> bool:
+    """Whether `user` signed in as the action item's owner (their GitHub handle's person)."""
+    if not (user and user.is_authenticated and item.owner_id):
+        return False
+    # The profile that binds an account to a person belongs to the people app above this one: read by relation.
+    profile = getattr(user, "person_profile", None)
+    return profile is not None and profile.person_id == item.owner_id
+
+
+def refusal_to_set_status(user, item) -> str | None:
+    """Why `user` may not set the status of action item `item`, or None: its owner or the SIG's leads and curators
+    may, unless a GitHub issue is linked (then the issue's state decides, through the sync)."""
+    if item.issue_url:
+        return "linked to a GitHub issue: its status follows the issue"
+    if is_owner(user, item):
+        return None
+    refusal = refusal_to_moderate(user, item.retrospective.sig)
+    return None if refusal is None else f"not its owner, {refusal}"

@@ -13,11 +13,11 @@ from community.models import Sig
 from releases.models import Release
 
 from . import selectors
-from .choices import BOARD_CATEGORIES, RetroCategory
+from .choices import BOARD_CATEGORIES, ActionStatus, RetroCategory
 from .markdown import board_markdown, sig_repository
 from .models import RetroItem
 from .policy import is_moderator
-from .services.actions import action_item_create, new_issue_url
+from .services.actions import action_item_create, action_item_update_status, new_issue_url
 from .services.board import (
     BoardRefused,
     RateLimited,
@@ -59,6 +59,7 @@ class BoardView(TemplateView):
             window=window,
             window_state=window.state(now),
             moderator=is_moderator(self.request.user, self.sig),
+            statuses=ActionStatus.choices,
             carried_over=selectors.carried_over(release=self.release, sig=self.sig),
             follow_through=selectors.follow_through(release=self.release, sig=self.sig),
             markdown=board_markdown(board),
@@ -151,6 +152,9 @@ class BoardView(TemplateView):
                 from_item=from_item,
             )
             return "Action item created."
+        if action == "status":
+            changed = action_item_update_status(user=user, item=self._item(data), status=data.get("status", ""))
+            return "Status set." if changed else "Status unchanged."
         raise BoardRefused(f"unknown action {action[:40]!r}", 400)
 
 

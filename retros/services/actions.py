@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.contrib.admin.models import ADDITION
+from django.contrib.admin.models import ADDITION, CHANGE
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -26,7 +26,7 @@ from releases.models import Release
 from ..choices import ActionStatus, RetroCategory, StatusSource
 from ..github_issues import IssueGone, issue_ref, issue_state_read
 from ..models import MAX_ITEM_CHARS, ActionItemStatusChange, RetroItem
-from ..policy import refusal_to_moderate
+from ..policy import refusal_to_moderate, refusal_to_set_status
 from .board import BoardRefused, _log, retro_ensure
 
 logger = logging.getLogger(__name__)
@@ -35,6 +35,7 @@ __all__ = [
     "ActionSyncResult",
     "action_item_create",
     "action_item_set_status",
+    "action_item_update_status",
     "action_items_sync",
     "new_issue_url",
 ]
@@ -58,14 +59,23 @@ def action_item_set_status(
     """Set an action item's status and keep the change in its history; False when it already had it."""
     if status not in ActionStatus.values:
         raise BoardRefused(f"status: must be one of {', '.join(ActionStatus.values)}", 400)
-    if item.status == status:
-        return False
-    at = at or timezone.now()
-    ActionItemStatusChange.objects.create(
-        item=item, old_status=item.status, new_status=status, at=at, source=source, author=author[:150], note=note[:300]
-    )
-    item.status = status
-    item.save(update_fields=["status"])
+    with transaction.atomic():
+        # The stored status, read under a row lock: the history's "old" is what was there, not a stale copy's.
+        stored = RetroItem.objects.select_for_update().filter(pk=item.pk).values_list("status", flat=True).first()
+        item.status = stored if stored is not None else item.status
+        if item.status == status:
+            return False
+        ActionItemStatusChange.objects.create(
+            item=item,
+            old_status=item.status,
+            new_status=status,
+            at=at or timezone.now(),
+            source=source,
+            author=author[:150],
+            note=note[:300],
+        )
+        item.status = status
+        RetroItem.objects.filter(pk=item.pk).update(status=status)
     return True
 
 
@@ -124,6 +134,22 @@ def action_item_create(
     )
     _log(user, item, ADDITION, "Action item created on the board.")
     return item
+
+
+def action_item_update_status(*, user, item: RetroItem, status: str) -> bool:
+    """The owner or a lead sets an unlinked action item's status (kept in its history); False if unchanged."""
+    refusal = refusal_to_set_status(user, item)
+    if refusal:
+        raise BoardRefused(refusal)
+    if item.category != RetroCategory.ACTION_ITEM:
+        raise BoardRefused("only action items have a status", 400)
+    with transaction.atomic():
+        changed = action_item_set_status(
+            item=item, status=status, source=StatusSource.BOARD, author=user.get_username(), note="set on the board"
+        )
+        if changed:
+            _log(user, item, CHANGE, f"Status → {status}.")
+    return changed
 
 
 def new_issue_url(*, item: RetroItem, repository: str, board_url: str) -> str:

@@ -106,7 +106,8 @@ def test_scale_1_has_sig_nodes_history_sizes():
     assert Meeting.objects.filter(cancelled=False, open_prs__isnull=False).count() >= 450
     assert EnhancementStatusChange.objects.count() >= 4 * 400
     categories = set(RetroItem.objects.values_list("category", flat=True))
-    assert categories == set(RetroCategory.values)
+    # "To discuss" exists only on live boards; the generated history has the notes' three lists.
+    assert categories == set(RetroCategory.values) - {RetroCategory.DISCUSS}
     assert not RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM, owner__isnull=True).exists()
     # Perma-betas: KEPs still in beta six or more releases after their beta milestone.
     perma = [

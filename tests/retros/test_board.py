@@ -140,7 +140,7 @@ def test_the_page_escapes_hidden_items_leave_it_and_only_leads_hide(board, clien
     assert "alert(1)" not in client.get(url).content.decode()
     assert RetroItem.objects.get().hidden_reason == "spam"  # kept, with the reason
     api = APIClient()
-    assert api.get("/api/v1/retro-items/", {"release": "1.90", "sig": "sig-node"}).json() == []
+    assert api.get("/api/v1/retro-items/", {"release": "1.90", "sig": "sig-node"}).json()["results"] == []
 
 
 def test_the_api_adds_votes_refuses_and_limits(board, settings):
@@ -161,7 +161,7 @@ def test_the_api_adds_votes_refuses_and_limits(board, settings):
     api.force_authenticate(bob)
     assert api.post(f"/api/v1/retro-items/{item_id}/votes/").status_code == 201
     assert api.post(f"/api/v1/retro-items/{item_id}/votes/").json()["votes"] == 1
-    listed = api.get("/api/v1/retro-items/", {"release": "1.90", "sig": "sig-node"}).json()
+    listed = api.get("/api/v1/retro-items/", {"release": "1.90", "sig": "sig-node"}).json()["results"]
     assert {(row["text"], row["author"], row["votes"]) for row in listed} == {
         ("soft freeze", "ann", 1),
         ("soft freeze", "ann", 0),
@@ -264,3 +264,29 @@ def test_markdown_carried_over_and_follow_through_on_hand_computed_data(board):
     current = board_markdown(selectors.board_get(release=release, sig=sig))
     assert "- \\# not a heading &lt;b&gt;" in current
     assert old.status == "open"
+
+
+def test_an_unlinked_action_item_is_updated_by_its_owner_or_a_lead_and_a_linked_one_by_its_issue(board, client):
+    from community.models import Person
+    from people.models import Profile
+    from retros.services.actions import action_item_create, action_item_update_status
+
+    release, sig, lead, ann, bob = board
+    item = action_item_create(user=lead, release=release, sig=sig, text="write the guide", owner="ann-gh")
+    Profile.objects.create(person=Person.objects.get(github="ann-gh"), user=ann)
+    with pytest.raises(BoardRefused, match="not its owner, not a lead of sig-node"):
+        action_item_update_status(user=bob, item=item, status="done")
+    url = reverse("retros:board", args=[release.version, sig.slug])
+    client.force_login(ann)
+    assert client.post(url, {"action": "status", "item": item.pk, "status": "in_progress"}).status_code == 303
+    assert action_item_update_status(user=lead, item=item, status="done") is True
+    assert list(item.status_changes.values_list("new_status", "author")) == [
+        ("open", "lead"),
+        ("in_progress", "ann"),
+        ("done", "lead"),
+    ]
+    linked = action_item_create(
+        user=lead, release=release, sig=sig, text="x", issue_url="https://github.com/kubernetes/kubernetes/issues/1"
+    )
+    with pytest.raises(BoardRefused, match="follows the issue"):
+        action_item_update_status(user=lead, item=linked, status="done")
