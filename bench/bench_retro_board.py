@@ -60,7 +60,8 @@ def run() -> list[Figure]:
                 unit="s",
                 floor=result["floor_seconds"],
                 budget=0.1,
-                note=f"{result['bytes']:,} bytes, {result['queries']} queries",
+                note=f"{result['bytes']:,} bytes, {result['queries']} queries, "
+                f"{result['render_cpu_seconds'] * 1000:.0f} ms CPU in this process",
             )
         ]
         client = APIClient(HTTP_HOST="127.0.0.1")

@@ -6,7 +6,9 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
+from django.template.defaultfilters import linebreaksbr
 from django.utils import timezone
+from django.utils.html import format_html
 from django.views.generic import TemplateView
 
 from community.models import Sig
@@ -58,12 +60,12 @@ class BoardView(TemplateView):
             columns=[(RetroCategory(c).label, c, board.columns.get(c, [])) for c in BOARD_CATEGORIES],
             window=window,
             window_state=window.state(now),
+            can_post=window.is_open(now) and self.request.user.is_authenticated,
             moderator=is_moderator(self.request.user, self.sig),
             statuses=ActionStatus.choices,
             carried_over=selectors.carried_over(release=self.release, sig=self.sig),
             follow_through=selectors.follow_through(release=self.release, sig=self.sig),
             markdown=board_markdown(board),
-            releases=Release.objects.order_by("-major", "-minor")[:8],
             issue_links={
                 item.pk: new_issue_url(
                     item=item, repository=sig_repository(self.sig.slug), board_url=self.request.build_absolute_uri()
@@ -74,6 +76,17 @@ class BoardView(TemplateView):
         )
         for item in board.actions:
             item.retrospective = board.retro  # joined once, not per item
+        for items in board.columns.values():
+            for item in items:
+                # The read-only part of each line, escaped here once: 500 lines through the template's variable
+                # lookups and filters cost more than the rest of the page.
+                item.line_html = format_html(
+                    '<span class="text">{}</span> <span class="muted">— {} · {} vote{}</span>',
+                    linebreaksbr(item.text, autoescape=True),
+                    item.author_name or "notes",
+                    item.vote_count,
+                    "" if item.vote_count == 1 else "s",
+                )
         return context
 
     def post(self, request, *args, **kwargs):
