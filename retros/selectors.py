@@ -14,6 +14,9 @@ from .choices import BOARD_CATEGORIES, ActionStatus, RetroCategory
 from .models import RetroItem, Retrospective, RetroVote
 
 OPEN_ACTION_STATUSES = (ActionStatus.OPEN, ActionStatus.IN_PROGRESS)
+#: Carried over to the next retros: what is not closed. An item whose status the notes do not give is carried with
+#: that status shown (it is not called open), so that old suggestions without an owner stay in sight.
+CARRIED_STATUSES = (*OPEN_ACTION_STATUSES, ActionStatus.NOT_RECORDED)
 
 __all__ = [
     "OPEN_ACTION_STATUSES",
@@ -105,7 +108,7 @@ def _due_by(release: Release) -> Q:
 
 
 def carried_over(*, release: Release, sig: Sig) -> list[RetroItem]:
-    """The open action items of the SIG's earlier retros (not-recorded ones are not known to be open)."""
+    """The action items of the SIG's earlier retros that are not closed: open, in progress, or not recorded."""
     earlier = Q(retrospective__release__major__lt=release.major) | Q(
         retrospective__release__major=release.major, retrospective__release__minor__lt=release.minor
     )
@@ -114,7 +117,7 @@ def carried_over(*, release: Release, sig: Sig) -> list[RetroItem]:
             earlier,
             retrospective__sig=sig,
             category=RetroCategory.ACTION_ITEM,
-            status__in=OPEN_ACTION_STATUSES,
+            status__in=CARRIED_STATUSES,
             hidden_at__isnull=True,
         )
         .select_related("owner", "due_release", "retrospective__release", "retrospective__sig")
@@ -213,7 +216,7 @@ def retro_summaries(retros: list[Retrospective], *, now=None) -> dict[int, dict]
         carried = [
             a
             for a in own
-            if a.status in OPEN_ACTION_STATUSES and (a.retrospective.release.major, a.retrospective.release.minor) < key
+            if a.status in CARRIED_STATUSES and (a.retrospective.release.major, a.retrospective.release.minor) < key
         ]
         due = [
             a

@@ -256,7 +256,10 @@ def test_markdown_carried_over_and_follow_through_on_hand_computed_data(board):
     )
     action_item_set_status(item=done, status=ActionStatus.DONE, source="board")
     retro_item_add(user=ann, release=release, sig=sig, category="went_well", text="# not a heading <b>")
-    assert [i.text for i in selectors.carried_over(release=release, sig=sig)] == ["old, still open"]
+    noted = action_item_create(user=lead, release=earlier, sig=sig, text="suggested in the notes")
+    action_item_set_status(item=noted, status=ActionStatus.NOT_RECORDED, source="notes")
+    carried = [(i.text, i.status) for i in selectors.carried_over(release=release, sig=sig)]
+    assert carried == [("old, still open", "open"), ("suggested in the notes", "not_recorded")]
     assert selectors.follow_through(release=release, sig=sig) == {"action_items": 2, "done": 1}
     text = board_markdown(selectors.board_get(release=earlier, sig=sig))
     assert "- [ ] old, still open (@bob, due v1.90)" in text
