@@ -2,12 +2,16 @@
 action items. Those templates `{% load retro_panels %}` by name, so the releases app never imports this one."""
 
 from django import template
+from django.utils import timezone
 
+from community.choices import SigKind
+from community.models import Sig
 from core.charts import Series, line_bar_chart
 from releases.models import Release
 from releases.selectors import release_previous
 
 from .. import selectors
+from ..services.board import board_window
 
 register = template.Library()
 
@@ -17,8 +21,14 @@ def release_retros(release):
     """The release's SIG retros, then the follow-through on the previous release's action items."""
     previous = release_previous(release=release)
     previous_actions = selectors.retro_action_items(release=previous) if previous else []
+    window = board_window(release=release)
+    collecting = window.is_open(timezone.now())
     return {
         "release": release,
+        "collecting": collecting,
+        "closes": window.closes,
+        # While input is open, every SIG's board is one click away (a board's retro is made with its first line).
+        "board_sigs": list(Sig.objects.filter(kind=SigKind.SIG).order_by("slug")) if collecting else [],
         "retros": selectors.retrospective_list(release=release),
         "previous": previous,
         "previous_actions": previous_actions,

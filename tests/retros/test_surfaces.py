@@ -64,3 +64,4 @@ def test_the_release_list_charts_follow_through_and_the_release_page_links_each_
     assert 'id="follow-through"' in page and "Retro action items due per release and done" in page
     detail = client.get(release.get_absolute_url()).content.decode()
     assert reverse("retros:board", args=[release.version, sig.slug]) in detail
+    assert 'id="retro-boards"' in detail  # in its cycle: every SIG's board is linked
