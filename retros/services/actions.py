@@ -20,7 +20,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from community.models import Person, Sig
-from releases.github.client import GitHubError
+from releases.github.client import GitHubDeadlineExceeded, GitHubError, GitHubRateLimited
 from releases.models import Release
 
 from ..choices import ActionStatus, RetroCategory, StatusSource
@@ -213,10 +213,11 @@ def action_items_sync(*, deadline: float | None = None, dry_run: bool = False, n
         except IssueGone:
             result.failed.append(f"action item {item.pk}: GitHub has no {item.issue_url} (404)")
             continue
+        except (GitHubDeadlineExceeded, GitHubRateLimited) as exc:
+            result.failed.append(f"stopped at action item {item.pk}: {exc} The next run goes on.")
+            break
         except GitHubError as exc:
             result.failed.append(f"action item {item.pk}: {exc}")
-            if "deadline" in str(exc).lower() or "rate limit" in str(exc).lower():
-                break
             continue
         result.read += 1
         if state is None:

@@ -293,3 +293,23 @@ def test_an_unlinked_action_item_is_updated_by_its_owner_or_a_lead_and_a_linked_
     )
     with pytest.raises(BoardRefused, match="follows the issue"):
         action_item_update_status(user=lead, item=linked, status="done")
+
+
+def test_the_sync_stops_at_its_deadline_and_keeps_what_it_read(board, settings):
+    from retros.services.actions import action_item_create, action_items_sync
+
+    release, sig, lead, *_ = board
+    for number in (1, 2):
+        action_item_create(
+            user=lead,
+            release=release,
+            sig=sig,
+            text=f"item {number}",
+            issue_url=f"https://github.com/kubernetes/kubernetes/issues/{number}",
+        )
+    with StandInGitHub(repo="kubernetes/kubernetes", latency=1.5) as github:
+        settings.GITHUB_TOKEN, settings.GITHUB_API_URL = TOKEN, github.url
+        for number in (1, 2):
+            github.add_issue(number)
+        result = action_items_sync(deadline=0.5)
+    assert result.read == 0 and len(result.failed) == 1 and result.failed[0].startswith("stopped at action item")
