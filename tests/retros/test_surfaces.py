@@ -65,3 +65,20 @@ def test_the_release_list_charts_follow_through_and_the_release_page_links_each_
     detail = client.get(release.get_absolute_url()).content.decode()
     assert reverse("retros:board", args=[release.version, sig.slug]) in detail
     assert 'id="retro-boards"' in detail  # in its cycle: every SIG's board is linked
+
+
+def test_a_board_post_without_its_csrf_token_is_refused(board):  # noqa: F811
+    from django.test import Client
+
+    release, sig, _, ann, _ = board
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(ann)
+    url = reverse("retros:board", args=[release.version, sig.slug])
+    response = client.post(url, {"action": "add", "category": "went_well", "text": "forged"})
+    assert response.status_code == 403 and not RetroItem.objects.exists()
+    page = client.get(url)
+    token = page.cookies["csrftoken"].value
+    response = client.post(
+        url, {"action": "add", "category": "went_well", "text": "real", "csrfmiddlewaretoken": token}
+    )
+    assert response.status_code == 303 and RetroItem.objects.get().text == "real"
