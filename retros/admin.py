@@ -90,7 +90,8 @@ class RetrospectiveAdmin(SigScopedAdminMixin, admin.ModelAdmin):
     list_filter = ["sig", "release"]
     search_fields = ["release__version", "summary"]
     autocomplete_fields = ["release", "sig"]
-    inlines = [WentWellInline, ToImproveInline, DiscussInline, ActionItemInline]
+    # "To discuss" last: the older inlines keep their form prefixes (items, items-2, items-3).
+    inlines = [WentWellInline, ToImproveInline, ActionItemInline, DiscussInline]
     list_select_related = ["release", "sig"]
 
     def save_formset(self, request, form, formset, change):

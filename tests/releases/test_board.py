@@ -175,7 +175,7 @@ def test_pending_exceptions_earliest_deadline_first(demo):
 def _retro_post(retro, **items):
     data = {"release": retro.release_id, "sig": retro.sig_id, "date": "", "source_url": "", "summary": ""}
     data.update({"recorded_tracked": "", "recorded_merged": ""})
-    for prefix in ("items", "items-2", "items-3"):
+    for prefix in ("items", "items-2", "items-3", "items-4"):  # went well, to improve, action items, to discuss
         rows = items.get(prefix, [])
         data.update({f"{prefix}-TOTAL_FORMS": str(len(rows)), f"{prefix}-INITIAL_FORMS": "0"})
         for index, row in enumerate(rows):

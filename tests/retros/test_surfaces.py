@@ -82,3 +82,19 @@ def test_a_board_post_without_its_csrf_token_is_refused(board):  # noqa: F811
         url, {"action": "add", "category": "went_well", "text": "real", "csrfmiddlewaretoken": token}
     )
     assert response.status_code == 303 and RetroItem.objects.get().text == "real"
+
+
+def test_a_status_changed_in_the_retros_admin_form_is_kept_in_the_items_history(board, admin_client):  # noqa: F811
+    from tests.releases.test_board import _retro_post
+
+    release, sig, lead, *_ = board
+    item = action_item_create(user=lead, release=release, sig=sig, text="write it down")
+    retro = item.retrospective
+    data = _retro_post(retro)
+    row = {"id": item.pk, "retrospective": retro.pk, "text": item.text, "status": "done", "order": item.order}
+    data.update({"items-3-TOTAL_FORMS": "1", "items-3-INITIAL_FORMS": "1"})
+    data.update({f"items-3-0-{name}": value for name, value in row.items()})
+    response = admin_client.post(reverse("admin:retros_retrospective_change", args=[retro.pk]), data)
+    assert response.status_code == 302, response.content.decode()[:1500]
+    history = list(ActionItemStatusChange.objects.filter(item=item).values_list("old_status", "new_status", "source"))
+    assert history == [("", "open", "board"), ("open", "done", "admin")]
