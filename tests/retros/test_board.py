@@ -313,3 +313,21 @@ def test_the_sync_stops_at_its_deadline_and_keeps_what_it_read(board, settings):
             github.add_issue(number)
         result = action_items_sync(deadline=0.5)
     assert result.read == 0 and len(result.failed) == 1 and result.failed[0].startswith("stopped at action item")
+
+
+def test_open_an_issue_prefills_the_sigs_repository_and_a_pasted_url_must_be_an_issue(board, client):
+    from urllib.parse import parse_qs, urlparse
+
+    from retros.services.actions import action_item_create
+
+    release, sig, lead, *_ = board
+    with pytest.raises(BoardRefused, match="issue_url: a GitHub issue URL"):
+        action_item_create(user=lead, release=release, sig=sig, text="x", issue_url="https://example.com/issues/1")
+    item = action_item_create(user=lead, release=release, sig=sig, text="Write the\nreviewer guide")
+    client.force_login(lead)
+    page = client.get(reverse("retros:board", args=[release.version, sig.slug])).content.decode()
+    link = page.split('href="https://github.com/kubernetes/kubernetes/issues/new?')[1].split('"')[0]
+    query = parse_qs(urlparse("?" + link.replace("&amp;", "&")).query)
+    assert query["title"] == ["Write the"]
+    assert "Retro board: http://testserver/releases/1.90/retro/sig-node/" in query["body"][0]
+    assert item.issue_url == ""
