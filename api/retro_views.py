@@ -14,7 +14,7 @@ from rest_framework.response import Response
 
 from community.models import Sig
 from releases.models import Release
-from retros.choices import BOARD_CATEGORIES
+from retros.choices import BOARD_CATEGORIES, BOARD_CATEGORY_CHOICES
 from retros.models import MAX_ITEM_CHARS, RetroItem
 from retros.services.actions import action_item_create
 from retros.services.board import BoardRefused, RateLimited, retro_item_add, retro_item_vote
@@ -76,14 +76,14 @@ class VoteSerializer(serializers.Serializer):
 class BoardItemInput(serializers.Serializer):
     release = serializers.CharField(max_length=10)
     sig = serializers.CharField(max_length=100)
-    category = serializers.ChoiceField(choices=[(c.value, c.label) for c in BOARD_CATEGORIES])
+    category = serializers.ChoiceField(choices=BOARD_CATEGORY_CHOICES)
     text = serializers.CharField(max_length=MAX_ITEM_CHARS, trim_whitespace=True)
 
 
 class RetroBoardItemFilterSet(django_filters.FilterSet):
     release = django_filters.CharFilter(method="filter_release", label="Release (e.g. 1.36)")
     sig = django_filters.CharFilter(field_name="retrospective__sig__slug", label="SIG slug")
-    category = django_filters.ChoiceFilter(choices=[(c.value, c.label) for c in BOARD_CATEGORIES])
+    category = django_filters.ChoiceFilter(choices=BOARD_CATEGORY_CHOICES)
 
     class Meta:
         model = RetroItem

@@ -12,6 +12,7 @@ class RetroCategory(models.TextChoices):
 
 #: What people add on the board (action items are made by leads and curators).
 BOARD_CATEGORIES = (RetroCategory.WENT_WELL, RetroCategory.TO_IMPROVE, RetroCategory.DISCUSS)
+BOARD_CATEGORY_CHOICES = [(c.value, c.label) for c in BOARD_CATEGORIES]
 
 
 class ActionStatus(models.TextChoices):

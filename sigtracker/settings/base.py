@@ -427,6 +427,9 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "EnhancementStatusEnum": "releases.choices.EnhancementStatus",
         "ActionStatusEnum": "retros.choices.ActionStatus",
+        # A retro line's category (every list) and a board item's (what people add on the board).
+        "RetroCategoryEnum": "retros.choices.RetroCategory",
+        "BoardCategoryEnum": "retros.choices.BOARD_CATEGORY_CHOICES",
         "KepStatusEnum": "keps.choices.KepStatus",
         # Release stats' `source` and `tracked_source` share one choice set.
         "StatsSourceEnum": "releases.choices.StatsSource",
