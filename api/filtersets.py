@@ -12,10 +12,12 @@ from core.filters import TextFilter
 from core.text import bound_search_text
 from meetings.models import AgendaItem
 from meetings.search import agenda_items_matching
-from releases.choices import ActionStatus, EnhancementStatus
+from releases.choices import EnhancementStatus
 from releases.filtersets import TrackedEnhancementFilterSet
-from releases.models import EnhancementStatusChange, Release, RetroItem, Retrospective
-from releases.selectors import OPEN_ACTION_STATUSES
+from releases.models import EnhancementStatusChange, Release
+from retros.choices import ActionStatus
+from retros.models import RetroItem, Retrospective
+from retros.selectors import OPEN_ACTION_STATUSES
 
 #: Query parameters every list takes besides its filters: pagination (`cursor`, `page_size`; `page` for clients
 #: of page-numbered APIs, which a cursor list ignores), the renderer (`format`), DRF's `ordering`.

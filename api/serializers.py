@@ -15,13 +15,13 @@ from releases.models import (
     Release,
     ReleaseStats,
     ReleaseTeamMember,
-    RetroItem,
-    Retrospective,
     TrackedEnhancement,
 )
 from releases.prr import prr_approver_of, prr_of
 from releases.rules import scope_label
 from releases.selectors_kep_timeline import kep_timeline
+from retros import selectors as retro_selectors
+from retros.models import RetroItem, Retrospective
 
 
 @extend_schema_field(OpenApiTypes.URI)
@@ -599,7 +599,46 @@ class RetrospectiveSerializer(serializers.ModelSerializer):
             "recorded_merged",
             "items",
             "url",
+            "collecting",
+            "carried_over",
+            "follow_through",
         ]
+
+    collecting = serializers.SerializerMethodField(help_text="The board takes input now.")
+    carried_over = serializers.SerializerMethodField(help_text="Open action items of the SIG's earlier retros.")
+    follow_through = serializers.SerializerMethodField(
+        help_text="Of the SIG's action items due by this release (status recorded), how many: `{action_items, done}`."
+    )
+
+    def _summary(self, obj) -> dict:
+        """The page's summaries, computed once for all its retros (retros.selectors.retro_summaries)."""
+        summaries = self.context.setdefault("retro_summaries", {})
+        if obj.pk not in summaries:
+            page = self.context.get("retro_page") or [obj]
+            summaries.update(retro_selectors.retro_summaries(page if obj in page else [obj]))
+        return summaries[obj.pk]
+
+    def get_collecting(self, obj) -> bool:
+        return self._summary(obj)["collecting"]
+
+    def get_carried_over(self, obj) -> list[dict]:
+        return [
+            {
+                "id": item.pk,
+                "release": item.retrospective.release.version,
+                "text": item.text,
+                "status": item.status,
+                "owner": item.owner.github if item.owner_id else None,
+                "due_release": item.due_release.version if item.due_release_id else None,
+            }
+            for item in self._summary(obj)["carried_over"]
+        ]
+
+    @extend_schema_field(
+        {"type": "object", "properties": {"action_items": {"type": "integer"}, "done": {"type": "integer"}}}
+    )
+    def get_follow_through(self, obj) -> dict:
+        return self._summary(obj)["follow_through"]
 
 
 class ActionItemSerializer(RetroItemSerializer):
@@ -609,7 +648,7 @@ class ActionItemSerializer(RetroItemSerializer):
     url = serializers.SerializerMethodField()
 
     class Meta(RetroItemSerializer.Meta):
-        fields = ["id", "release", "sig", "retrospective", "text", "owner", "status", "due_release", "url"]
+        fields = ["id", "release", "sig", "retrospective", "text", "owner", "status", "due_release", "issue_url", "url"]
 
     def get_url(self, obj) -> str:
         url = obj.retrospective.get_absolute_url()

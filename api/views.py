@@ -13,6 +13,7 @@ from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework import mixins, routers, viewsets
 from rest_framework.decorators import action
+from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
@@ -26,7 +27,6 @@ from meetings.filtersets import MeetingFilterSet
 from meetings.models import AgendaItem
 from releases import selectors as release_selectors
 from releases import selectors_feature_gates, selectors_plans, selectors_published
-from releases.choices import RetroCategory
 from releases.filtersets import ExceptionRequestFilterSet, ReleaseFilterSet
 from releases.models import (
     EnhancementStatusChange,
@@ -34,13 +34,14 @@ from releases.models import (
     Release,
     ReleaseStats,
     ReleaseTeamMember,
-    RetroItem,
-    Retrospective,
     TrackedEnhancement,
 )
+from retros.choices import RetroCategory
+from retros.models import RetroItem, Retrospective
+from retros.services.board import retro_ensure_if_collecting
 from upstream.selectors import upstream_source_list
 
-from . import serializers
+from . import retro_views, serializers
 from .caching import ConditionalGetMixin
 from .filtersets import (
     ActionItemFilterSet,
@@ -271,8 +272,28 @@ class RetrospectiveViewSet(ReadOnlyViewSet):
     filterset_class = RetrospectiveFilterSet
     ordering = ("-release_order", "sig_slug")
 
+    def list(self, request, *args, **kwargs):
+        # A retro exists for a release in its cycle as soon as its board opens: asked for one SIG's, it is made.
+        release, sig = request.query_params.get("release"), request.query_params.get("sig")
+        if release and sig and "\x00" not in release + sig:
+            retro_ensure_if_collecting(version=release[:20], sig_slug=sig[:100])
+        return super().list(request, *args, **kwargs)
+
+    def paginate_queryset(self, queryset):
+        # The page's retros, handed to the serializer so their summaries are read in one go.
+        page = super().paginate_queryset(queryset)
+        self._retro_page = list(page) if page is not None else None
+        return self._retro_page
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "retro_page": getattr(self, "_retro_page", None)}
+
     def get_queryset(self):
-        items = RetroItem.objects.select_related("owner", "due_release").order_by("category", "order", "pk")
+        items = (
+            RetroItem.objects.filter(hidden_at__isnull=True)
+            .select_related("owner", "due_release")
+            .order_by("category", "order", "pk")
+        )
         return (
             Retrospective.objects.select_related("release", "sig")
             .prefetch_related(Prefetch("items", queryset=items))
@@ -280,16 +301,33 @@ class RetrospectiveViewSet(ReadOnlyViewSet):
         )
 
 
-class ActionItemViewSet(ListOnlyViewSet):
-    """Retro action items of every release (newest first), with owner, status and the release they are due in."""
+class ActionItemViewSet(ListOnlyViewSet, mixins.RetrieveModelMixin):
+    """Retro action items of every release (newest first), with owner, status and the release they are due in.
+    `POST`: a SIG lead or curator adds one (`{release, sig, text, owner, due_release, issue_url, from_item}`)."""
 
     serializer_class = serializers.ActionItemSerializer
     filterset_class = ActionItemFilterSet
     ordering = ("-release_order", "retrospective_id", "order", "pk")
 
+    def get_permissions(self):
+        if self.request.method == "POST":
+            return [retro_views.ReadsPublicWritesSignedIn()]
+        return super().get_permissions()
+
+    def get_parsers(self):
+        if getattr(self, "request", None) is not None and self.request.method == "POST":
+            return [JSONParser()]
+        return super().get_parsers()
+
+    @extend_schema(request=retro_views.ActionItemInput, responses={201: serializers.ActionItemSerializer})
+    def create(self, request):
+        item = retro_views.action_item_create_from_api(request)
+        item = self.get_queryset().get(pk=item.pk)
+        return Response(self.get_serializer(item).data, status=201)
+
     def get_queryset(self):
         return (
-            RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM)
+            RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM, hidden_at__isnull=True)
             .select_related("owner", "due_release", "retrospective__release", "retrospective__sig")
             .annotate(release_order=_version_order("retrospective__release__"))
         )

@@ -68,19 +68,6 @@ class EnhancementStatus(models.TextChoices):
     DONE = "done", "Done (shipped)"
 
 
-class RetroCategory(models.TextChoices):
-    WENT_WELL = "went_well", "Went well"
-    TO_IMPROVE = "to_improve", "To improve"
-    ACTION_ITEM = "action_item", "Action item"
-
-
-class ActionStatus(models.TextChoices):
-    OPEN = "open", "Open"
-    IN_PROGRESS = "in_progress", "In progress"
-    DONE = "done", "Done"
-    DROPPED = "dropped", "Dropped"
-
-
 class StatsSource(models.TextChoices):
     TRACKED_ROWS = "tracked_rows", "Computed from tracked enhancements"
     RECORDED_TALLY = "recorded_tally", "Recorded retro tally"

@@ -29,13 +29,11 @@ from community.models import Sig
 from keps.models import Kep
 
 from .choices import (
-    ActionStatus,
     DocsStatus,
     ExceptionDecision,
     MilestoneKind,
     PrrStatus,
     ReleaseState,
-    RetroCategory,
     StatsSource,
 )
 from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
@@ -44,8 +42,6 @@ from .models import (
     Milestone,
     Release,
     ReleaseStats,
-    RetroItem,
-    Retrospective,
     TrackedEnhancement,
 )
 from .prr import prr_approver_of, prr_of, with_prr
@@ -60,9 +56,6 @@ from .rules import (
     release_day_passed,
 )
 from .services.board import BoardCount, ChecklistFacts, WeeklyNumbers, checklist_comment, weekly_numbers
-
-OPEN_ACTION_STATUSES = (ActionStatus.OPEN, ActionStatus.IN_PROGRESS)
-
 
 # -- releases ------------------------------------------------------------------------------------------------------
 
@@ -466,56 +459,6 @@ def at_risk_for_milestone(*, release: Release, milestone: Milestone | None, sig:
     rows = list(queryset.select_related("kep", "sig", "enhancements_contact").in_board_order()[:limit])
     # Always count, even when the rows fit: the page then issues the same queries whatever the data.
     return rows, queryset.count(), statuses
-
-
-# -- retrospectives ------------------------------------------------------------------------------------------------
-
-
-def _items_prefetch() -> Prefetch:
-    return Prefetch(
-        "items",
-        queryset=RetroItem.objects.select_related("owner", "due_release").order_by("category", "order", "pk"),
-    )
-
-
-def retrospective_exists(*, release: Release) -> bool:
-    """Whether any SIG recorded a retro for the release."""
-    return release.retrospectives.exists()
-
-
-def retrospective_list(*, release: Release) -> list[Retrospective]:
-    """The retros of a release (one per SIG) with their items split into `went_well`, `to_improve`, `actions`."""
-    retros = list(release.retrospectives.select_related("sig").prefetch_related(_items_prefetch()).order_by("sig"))
-    for retro in retros:
-        items = list(retro.items.all())
-        retro.went_well = [i for i in items if i.category == RetroCategory.WENT_WELL]
-        retro.to_improve = [i for i in items if i.category == RetroCategory.TO_IMPROVE]
-        retro.actions = [i for i in items if i.category == RetroCategory.ACTION_ITEM]
-    return retros
-
-
-def _action_items(*, release: Release | None, open_only: bool) -> QuerySet[RetroItem]:
-    queryset = RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM)
-    if release is not None:
-        queryset = queryset.filter(retrospective__release=release)
-    if open_only:
-        queryset = queryset.filter(status__in=OPEN_ACTION_STATUSES)
-    return queryset
-
-
-def retro_action_item_count(*, release: Release | None = None, open_only: bool = False) -> int:
-    return _action_items(release=release, open_only=open_only).count()
-
-
-def retro_action_items(*, release: Release | None = None, open_only: bool = False, limit: int | None = None):
-    """Action items of the retros of `release` (or of every release), with owner, SIG and due release joined."""
-    queryset = _action_items(release=release, open_only=open_only).select_related(
-        "owner", "due_release", "retrospective__release", "retrospective__sig"
-    )
-    queryset = queryset.order_by(
-        "-retrospective__release__major", "-retrospective__release__minor", "retrospective__sig__slug", "order", "pk"
-    )
-    return list(queryset[:limit] if limit else queryset)
 
 
 # -- dashboard -----------------------------------------------------------------------------------------------------

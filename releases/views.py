@@ -70,8 +70,6 @@ class DashboardView(TemplateView):
             at_risk_status_labels=[EnhancementStatus(s).label for s in at_risk_statuses],
             at_risk_query=at_risk_statuses[0] if len(at_risk_statuses) == 1 else "",
             stats=selectors.release_stats_get(release=release),
-            open_actions=selectors.retro_action_items(open_only=True, limit=15),
-            open_actions_total=selectors.retro_action_item_count(open_only=True),
         )
         context.update(panel_context("releases:home", now=now, release=release))  # the latest meeting
         return context
@@ -153,7 +151,6 @@ class ReleaseDetailView(TemplateView):
         schedule = selectors.release_schedule(release=release, now=now)
         start, end = selectors.release_cycle_dates(release=release, schedule=schedule)
         stats, sig_stats = selectors.release_stats_all(release=release)
-        previous_retro = _previous_retro_context(release)
         board_counts = selectors.release_board_counts(release=release)
         table = self._enhancements_table(release, board_counts)
         context.update(
@@ -168,8 +165,6 @@ class ReleaseDetailView(TemplateView):
             is_tally=bool(stats and stats.source == StatsSource.RECORDED_TALLY),
             **_funnel_context(stats),
             table=table,
-            retros=selectors.retrospective_list(release=release),
-            **previous_retro,
             # The cycle's meetings (from the meetings app, above this one).
             **panel_context("releases:release_detail", release=release, start=start, end=end),
             is_active=release.state == ReleaseState.ACTIVE,
@@ -207,19 +202,6 @@ class ReleaseDetailView(TemplateView):
         table.data._length = sum(count.count for count in board_counts)
         RequestConfig(self.request, paginate={"per_page": self.enhancements_per_page}).configure(table)
         return table
-
-
-def _previous_retro_context(release: Release) -> dict:
-    """The release before this one and the action items its retrospective left for this cycle."""
-    previous = selectors.release_previous(release=release)
-    previous_actions = selectors.retro_action_items(release=previous) if previous else []
-    return {
-        "previous": previous,
-        "previous_actions": previous_actions,
-        # "recorded no action items" only of a retro that exists; without one, say there is none.
-        "previous_has_retro": bool(previous_actions)
-        or (bool(previous) and selectors.retrospective_exists(release=previous)),
-    }
 
 
 def _funnel_context(stats) -> dict:

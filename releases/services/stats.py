@@ -11,7 +11,7 @@ import datetime
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from celery import current_app
 from django.conf import settings
@@ -31,7 +31,6 @@ from releases.models import (
     Milestone,
     Release,
     ReleaseStats,
-    Retrospective,
     TrackedEnhancement,
 )
 from releases.rules import (
@@ -280,14 +279,23 @@ def _count_group(fig: dict, group: dict, *, at_ef: bool | None, freeze_statuses:
             fig["unknown"][name[2:]] += n
 
 
+#: Readers of the tallies retros recorded: `f(release_ids) -> {(release_id, sig_id): [tracked, merged]}`. The
+#: retros app (above this one) registers its reader when it is ready; without it no tally is known.
+recorded_tally_sources: list[Callable[[set[int]], dict[tuple[int, int | None], list[int]]]] = []
+
+
+def register_recorded_tally_source(source: Callable[[set[int]], dict]) -> None:
+    """Add a reader of recorded retro tallies (idempotent: an app's ready() may run twice in tests)."""
+    if source not in recorded_tally_sources:
+        recorded_tally_sources.append(source)
+
+
 def _retro_tallies(wanted: set[int]) -> dict[tuple[int, int | None], list[int]]:
     """(release, SIG) -> [tracked, merged] as a retro recorded them."""
-    return {
-        (retro["release_id"], retro["sig_id"]): [retro["recorded_tracked"], retro["recorded_merged"]]
-        for retro in Retrospective.objects.filter(release_id__in=wanted, recorded_tracked__isnull=False).values(
-            "release_id", "sig_id", "recorded_tracked", "recorded_merged"
-        )
-    }
+    tallies: dict[tuple[int, int | None], list[int]] = {}
+    for source in recorded_tally_sources:
+        tallies.update(source(wanted))
+    return tallies
 
 
 def _release_rows(release_id: int, *, figures, tallies, milestone_at, slips, now, over) -> list[ReleaseStats]:

@@ -8,8 +8,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from releases.choices import ActionStatus, EnhancementStatus, MilestoneKind, RetroCategory
+from releases.choices import EnhancementStatus, MilestoneKind
 from releases.models import ReleaseStats, TrackedEnhancement
+from retros.choices import ActionStatus, RetroCategory
 from tests.factories import (
     MilestoneFactory,
     ReleaseFactory,
