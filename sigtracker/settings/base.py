@@ -450,6 +450,9 @@ SPECTACULAR_SETTINGS = {
         "KepStatusEnum": "keps.choices.KepStatus",
         # Release stats' `source` and `tracked_source` share one choice set.
         "StatsSourceEnum": "releases.choices.StatsSource",
+        # An exception request's decision and a plan's decision are different choice sets under one field name.
+        "ExceptionDecisionEnum": "releases.choices.ExceptionDecision",
+        "PlanDecisionEnum": "planning.choices.PlanDecisionKind",
     },
 }
 

@@ -170,7 +170,9 @@ def test_every_pod_template_runs_the_image_its_kustomization_pins(path):
         for name, spec in pod_specs(render(DEPLOY / path))
         for container in spec["containers"] + spec.get("initContainers", [])
     }
-    assert len({name for name, _ in images}) == 7  # web, four workers, beat, the migration job
+    assert (
+        len({name for name, _ in images}) == 8
+    )  # web, five workers (reminders, github, stats, imports, default), beat, the migration job
     assert {image for _, image in images} == {expected}, sorted(images)
 
 

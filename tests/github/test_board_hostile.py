@@ -76,7 +76,9 @@ CHILD = textwrap.dedent(
         except (GitHubError, MemoryError) as exc:
             outcome = f"{type(exc).__name__}: {str(exc)[:200]}"
         requests = client.requests
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    # VmHWM is this process's own peak; ru_maxrss would carry the forking pytest worker's across exec (Linux).
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) * 1024
     print(json.dumps({"outcome": outcome, "peak": peak, "requests": requests}))
     """
 )
