@@ -14,7 +14,6 @@ from .release_team import ReleaseTeamMember
 from .status_history import CurrentHistoryManager, EnhancementStatusChange
 from .retros import RetroItem, Retrospective
 from .stats import ReleaseStats
-from .github_cache import GitHubCachedResponse
 
 # isort: on
 
@@ -25,7 +24,6 @@ __all__ = [
     "EnhancementException",
     "EnhancementStatusChange",
     "FeatureSheetRow",
-    "GitHubCachedResponse",
     "Milestone",
     "Release",
     "ReleaseQuerySet",

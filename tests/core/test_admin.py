@@ -33,7 +33,7 @@ def some_rows():
 #: Records the application computes or keeps as history: nobody adds or changes them in the admin.
 READ_ONLY = {"releases.EnhancementStatusChange", "releases.ReleaseStats", "keps.KepPlanChange"}
 #: Internal tables with no admin: the GitHub sync's ETag cache, where the plan-history import stopped.
-INTERNAL = {"releases.GitHubCachedResponse", "keps.KepHistoryCursor"}
+INTERNAL = {"github_sync.GitHubCachedResponse", "keps.KepHistoryCursor"}
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m._meta.label)
