@@ -16,7 +16,9 @@ from tests.factories import (
 pytestmark = pytest.mark.django_db
 
 MODELS = [
-    model for model in admin.site._registry if model._meta.app_label in {"community", "keps", "releases", "meetings"}
+    model
+    for model in admin.site._registry
+    if model._meta.app_label in {"community", "keps", "releases", "github_sync", "meetings"}
 ]
 
 
@@ -57,7 +59,11 @@ def test_admin_pages_redirect_anonymous(client, model, page):
 def test_every_domain_model_has_an_admin():
     from django.apps import apps
 
-    domain = [m for app in ("community", "keps", "releases", "meetings") for m in apps.get_app_config(app).get_models()]
+    domain = [
+        m
+        for app in ("community", "keps", "releases", "github_sync", "meetings")
+        for m in apps.get_app_config(app).get_models()
+    ]
     assert {m for m in domain if m._meta.label not in INTERNAL} == set(MODELS)
 
 
