@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from core.page_cache import current_generation, no_writer_in_flight
 
 #: Bump when serializers change what a URL answers, so that clients' ETags from before a deploy do not match.
-API_REVISION = "1"
+API_REVISION = "2"
 
 
 class NotModified(Exception):

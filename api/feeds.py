@@ -22,8 +22,10 @@ from community.models import Sig
 from core.text import parse_kep_number
 from keps.models import Kep
 from meetings.models import Meeting
-from releases.choices import ActionStatus, EnhancementStatus, RetroCategory
-from releases.models import EnhancementStatusChange, Release, RetroItem
+from releases.choices import EnhancementStatus
+from releases.models import EnhancementStatusChange, Release
+from retros.choices import ActionStatus, RetroCategory
+from retros.models import RetroItem
 
 #: Entries in a feed: feed readers poll often, so a window of the latest changes is enough.
 FEED_LENGTH = 50
@@ -176,7 +178,8 @@ class ActionItemFeed(_AtomFeed):
 
     def items(self):
         return list(
-            RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM)
+            # A hidden item (by a lead, with a reason) leaves the feed too.
+            RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM, hidden_at__isnull=True)
             .select_related("owner", "retrospective__release", "retrospective__sig")
             .order_by("-retrospective__release__major", "-retrospective__release__minor", "-pk")[:FEED_LENGTH]
         )

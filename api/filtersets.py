@@ -3,17 +3,50 @@ tracked-enhancement list belongs to. Lists the pages have reuse the pages' Filte
 
 import django_filters
 from django.db.models import Q
+from django_filters.rest_framework import DjangoFilterBackend
+from rest_framework.exceptions import ValidationError
 
 from community.choices import SigKind
 from community.models import Sig
 from core.filters import TextFilter
 from core.text import bound_search_text
 from meetings.models import AgendaItem
-from meetings.search import matching_agenda_items
-from releases.choices import ActionStatus, EnhancementStatus
+from meetings.search import agenda_items_matching
+from releases.choices import EnhancementStatus
 from releases.filtersets import TrackedEnhancementFilterSet
-from releases.models import EnhancementStatusChange, Release, RetroItem, Retrospective
-from releases.selectors import OPEN_ACTION_STATUSES
+from releases.models import EnhancementStatusChange, Release
+from retros.choices import ActionStatus
+from retros.models import RetroItem, Retrospective
+from retros.selectors import OPEN_ACTION_STATUSES
+
+#: Query parameters every list takes besides its filters: pagination (`cursor`, `page_size`; `page` for clients
+#: of page-numbered APIs, which a cursor list ignores), the renderer (`format`), DRF's `ordering`.
+NON_FILTER_PARAMS = frozenset({"cursor", "page", "page_size", "format", "ordering"})
+
+
+class StrictFilterBackend(DjangoFilterBackend):
+    """The view's FilterSet, refusing a query parameter it does not know (400 naming it and the filters the list
+    has) rather than ignoring it: `?latest_milestone=1.37` on a list without that filter would otherwise answer
+    every row as if filtered. Lists only; a view's own extra parameters are listed in its `extra_query_params`."""
+
+    def filter_queryset(self, request, queryset, view):
+        if getattr(view, "action", "list") == "list":
+            self._refuse_unknown(request, queryset, view)
+        return super().filter_queryset(request, queryset, view)
+
+    def _refuse_unknown(self, request, queryset, view) -> None:
+        filterset_class = self.get_filterset_class(view, queryset)
+        known = set(filterset_class.base_filters) if filterset_class else set()
+        allowed = known | NON_FILTER_PARAMS | set(getattr(view, "extra_query_params", ()))
+        unknown = sorted(name for name in request.query_params if name not in allowed)
+        if unknown:
+            filters = ", ".join(sorted(known)) or "nothing"
+            raise ValidationError(
+                {
+                    name[:100]: [f"Unknown query parameter {name[:100]!r}: this list filters by {filters}."]
+                    for name in unknown[:20]
+                }
+            )
 
 
 def _releases(request=None):
@@ -65,7 +98,7 @@ class AgendaItemFilterSet(django_filters.FilterSet):
         # The same search as the meetings page's `q` (meetings.search.matching_agenda_items).
         if not bound_search_text(value):
             return queryset
-        return queryset.filter(pk__in=matching_agenda_items(value, using=queryset.db).values("pk"))
+        return agenda_items_matching(queryset, value)
 
 
 class RetrospectiveFilterSet(django_filters.FilterSet):

@@ -15,12 +15,13 @@ from releases.models import (
     Release,
     ReleaseStats,
     ReleaseTeamMember,
-    RetroItem,
-    Retrospective,
     TrackedEnhancement,
 )
 from releases.prr import prr_approver_of, prr_of
+from releases.rules import scope_label
 from releases.selectors_kep_timeline import kep_timeline
+from retros import selectors as retro_selectors
+from retros.models import RetroItem, Retrospective
 
 
 @extend_schema_field(OpenApiTypes.URI)
@@ -96,11 +97,19 @@ class ReleaseStatsSerializer(serializers.ModelSerializer):
         help_text="For a release that is over: listed enhancements never marked done, deferred or removed, whose "
         "outcome is therefore unknown; `done` counts none of them (0 in a cycle, or with a retro tally).",
     )
+    scope_label = serializers.CharField(
+        read_only=True, help_text='What the figures cover: "release-wide", "recorded for 1 SIG", or the SIG.'
+    )
 
     class Meta:
         model = ReleaseStats
         fields = [
             "sig",
+            "scope",
+            "scope_label",
+            "release_wide_known",
+            "sigs_recorded",
+            "figures_from",
             "source",
             "tracked",
             "tracked_at_freeze",
@@ -115,6 +124,7 @@ class ReleaseStatsSerializer(serializers.ModelSerializer):
             "deferred",
             "removed",
             "merge_rate",
+            "rate_over",
             "merge_rate_change",
             "counts",
             "funnel",
@@ -142,8 +152,34 @@ class ReleaseSerializer(serializers.ModelSerializer):
         help_text="All SIGs, tracked at the enhancements freeze; null: not computed, nothing of it is recorded, "
         "or no freeze of it is dated.",
     )
-    done = serializers.IntegerField(read_only=True, allow_null=True)
-    merge_rate = serializers.FloatField(read_only=True, allow_null=True, help_text="done / tracked, 0..1.")
+    done = serializers.IntegerField(
+        read_only=True,
+        allow_null=True,
+        help_text="All SIGs; null: not computed, nothing of it is recorded, or recorded for some SIGs only "
+        "(`release_wide_known` false: see `stats` for each SIG's).",
+    )
+    merge_rate = serializers.FloatField(
+        read_only=True,
+        allow_null=True,
+        help_text="done / tracked at enhancements freeze with a recorded outcome, 0..1; null when no outcome is "
+        "recorded, before the release day, or recorded for some SIGs only.",
+    )
+    scope = serializers.SerializerMethodField(help_text="What `tracked`, `done` and `merge_rate` cover.")
+    release_wide_known = serializers.BooleanField(
+        read_only=True,
+        allow_null=True,
+        help_text="False: only some SIGs' figures are recorded (one SIG's notes or retro tally, an exception file), "
+        "so the release-wide figures are null; null: not computed.",
+    )
+    sigs_recorded = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="How many SIGs have figures recorded for this release."
+    )
+    figures_from = serializers.JSONField(
+        read_only=True,
+        allow_null=True,
+        help_text="Where the release-wide figures come from, the headline's source first: board, labels, notes, "
+        "exception_file, feature_sheet, retro_tally, admin.",
+    )
     milestones = MilestoneSerializer(many=True, read_only=True)
     stats = ReleaseStatsSerializer(many=True, read_only=True, help_text="All SIGs (sig null) and each SIG.")
     release_team = ReleaseTeamMemberSerializer(
@@ -166,11 +202,20 @@ class ReleaseSerializer(serializers.ModelSerializer):
             "tracked",
             "done",
             "merge_rate",
+            "scope",
+            "release_wide_known",
+            "sigs_recorded",
+            "figures_from",
             "milestones",
             "stats",
             "release_team",
             "url",
         ]
+
+    def get_scope(self, obj) -> str:
+        """`rules.scope_label`: "release-wide", or "recorded for N SIGs" when only some SIGs are."""
+        known = getattr(obj, "release_wide_known", None) is not False
+        return scope_label(sig=None, sigs_recorded=getattr(obj, "sigs_recorded", None), known=known)
 
 
 class CurrentReleaseSerializer(serializers.Serializer):
@@ -554,7 +599,46 @@ class RetrospectiveSerializer(serializers.ModelSerializer):
             "recorded_merged",
             "items",
             "url",
+            "collecting",
+            "carried_over",
+            "follow_through",
         ]
+
+    collecting = serializers.SerializerMethodField(help_text="The board takes input now.")
+    carried_over = serializers.SerializerMethodField(help_text="Open action items of the SIG's earlier retros.")
+    follow_through = serializers.SerializerMethodField(
+        help_text="Of the SIG's action items due by this release (status recorded), how many: `{action_items, done}`."
+    )
+
+    def _summary(self, obj) -> dict:
+        """The page's summaries, computed once for all its retros (retros.selectors.retro_summaries)."""
+        summaries = self.context.setdefault("retro_summaries", {})
+        if obj.pk not in summaries:
+            page = self.context.get("retro_page") or [obj]
+            summaries.update(retro_selectors.retro_summaries(page if obj in page else [obj]))
+        return summaries[obj.pk]
+
+    def get_collecting(self, obj) -> bool:
+        return self._summary(obj)["collecting"]
+
+    def get_carried_over(self, obj) -> list[dict]:
+        return [
+            {
+                "id": item.pk,
+                "release": item.retrospective.release.version,
+                "text": item.text,
+                "status": item.status,
+                "owner": item.owner.github if item.owner_id else None,
+                "due_release": item.due_release.version if item.due_release_id else None,
+            }
+            for item in self._summary(obj)["carried_over"]
+        ]
+
+    @extend_schema_field(
+        {"type": "object", "properties": {"action_items": {"type": "integer"}, "done": {"type": "integer"}}}
+    )
+    def get_follow_through(self, obj) -> dict:
+        return self._summary(obj)["follow_through"]
 
 
 class ActionItemSerializer(RetroItemSerializer):
@@ -564,7 +648,7 @@ class ActionItemSerializer(RetroItemSerializer):
     url = serializers.SerializerMethodField()
 
     class Meta(RetroItemSerializer.Meta):
-        fields = ["id", "release", "sig", "retrospective", "text", "owner", "status", "due_release", "url"]
+        fields = ["id", "release", "sig", "retrospective", "text", "owner", "status", "due_release", "issue_url", "url"]
 
     def get_url(self, obj) -> str:
         url = obj.retrospective.get_absolute_url()

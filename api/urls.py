@@ -1,7 +1,7 @@
 from django.urls import include, path
 from rest_framework import routers
 
-from . import plans, views
+from . import plans, retro_views, views
 
 app_name = "api"
 
@@ -23,6 +23,7 @@ router.register("meetings", views.MeetingViewSet, basename="meeting")
 router.register("agenda-items", views.AgendaItemViewSet, basename="agendaitem")
 router.register("retrospectives", views.RetrospectiveViewSet, basename="retrospective")
 router.register("action-items", views.ActionItemViewSet, basename="actionitem")
+router.register("retro-items", retro_views.RetroItemViewSet, basename="retroitem")
 router.register("sigs", views.SigViewSet, basename="sig")
 router.register("upstream", views.UpstreamSourceViewSet, basename="upstream")
 

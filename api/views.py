@@ -13,10 +13,12 @@ from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework import mixins, routers, viewsets
 from rest_framework.decorators import action
+from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
 from community.models import Sig
+from core.text import bound_search_text
 from keps import selectors as kep_selectors
 from keps.filtersets import DesignGroupFilterSet, FeatureGateFilterSet, KepFilterSet
 from keps.models import Kep
@@ -25,7 +27,6 @@ from meetings.filtersets import MeetingFilterSet
 from meetings.models import AgendaItem
 from releases import selectors as release_selectors
 from releases import selectors_feature_gates, selectors_plans, selectors_published
-from releases.choices import RetroCategory
 from releases.filtersets import ExceptionRequestFilterSet, ReleaseFilterSet
 from releases.models import (
     EnhancementStatusChange,
@@ -33,13 +34,14 @@ from releases.models import (
     Release,
     ReleaseStats,
     ReleaseTeamMember,
-    RetroItem,
-    Retrospective,
     TrackedEnhancement,
 )
+from retros.choices import RetroCategory
+from retros.models import RetroItem, Retrospective
+from retros.services.board import retro_ensure_if_collecting
 from upstream.selectors import upstream_source_list
 
-from . import serializers
+from . import retro_views, serializers
 from .caching import ConditionalGetMixin
 from .filtersets import (
     ActionItemFilterSet,
@@ -47,6 +49,7 @@ from .filtersets import (
     RetrospectiveFilterSet,
     SigFilterSet,
     StatusChangeFilterSet,
+    StrictFilterBackend,
     TrackedEnhancementApiFilterSet,
 )
 from .permissions import PublicReadOnly
@@ -58,11 +61,15 @@ def _version_order(prefix: str = ""):
 
 
 class ReadOnlyViewSet(ConditionalGetMixin, viewsets.ReadOnlyModelViewSet):
-    """A list and one row by its key."""
+    """A list and one row by its key. An unknown filter is refused, not ignored (`StrictFilterBackend`)."""
+
+    filter_backends = [StrictFilterBackend]
 
 
 class ListOnlyViewSet(ConditionalGetMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
-    """A list only: rows are addressed by filters, not by id."""
+    """A list only: rows are addressed by filters, not by id. An unknown filter is refused, not ignored."""
+
+    filter_backends = [StrictFilterBackend]
 
 
 class ReleaseViewSet(ReadOnlyViewSet):
@@ -205,7 +212,13 @@ class MeetingViewSet(ReadOnlyViewSet):
     meeting (by id) with its agenda."""
 
     filterset_class = MeetingFilterSet
-    ordering = ("-date", "sig_slug")
+
+    @property
+    def ordering(self):
+        # A search lists the best match first, then the newest (`meetings.search`); the cursor follows that order.
+        if _searching(self):
+            return ("-search_rank", "-date", "sig_slug", "pk")
+        return ("-date", "sig_slug")
 
     def get_serializer_class(self):
         return serializers.MeetingDetailSerializer if self.action == "retrieve" else serializers.MeetingSerializer
@@ -215,6 +228,16 @@ class MeetingViewSet(ReadOnlyViewSet):
         if self.action == "retrieve":
             queryset = queryset.prefetch_related(Prefetch("agenda_items", queryset=_agenda_items().order_by("order")))
         return queryset
+
+
+def _searching(view) -> bool:
+    """Whether a list request searches (`?q=` with something searchable, as the FilterSets' own test)."""
+    request = getattr(view, "request", None)
+    return (
+        request is not None
+        and getattr(view, "action", None) == "list"
+        and bool(bound_search_text(request.query_params.get("q", "")))
+    )
 
 
 def _agenda_items():
@@ -230,7 +253,13 @@ class AgendaItemViewSet(ListOnlyViewSet):
 
     serializer_class = serializers.AgendaItemSerializer
     filterset_class = AgendaItemFilterSet
-    ordering = ("-meeting_date", "-meeting_id", "order")
+
+    @property
+    def ordering(self):
+        # A search lists the best match first, then the newest meeting's (`meetings.search`).
+        if _searching(self):
+            return ("-rank", "-meeting_date", "-meeting_id", "order")
+        return ("-meeting_date", "-meeting_id", "order")
 
     def get_queryset(self):
         return _agenda_items()
@@ -243,8 +272,28 @@ class RetrospectiveViewSet(ReadOnlyViewSet):
     filterset_class = RetrospectiveFilterSet
     ordering = ("-release_order", "sig_slug")
 
+    def list(self, request, *args, **kwargs):
+        # A retro exists for a release in its cycle as soon as its board opens: asked for one SIG's, it is made.
+        release, sig = request.query_params.get("release"), request.query_params.get("sig")
+        if release and sig and "\x00" not in release + sig:
+            retro_ensure_if_collecting(version=release[:20], sig_slug=sig[:100])
+        return super().list(request, *args, **kwargs)
+
+    def paginate_queryset(self, queryset):
+        # The page's retros, handed to the serializer so their summaries are read in one go.
+        page = super().paginate_queryset(queryset)
+        self._retro_page = list(page) if page is not None else None
+        return self._retro_page
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "retro_page": getattr(self, "_retro_page", None)}
+
     def get_queryset(self):
-        items = RetroItem.objects.select_related("owner", "due_release").order_by("category", "order", "pk")
+        items = (
+            RetroItem.objects.filter(hidden_at__isnull=True)
+            .select_related("owner", "due_release")
+            .order_by("category", "order", "pk")
+        )
         return (
             Retrospective.objects.select_related("release", "sig")
             .prefetch_related(Prefetch("items", queryset=items))
@@ -252,16 +301,33 @@ class RetrospectiveViewSet(ReadOnlyViewSet):
         )
 
 
-class ActionItemViewSet(ListOnlyViewSet):
-    """Retro action items of every release (newest first), with owner, status and the release they are due in."""
+class ActionItemViewSet(ListOnlyViewSet, mixins.RetrieveModelMixin):
+    """Retro action items of every release (newest first), with owner, status and the release they are due in.
+    `POST`: a SIG lead or curator adds one (`{release, sig, text, owner, due_release, issue_url, from_item}`)."""
 
     serializer_class = serializers.ActionItemSerializer
     filterset_class = ActionItemFilterSet
     ordering = ("-release_order", "retrospective_id", "order", "pk")
 
+    def get_permissions(self):
+        if self.request.method == "POST":
+            return [retro_views.ReadsPublicWritesSignedIn()]
+        return super().get_permissions()
+
+    def get_parsers(self):
+        if getattr(self, "request", None) is not None and self.request.method == "POST":
+            return [JSONParser()]
+        return super().get_parsers()
+
+    @extend_schema(request=retro_views.ActionItemInput, responses={201: serializers.ActionItemSerializer})
+    def create(self, request):
+        item = retro_views.action_item_create_from_api(request)
+        item = self.get_queryset().get(pk=item.pk)
+        return Response(self.get_serializer(item).data, status=201)
+
     def get_queryset(self):
         return (
-            RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM)
+            RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM, hidden_at__isnull=True)
             .select_related("owner", "due_release", "retrospective__release", "retrospective__sig")
             .annotate(release_order=_version_order("retrospective__release__"))
         )

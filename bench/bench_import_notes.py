@@ -78,7 +78,8 @@ def empty_tables() -> None:
     from community.models import Person, Sig
     from keps.models import Kep
     from meetings.models import Meeting
-    from releases.models import Release, Retrospective, TrackedEnhancement
+    from releases.models import Release, TrackedEnhancement
+    from retros.models import Retrospective
 
     Meeting.objects.all().delete()
     Retrospective.objects.all().delete()

@@ -16,6 +16,7 @@ wrong half the time. Those are described in words (`meeting_when_text`), never g
 from __future__ import annotations
 
 import datetime
+import re
 import zoneinfo
 from dataclasses import dataclass
 
@@ -113,7 +114,7 @@ def meeting_when_text(meeting: SigMeeting) -> str:
 
 @dataclass(frozen=True)
 class NextMeeting:
-    """A SIG's soonest dated meeting (`at` in UTC), or its first undated one (`at` None) described in words."""
+    """A SIG's main meeting with when it next meets (`at` in UTC; None when sigs.yaml gives no date), in words too."""
 
     sig: object
     meeting: SigMeeting
@@ -121,16 +122,35 @@ class NextMeeting:
     when: str
 
 
+#: How a SIG names its main meeting in sigs.yaml, best first: "Regular SIG Meeting" (most SIGs), "Main SIG Meeting"
+#: (sig-node), "SIG Network Meeting" / "SIG Testing Bi-Weekly Meeting" (the SIG's name), then any other "regular"
+#: one. Sub-group meetings ("Gateway API Meeting", "Weekly CI/Triage Meeting", "APAC SIG Meeting") match none.
+_MAIN_MEETING_NAMES = (
+    re.compile(r"^(regular|main)\s+sig\s+meeting$"),
+    re.compile(r"^sig\s+\S+\s+((bi-?)?weekly\s+)?meeting$"),
+    re.compile(r"^regular\s+sig\s+meeting\b"),
+)
+
+
+def main_meeting_rank(meeting: SigMeeting) -> tuple[int, int]:
+    """Sort key putting a SIG's main meeting first (`_MAIN_MEETING_NAMES`), then sigs.yaml's order."""
+    name = " ".join(meeting.description.lower().split())
+    rank = next((i for i, pattern in enumerate(_MAIN_MEETING_NAMES) if pattern.search(name)), len(_MAIN_MEETING_NAMES))
+    return rank, meeting.position
+
+
 def sig_next_meetings(*, now: datetime.datetime, sig_ids=None) -> list[NextMeeting]:
-    """Each SIG's next meeting (one query): the soonest dated one, else its first meeting in words; SIGs in slug
-    order. `sig_ids` limits it to those SIGs."""
+    """Each SIG's main meeting (`main_meeting_rank`: the one named like the SIG's regular meeting, else its first in
+    sigs.yaml) with when it next meets (one query); SIGs in slug order. `sig_ids` limits it to those SIGs."""
     meetings = SigMeeting.objects.select_related("sig").order_by("sig__slug", "position")
     if sig_ids is not None:
         meetings = meetings.filter(sig_id__in=sig_ids)
-    best: dict[int, NextMeeting] = {}
+    best: dict[int, SigMeeting] = {}
     for meeting in meetings:
-        at = next_meeting_at(meeting, now=now)
         current = best.get(meeting.sig_id)
-        if current is None or (at is not None and (current.at is None or at < current.at)):
-            best[meeting.sig_id] = NextMeeting(meeting.sig, meeting, at, meeting_when_text(meeting))
-    return list(best.values())
+        if current is None or main_meeting_rank(meeting) < main_meeting_rank(current):
+            best[meeting.sig_id] = meeting
+    return [
+        NextMeeting(meeting.sig, meeting, next_meeting_at(meeting, now=now), meeting_when_text(meeting))
+        for meeting in best.values()
+    ]

@@ -22,19 +22,19 @@ _VIEW_MODELS = {
         "trackedenhancement",
         "enhancementexception",
         "enhancementstatuschange",
-        "retrospective",
-        "retroitem",
         "releasestats",
         "releaseteammember",
         "featuresheetrow",
     ],
+    "retros": ["retrospective", "retroitem"],
     "meetings": ["meeting", "agendaitem"],
     "reminders": ["reminderdelivery"],
     "planning": ["plancandidate", "plandecision"],
 }
 # A wrangler edits their SIG's board, meetings and retros (and the people and KEPs those rows refer to).
 _LIAISON_EDITS = {
-    "releases": ["trackedenhancement", "enhancementexception", "retrospective", "retroitem"],
+    "releases": ["trackedenhancement", "enhancementexception"],
+    "retros": ["retrospective", "retroitem"],
     "meetings": ["meeting", "agendaitem"],
     "community": ["person"],
     "keps": ["kep", "featuregate"],

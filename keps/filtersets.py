@@ -71,6 +71,9 @@ class KepFilterSet(django_filters.FilterSet):
         empty_label="any release",
         distinct=True,
     )
+    latest_milestone = django_filters.CharFilter(
+        method="filter_latest_milestone", label="Latest milestone in kep.yaml (release, e.g. 1.37)", max_length=10
+    )
     min_slips = django_filters.NumberFilter(
         method="filter_min_slips", label="At least N planned slips (kep.yaml history)", min_value=0
     )
@@ -88,8 +91,14 @@ class KepFilterSet(django_filters.FilterSet):
             "prr_approver",
             "design_group",
             "release",
+            "latest_milestone",
             "min_slips",
         ]
+
+    def filter_latest_milestone(self, queryset, name, value):
+        """kep.yaml's `latest-milestone`, as stored ("1.37"); "v1.37" means the same."""
+        value = value.strip().lower().removeprefix("v")
+        return queryset.filter(latest_milestone=value) if value else queryset
 
     def filter_min_slips(self, queryset, name, value):
         from .selectors_history import plan_slip_count  # it builds on keps.selectors, which imports this module

@@ -237,7 +237,7 @@ class ApproverTable(BaseTable):
     """Review load in one release. Stage cells list the KEPs; the total links to the filtered KEP list."""
 
     person = tables.Column(accessor="person__github", verbose_name="Approver")
-    role = tables.Column()
+    role = tables.Column(accessor="role_label", verbose_name="Role")
     alpha = tables.Column(accessor="person", verbose_name="Alpha", orderable=False, empty_values=())
     beta = tables.Column(accessor="person", verbose_name="Beta", orderable=False, empty_values=())
     stable = tables.Column(accessor="person", verbose_name="Stable", orderable=False, empty_values=())

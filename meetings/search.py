@@ -8,14 +8,22 @@ from core.db.text_search import TextSearch
 from .models import AgendaItem, Meeting
 
 #: On PostgreSQL `meetings_agendaitem.search_vector` (migration 0003) stores `AGENDA_SEARCH.vector()`: these
-#: fields in this order, English stemming. SQLite matches the same fields word by word.
-AGENDA_SEARCH = TextSearch(fields=("title", "body", "presenters_text"), column="search_vector", config="english")
+#: fields in this order, English stemming; a plain query's words match as prefixes ("retro" finds "retrospective").
+#: SQLite matches the same fields word by word, each word (cut to a crude stem) anywhere in a word.
+AGENDA_SEARCH = TextSearch(
+    fields=("title", "body", "presenters_text"), column="search_vector", config="english", prefix=True
+)
 
 
 def matching_agenda_items(text: str, *, using: str = "default") -> QuerySet[AgendaItem]:
     """Agenda items matching `text`, with a `rank` (higher is better; 0 on SQLite)."""
     items = AgendaItem.objects.using(using).order_by()  # no default ordering: it joins meeting and SIG
     return AGENDA_SEARCH.matching(items, text)
+
+
+def agenda_items_matching(queryset: QuerySet[AgendaItem], text: str) -> QuerySet[AgendaItem]:
+    """The agenda items of `queryset` matching `text`, best match first, then the newest meeting's (`rank`)."""
+    return AGENDA_SEARCH.matching(queryset, text).order_by("-rank", "-meeting__date", "-meeting_id", "order")
 
 
 def search_agenda_items(queryset: QuerySet[Meeting], text: str) -> QuerySet[Meeting]:

@@ -32,7 +32,7 @@ from meetings.importers.notes import (
     split_presenters,
 )
 from releases.models import Release
-from releases.services.retro import retro_notes_import
+from retros.services.notes import retro_notes_import
 
 from .models import AgendaItem, Meeting
 
@@ -165,7 +165,7 @@ def meeting_notes_import(*, notes: NotesRecord, sig: Sig | str) -> NotesImportRe
 
     Meetings are matched by (sig, date) and agenda items by their order in the meeting; rows that would not
     change are not written, items beyond the new count are deleted. Retro content goes through
-    `releases.services.retro.retro_notes_import`. A constant number of queries per file, whatever its size.
+    `retros.services.notes.retro_notes_import`. A constant number of queries per file, whatever its size.
     An agenda item too long for the full-text index is cut (`_cut_oversized`), with a warning.
     """
     sig = _sig(sig)

@@ -12,11 +12,12 @@ from community.meeting_schedule import NextMeeting, sig_next_meetings
 from community.models import Person
 from keps.models import Kep
 from meetings.models import Meeting
-from releases.choices import ActionStatus, RetroCategory
-from releases.models import Milestone, Release, RetroItem, TrackedEnhancement
+from releases.models import Milestone, Release, TrackedEnhancement
 from releases.prr import prr_of, with_prr
 from releases.rules import FREEZE_KINDS, MILESTONE_FREEZE, PACIFIC, REQUIREMENTS, is_in_play, is_ready_for
 from releases.selectors import milestone_is_past
+from retros.choices import ActionStatus, RetroCategory
+from retros.models import RetroItem
 
 from .models import Profile
 
@@ -113,7 +114,10 @@ def my_work(*, person: Person, now: datetime.datetime | None = None) -> MyWork:
         work.keps.append(MyKep(row=row, roles=_roles(row, person), deadline=deadline))
     work.action_items = list(
         RetroItem.objects.filter(
-            owner=person, category=RetroCategory.ACTION_ITEM, status__in=[ActionStatus.OPEN, ActionStatus.IN_PROGRESS]
+            owner=person,
+            category=RetroCategory.ACTION_ITEM,
+            status__in=[ActionStatus.OPEN, ActionStatus.IN_PROGRESS],
+            hidden_at__isnull=True,
         )
         .select_related("retrospective__release", "retrospective__sig", "due_release")
         .order_by("due_release__major", "due_release__minor", "pk")

@@ -68,22 +68,28 @@ class EnhancementStatus(models.TextChoices):
     DONE = "done", "Done (shipped)"
 
 
-class RetroCategory(models.TextChoices):
-    WENT_WELL = "went_well", "Went well"
-    TO_IMPROVE = "to_improve", "To improve"
-    ACTION_ITEM = "action_item", "Action item"
-
-
-class ActionStatus(models.TextChoices):
-    OPEN = "open", "Open"
-    IN_PROGRESS = "in_progress", "In progress"
-    DONE = "done", "Done"
-    DROPPED = "dropped", "Dropped"
-
-
 class StatsSource(models.TextChoices):
     TRACKED_ROWS = "tracked_rows", "Computed from tracked enhancements"
     RECORDED_TALLY = "recorded_tally", "Recorded retro tally"
+
+
+class FigureScope(models.TextChoices):
+    """What a figure covers (`releases.rules.figures`): the whole release (every SIG's outcome known) or one SIG."""
+
+    RELEASE = "release", "Release-wide"
+    SIG = "sig", "One SIG"
+
+
+class FigureSource(models.TextChoices):
+    """Where a figure comes from (`releases.rules.figures`), as the pages, the CSV and the API name it."""
+
+    BOARD = "board", "the enhancements board"
+    LABELS = "labels", "the tracking issues' labels"
+    NOTES = "notes", "SIG meeting notes"
+    EXCEPTION_FILE = "exception_file", "the exception file"
+    FEATURE_SHEET = "feature_sheet", "the feature sheet"
+    RETRO_TALLY = "retro_tally", "the retro tally"
+    ADMIN = "admin", "typed in by a curator"
 
 
 class HistorySource(models.TextChoices):

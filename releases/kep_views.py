@@ -129,7 +129,9 @@ class ApproverListView(PublicListView):
 
     def get_table_data(self):
         release, sig = self.selection()
-        return selectors_approvers.approver_load(release=release, sig=sig)
+        return selectors_approvers.approver_load(
+            release=release, sig=sig, release_over=bool(release) and release_selectors.release_is_over(release=release)
+        )
 
     def get_table_kwargs(self):
         release, _ = self.selection()
@@ -139,6 +141,7 @@ class ApproverListView(PublicListView):
         context = super().get_context_data(**kwargs)
         release, _ = self.selection()
         context["release"] = release
+        context["release_over"] = bool(release) and release_selectors.release_is_over(release=release)
         context["release_keps_url"] = kep_list_url(release=release.version) if release else ""
         return context
 

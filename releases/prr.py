@@ -9,7 +9,7 @@ from django.db.models import Case, F, OuterRef, QuerySet, Subquery, When
 
 from keps.models import PrrApproval
 
-from .choices import PrrStatus
+from .choices import DocsStatus, PrrStatus, TrackedSource
 from .rules import prr_status
 
 
@@ -34,3 +34,26 @@ def prr_approver_of(row) -> str:
     if row.prr_approver_id:
         return row.prr_approver.github
     return (getattr(row, "prr_file_approver", None) or "") if prr_of(row) == PrrStatus.APPROVED else ""
+
+
+def prr_is_todays(row, *, release_over: bool) -> bool:
+    """Whether the row's PRR status and approver come from today's prod-readiness file rather than from the
+    release's own record: nothing on the board (no status past "not started", no approver) and the release over.
+    The files' history is not kept here, so an approval shown for a past release is today's, and says so (v1.24's
+    KEP-127 had no kep.yaml then, yet today's file names @wojtek-t)."""
+    return (
+        release_over
+        and not row.prr_approver_id
+        and row.prr_status == PrrStatus.NOT_STARTED
+        and bool(getattr(row, "prr_file_approver", None))
+    )
+
+
+#: Rows whose origin records the docs column (the board, or a curator's edits); meeting notes, feature sheets and
+#: exception files say nothing about docs.
+_DOCS_RECORDED_BY = (TrackedSource.SYNC, TrackedSource.ADMIN)
+
+
+def docs_recorded(row) -> bool:
+    """Whether anything about the row's docs is recorded: a docs status or PR, or an origin that records docs."""
+    return row.docs_status != DocsStatus.NONE or bool(row.docs_pr_link_list) or row.source in _DOCS_RECORDED_BY

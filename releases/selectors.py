@@ -29,13 +29,11 @@ from community.models import Sig
 from keps.models import Kep
 
 from .choices import (
-    ActionStatus,
     DocsStatus,
     ExceptionDecision,
     MilestoneKind,
     PrrStatus,
     ReleaseState,
-    RetroCategory,
     StatsSource,
 )
 from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
@@ -44,8 +42,6 @@ from .models import (
     Milestone,
     Release,
     ReleaseStats,
-    RetroItem,
-    Retrospective,
     TrackedEnhancement,
 )
 from .prr import prr_approver_of, prr_of, with_prr
@@ -57,11 +53,9 @@ from .rules import (
     is_in_play,
     milestone_passed,
     prr_status,
+    release_day_passed,
 )
 from .services.board import BoardCount, ChecklistFacts, WeeklyNumbers, checklist_comment, weekly_numbers
-
-OPEN_ACTION_STATUSES = (ActionStatus.OPEN, ActionStatus.IN_PROGRESS)
-
 
 # -- releases ------------------------------------------------------------------------------------------------------
 
@@ -112,6 +106,11 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
             in_cycle=_all_sigs_stats("in_cycle"),
             freezes_undated=_all_sigs_stats("counts__freezes_undated"),
             stats_not_recorded=_all_sigs_stats("not_recorded"),
+            # `rules.figures`: whether the release-wide figures are known, for how many SIGs they are recorded,
+            # and where they come from.
+            release_wide_known=_all_sigs_stats("release_wide_known"),
+            sigs_recorded=_all_sigs_stats("sigs_recorded"),
+            figures_from=_all_sigs_stats("figures_from"),
             # Counts by status, for `rules.outcome_not_recorded` (the CSV's and the Done cell's unknown outcomes).
             stats_status_counts=_all_sigs_stats("counts__status"),
             # For the state's wording (`rules.release_state_label`): any date on record besides the cycle's own.
@@ -130,10 +129,28 @@ def release_list(*, filters: dict | None = None) -> QuerySet[Release]:
             done=Case(When(_FIGURES_KNOWN, then=F("stats_done")), default=None),
         )
         .order_by("major", "minor")
+        # Each SIG's retro tally, with its scope, for the "Retro tally" column (one query for every release).
+        .prefetch_related(
+            Prefetch(
+                "stats",
+                queryset=ReleaseStats.objects.filter(sig__isnull=False, recorded_tracked__isnull=False)
+                .select_related("sig")
+                .order_by("sig__slug"),
+                to_attr="sig_tallies",
+            )
+        )
     )
     if filters is not None:
         queryset = ReleaseFilterSet(filters, queryset=queryset).qs
     return queryset
+
+
+def release_is_over(*, release: Release, now=None) -> bool:
+    """Whether the release has shipped (its state, or its release day passed): what today's files (kep.yaml, the
+    prod-readiness approvals) say of its KEPs is then today's, not as of the release."""
+    return release.state == ReleaseState.RELEASED or release_day_passed(
+        release_day=release.release_date, now=now or timezone.now()
+    )
 
 
 def release_get(*, version: str) -> Release:
@@ -442,56 +459,6 @@ def at_risk_for_milestone(*, release: Release, milestone: Milestone | None, sig:
     rows = list(queryset.select_related("kep", "sig", "enhancements_contact").in_board_order()[:limit])
     # Always count, even when the rows fit: the page then issues the same queries whatever the data.
     return rows, queryset.count(), statuses
-
-
-# -- retrospectives ------------------------------------------------------------------------------------------------
-
-
-def _items_prefetch() -> Prefetch:
-    return Prefetch(
-        "items",
-        queryset=RetroItem.objects.select_related("owner", "due_release").order_by("category", "order", "pk"),
-    )
-
-
-def retrospective_exists(*, release: Release) -> bool:
-    """Whether any SIG recorded a retro for the release."""
-    return release.retrospectives.exists()
-
-
-def retrospective_list(*, release: Release) -> list[Retrospective]:
-    """The retros of a release (one per SIG) with their items split into `went_well`, `to_improve`, `actions`."""
-    retros = list(release.retrospectives.select_related("sig").prefetch_related(_items_prefetch()).order_by("sig"))
-    for retro in retros:
-        items = list(retro.items.all())
-        retro.went_well = [i for i in items if i.category == RetroCategory.WENT_WELL]
-        retro.to_improve = [i for i in items if i.category == RetroCategory.TO_IMPROVE]
-        retro.actions = [i for i in items if i.category == RetroCategory.ACTION_ITEM]
-    return retros
-
-
-def _action_items(*, release: Release | None, open_only: bool) -> QuerySet[RetroItem]:
-    queryset = RetroItem.objects.filter(category=RetroCategory.ACTION_ITEM)
-    if release is not None:
-        queryset = queryset.filter(retrospective__release=release)
-    if open_only:
-        queryset = queryset.filter(status__in=OPEN_ACTION_STATUSES)
-    return queryset
-
-
-def retro_action_item_count(*, release: Release | None = None, open_only: bool = False) -> int:
-    return _action_items(release=release, open_only=open_only).count()
-
-
-def retro_action_items(*, release: Release | None = None, open_only: bool = False, limit: int | None = None):
-    """Action items of the retros of `release` (or of every release), with owner, SIG and due release joined."""
-    queryset = _action_items(release=release, open_only=open_only).select_related(
-        "owner", "due_release", "retrospective__release", "retrospective__sig"
-    )
-    queryset = queryset.order_by(
-        "-retrospective__release__major", "-retrospective__release__minor", "retrospective__sig__slug", "order", "pk"
-    )
-    return list(queryset[:limit] if limit else queryset)
 
 
 # -- dashboard -----------------------------------------------------------------------------------------------------

@@ -27,6 +27,16 @@ class ApproverLoad:
     person: Person
     role: str  # "approver" or "PRR approver"
     by_stage: dict[str, list[Kep]] = field(default_factory=lambda: defaultdict(list))
+    #: The release is over: the approvers are today's kep.yaml and prod-readiness files', whose history is not kept
+    #: here, not who held the KEP then.
+    todays: bool = False
+
+    @property
+    def role_label(self) -> str:
+        """The role, saying "today's" for a past release: "PRR approver (today's file)"."""
+        if not self.todays:
+            return self.role
+        return f"{self.role} (today's {'kep.yaml' if self.role == 'approver' else 'file'})"
 
     @property
     def total(self) -> int:
@@ -67,11 +77,12 @@ _PRR_STAGE_FOR_TARGET = {
 _PRR_ORDER = [PrrStage.ALPHA, PrrStage.BETA, PrrStage.STABLE, PrrStage.DEPRECATION]
 
 
-def approver_load(*, release: Release | None, sig=None) -> list[ApproverLoad]:
+def approver_load(*, release: Release | None, sig=None, release_over: bool = False) -> list[ApproverLoad]:
     """For each KEP approver and PRR approver, the KEPs tracked in `release` they hold, by target stage.
 
     A PRR approver holds a KEP when their approval is for the stage the KEP targets in this release;
-    when the PRR file has no approval for that stage yet, the approver of its latest stage holds it.
+    when the PRR file has no approval for that stage yet, the approver of its latest stage holds it. The files are
+    today's: for a release that is over (`release_over`) each load says so (`todays`).
     """
     if release is None:
         return []
@@ -90,7 +101,7 @@ def approver_load(*, release: Release | None, sig=None) -> list[ApproverLoad]:
     loads: dict[tuple[int, str], ApproverLoad] = {}
 
     def hold(person: Person, role: str, stage: str, kep: Kep) -> None:
-        load = loads.setdefault((person.pk, role), ApproverLoad(person=person, role=role))
+        load = loads.setdefault((person.pk, role), ApproverLoad(person=person, role=role, todays=release_over))
         load.by_stage[stage].append(kep)
 
     for row in tracked:

@@ -6,6 +6,7 @@ import django_tables2 as tables
 from django.urls import reverse
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.text import capfirst
 from django.utils.timezone import template_localtime
 
@@ -13,8 +14,8 @@ from core.tables import BaseTable
 
 from .choices import EnhancementStatus, ExceptionDecision, Freeze, PrrStatus, StatsSource
 from .models import BOARD_ORDER, KEPLESS_NOTE, Release, TrackedEnhancement
-from .prr import prr_approver_of, prr_of
-from .rules import outcome_not_recorded, release_state_label
+from .prr import docs_recorded, prr_approver_of, prr_is_todays, prr_of
+from .rules import outcome_not_recorded, release_state_label, scope_label, sources_label
 
 SLIPS_HELP = "Times removed from or deferred in a milestone, up to and including this release"
 
@@ -53,16 +54,22 @@ class ReleaseTable(BaseTable):
         verbose_name="Tracked",
         linkify=lambda record: _enhancement_list_url(record),
         attrs={"td": {"class": "num"}},
+        empty_values=(),
     )
     done = tables.Column(
         verbose_name="Done",
         linkify=lambda record: _enhancement_list_url(record, "?status=done"),
         attrs={"td": {"class": "num"}},
+        empty_values=(),
     )
-    merge_rate = tables.Column(verbose_name="Merge rate", attrs={"td": {"class": "num"}})
-    # The retro's own tally beside the synced figures, where both exist: "recorded 24 / 13".
+    merge_rate = tables.Column(verbose_name="Merge rate", attrs={"td": {"class": "num"}}, empty_values=())
+    # Each SIG's retro tally with its scope ("sig-node 23 / 6"), from `selectors.release_list`'s `sig_tallies`.
     recorded = tables.Column(
-        verbose_name="Retro tally", accessor="recorded_tracked", orderable=False, attrs={"td": {"class": "num"}}
+        verbose_name="Retro tally",
+        accessor="recorded_tracked",
+        orderable=False,
+        attrs={"td": {"class": "num"}},
+        empty_values=(),
     )
 
     # In the CSV only (the page badges the cell): where tracked and done come from, or that they are progress.
@@ -101,6 +108,10 @@ class ReleaseTable(BaseTable):
         return record.version
 
     def render_tracked(self, record, value):
+        if _sigs_only(record):
+            return _recorded_for(record)
+        if value is None:
+            return "—"
         if StatsSource.RECORDED_TALLY in (record.stats_source, getattr(record, "tracked_source", None)):
             return format_html('{} <span class="badge" title="Recorded in the retro notes">tally</span>', value)
         if getattr(record, "in_cycle", False):
@@ -110,9 +121,13 @@ class ReleaseTable(BaseTable):
         return value
 
     def value_tracked(self, value):
-        return value
+        return "" if value is None else value
 
     def render_done(self, record, value):
+        if _sigs_only(record):
+            return _recorded_for(record)
+        if value is None:
+            return "—"
         unknown = _outcomes_unknown(record)
         if unknown:
             return format_html(
@@ -124,43 +139,62 @@ class ReleaseTable(BaseTable):
         return value
 
     def value_done(self, value):
-        return value
+        return "" if value is None else value
 
     def value_outcome_not_recorded(self, record):
         return _outcomes_unknown(record) if record.done is not None else ""
 
-    def render_merge_rate(self, value):
+    def render_merge_rate(self, record, value):
+        if _sigs_only(record):
+            return _recorded_for(record)
         return percent(value)
 
     def render_recorded(self, record, value):
-        if StatsSource.RECORDED_TALLY in (record.stats_source, getattr(record, "tracked_source", None)):
-            return "—"  # the tally is the figures already
-        return format_html(
-            '<span title="tracked / merged as recorded at the retro; synced {} / {}">recorded {} / {}</span>',
-            record.tracked,
-            record.done,
-            value,
-            record.recorded_done,
+        tallies = _tallies(record)
+        if not tallies:
+            return "—"
+        return format_html_join(
+            mark_safe("<br>"),  # noqa: S308 - a literal
+            '<span title="tracked / merged as {} recorded it at its retro">{} {} / {}</span>',
+            ((slug, slug, tracked, done) for slug, tracked, done in tallies),
         )
 
     def value_recorded(self, record, value):
-        if StatsSource.RECORDED_TALLY in (record.stats_source, getattr(record, "tracked_source", None)):
-            return ""
-        return f"{value}/{record.recorded_done}"
+        return "; ".join(f"{slug} {tracked}/{done}" for slug, tracked, done in _tallies(record))
 
     def value_figures_from(self, record, value):
-        if record.tracked is None:
-            if record.done is None:
-                return ""
-            if getattr(record, "freezes_undated", None):
-                return "board history, no freeze dated"
-            return "board history, standing at freeze not recorded"
-        if StatsSource.RECORDED_TALLY in (record.stats_source, value):
-            return "retro tally"
-        return "board history, so far (in cycle)" if getattr(record, "in_cycle", False) else "board history"
+        """`rules.sources_label` of the release-wide figures, and what they may claim."""
+        if getattr(record, "release_wide_known", None) is None or (record.done is None and not _sigs_only(record)):
+            return ""
+        words = [sources_label(record.figures_from or ()) or "nothing recorded"]
+        if _sigs_only(record):
+            words.append(scope_label(sig=None, sigs_recorded=record.sigs_recorded, known=False))
+        elif getattr(record, "in_cycle", False):
+            words.append("so far (in cycle)")
+        elif record.tracked is None:
+            undated = getattr(record, "freezes_undated", None)
+            words.append("no freeze dated" if undated else "standing at freeze not recorded")
+        return "; ".join(words)
 
     def value_merge_rate(self, value):
         return "" if value is None else round(value, 4)
+
+
+def _sigs_only(record) -> bool:
+    """Whether the release's figures are recorded for some SIGs only (`rules.figures`): no release-wide figure."""
+    return getattr(record, "release_wide_known", None) is False
+
+
+def _recorded_for(record) -> str:
+    return format_html(
+        '— <span class="muted" title="only some SIGs\' figures are recorded: see the release\'s page">{}</span>',
+        scope_label(sig=None, sigs_recorded=record.sigs_recorded, known=False),
+    )
+
+
+def _tallies(record) -> list[tuple[str, int, int]]:
+    """Each SIG's retro tally of a `selectors.release_list` row: (SIG, tracked, merged)."""
+    return [(row.sig.slug, row.recorded_tracked, row.recorded_done) for row in getattr(record, "sig_tallies", ())]
 
 
 def _outcomes_unknown(record) -> int:
@@ -252,6 +286,11 @@ class TrackedEnhancementTable(BaseTable):
         )
         empty_text = "No tracked enhancement matches these filters."
 
+    def __init__(self, *args, release_over: bool = False, **kwargs):
+        # A past release's rows: what today's files say of them is labelled today's (`prr.prr_is_todays`).
+        self.release_over = release_over
+        super().__init__(*args, **kwargs)
+
     def render_kep(self, value):
         return f"KEP-{value}"
 
@@ -271,6 +310,14 @@ class TrackedEnhancementTable(BaseTable):
     def render_prr_status(self, record, value):
         # The PRR rule: the board's status, else the KEP's prod-readiness file (rows from `tracked_enhancement_list`).
         label, approver = PrrStatus(prr_of(record)).label, prr_approver_of(record)
+        if prr_is_todays(record, release_over=self.release_over):
+            # A past release: the file is today's, not what it said then (its history is not kept).
+            return format_html(
+                'not recorded <span class="muted" title="today\'s prod-readiness file, not as of this release">'
+                "(today's: {} @{})</span>",
+                label,
+                approver,
+            )
         if approver:
             return format_html('{} <span class="muted">@{}</span>', label, approver)
         return label
@@ -291,6 +338,9 @@ class TrackedEnhancementTable(BaseTable):
 
     def render_docs_status(self, record, value):
         links = record.docs_pr_link_list
+        if not docs_recorded(record):
+            return format_html('<span class="muted" title="nothing about docs is recorded for this row">{}</span>',
+                               "not recorded")  # fmt: skip
         if not links:
             return value
         texts = [value, *(f"PR {number}" for number in range(2, len(links) + 1))]
@@ -316,13 +366,17 @@ class TrackedEnhancementTable(BaseTable):
         return f"@{value}"
 
     def value_prr_status(self, record):
-        approver = prr_approver_of(record)
-        return PrrStatus(prr_of(record)).label + (f" @{approver}" if approver else "")
+        label, approver = PrrStatus(prr_of(record)).label, prr_approver_of(record)
+        if prr_is_todays(record, release_over=self.release_over):
+            return f"not recorded (today's: {label} @{approver})"
+        return label + (f" @{approver}" if approver else "")
 
     def value_exception(self, record):
         return exception_summary(record)
 
     def value_docs_status(self, record):
+        if not docs_recorded(record):
+            return "not recorded"
         return " ".join([record.get_docs_status_display(), *record.docs_pr_link_list])
 
     def value_feature_blog(self, record):

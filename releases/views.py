@@ -22,7 +22,7 @@ from .choices import EnhancementStatus, ReleaseState, StatsSource
 from .filtersets import ReleaseFilterSet, TrackedEnhancementFilterSet
 from .ical import milestones_calendar
 from .models import Release
-from .rules import release_state_label
+from .rules import release_state_label, scope_label
 from .services.board import weekly_update_markdown
 from .tables import ReleaseTable, TrackedEnhancementTable
 
@@ -70,8 +70,6 @@ class DashboardView(TemplateView):
             at_risk_status_labels=[EnhancementStatus(s).label for s in at_risk_statuses],
             at_risk_query=at_risk_statuses[0] if len(at_risk_statuses) == 1 else "",
             stats=selectors.release_stats_get(release=release),
-            open_actions=selectors.retro_action_items(open_only=True, limit=15),
-            open_actions_total=selectors.retro_action_item_count(open_only=True),
         )
         context.update(panel_context("releases:home", now=now, release=release))  # the latest meeting
         return context
@@ -118,7 +116,17 @@ class ReleaseListView(PublicListView):
             nav="releases",
             chart=chart,
             has_stats=has_stats,
-            missing_stats=[r.version for r in releases if r.tracked is None and r.done is None],
+            missing_stats=[
+                r.version
+                for r in releases
+                if r.tracked is None and r.done is None and r.release_wide_known is not False
+            ],
+            # `rules.figures`: figures recorded for some SIGs only give no release-wide figure (not a zero).
+            sigs_only=[
+                (r.version, scope_label(sig=None, sigs_recorded=r.sigs_recorded, known=False))
+                for r in releases
+                if r.release_wide_known is False
+            ],
             # Over with no freeze dated, or a history not saying where some stood then: what shipped is counted,
             # what was tracked at the freeze is not known.
             freezes_undated=[r.version for r in releases if r.freezes_undated and r.done is not None],
@@ -143,7 +151,6 @@ class ReleaseDetailView(TemplateView):
         schedule = selectors.release_schedule(release=release, now=now)
         start, end = selectors.release_cycle_dates(release=release, schedule=schedule)
         stats, sig_stats = selectors.release_stats_all(release=release)
-        previous_retro = _previous_retro_context(release)
         board_counts = selectors.release_board_counts(release=release)
         table = self._enhancements_table(release, board_counts)
         context.update(
@@ -158,8 +165,6 @@ class ReleaseDetailView(TemplateView):
             is_tally=bool(stats and stats.source == StatsSource.RECORDED_TALLY),
             **_funnel_context(stats),
             table=table,
-            retros=selectors.retrospective_list(release=release),
-            **previous_retro,
             # The cycle's meetings (from the meetings app, above this one).
             **panel_context("releases:release_detail", release=release, start=start, end=end),
             is_active=release.state == ReleaseState.ACTIVE,
@@ -188,24 +193,15 @@ class ReleaseDetailView(TemplateView):
 
     def _enhancements_table(self, release: Release, board_counts) -> TrackedEnhancementTable:
         """The first page of the release's tracked enhancements."""
-        table = TrackedEnhancementTable(selectors.tracked_enhancement_list(release=release), prefix="te-")
+        table = TrackedEnhancementTable(
+            selectors.tracked_enhancement_list(release=release),
+            prefix="te-",
+            release_over=selectors.release_is_over(release=release),
+        )
         # The board counts hold the number of rows: the table's paginator is told it rather than asking again.
         table.data._length = sum(count.count for count in board_counts)
         RequestConfig(self.request, paginate={"per_page": self.enhancements_per_page}).configure(table)
         return table
-
-
-def _previous_retro_context(release: Release) -> dict:
-    """The release before this one and the action items its retrospective left for this cycle."""
-    previous = selectors.release_previous(release=release)
-    previous_actions = selectors.retro_action_items(release=previous) if previous else []
-    return {
-        "previous": previous,
-        "previous_actions": previous_actions,
-        # "recorded no action items" only of a retro that exists; without one, say there is none.
-        "previous_has_retro": bool(previous_actions)
-        or (bool(previous) and selectors.retrospective_exists(release=previous)),
-    }
 
 
 def _funnel_context(stats) -> dict:
@@ -258,6 +254,9 @@ class TrackedEnhancementListView(PublicListView):
 
     def get_queryset(self):
         return selectors.tracked_enhancement_list(release=self.release)
+
+    def get_table_kwargs(self):
+        return {**super().get_table_kwargs(), "release_over": selectors.release_is_over(release=self.release)}
 
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)

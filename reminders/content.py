@@ -11,10 +11,12 @@ from django.urls import reverse
 from community.models import Sig
 from core.text import one_line
 from planning.selectors_reminders import plan_gaps
-from releases.choices import ActionStatus, EnhancementStatus, ExceptionDecision, RetroCategory
-from releases.models import EnhancementException, RetroItem
+from releases.choices import EnhancementStatus, ExceptionDecision
+from releases.models import EnhancementException
 from releases.rules import AT_RISK_STATUSES, MILESTONE_FREEZE, OUT_OF_PLAY, REQUIREMENTS
 from releases.selectors_published import release_enhancements_lead
+from retros.choices import ActionStatus, RetroCategory
+from retros.models import RetroItem
 
 from .due import Anchor, DueReminder, board_at, due_order, is_ready, people_of
 from .wording import ROLE_LABELS, and_list, base_url, freeze_name, headline_of, needs_of, quoted_times
@@ -176,6 +178,7 @@ def _open_items(*, release_ids: set[int], sig_ids: list[int]) -> tuple:
         RetroItem.objects.filter(
             category=RetroCategory.ACTION_ITEM,
             status__in=[ActionStatus.OPEN, ActionStatus.IN_PROGRESS],
+            hidden_at__isnull=True,
             due_release__in=release_ids,
             retrospective__sig__in=sig_ids,
         )

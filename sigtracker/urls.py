@@ -26,6 +26,7 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("", include("people.urls")),
     path("", include("planning.urls")),
+    path("", include("retros.urls")),
     path("", include("releases.urls")),
     # The KEP pages: those of keps, and those whose data the releases own (releases/kep_views.py), one namespace.
     path("", include((keps_urls.urlpatterns + kep_views.urlpatterns, keps_urls.app_name))),

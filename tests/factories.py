@@ -8,15 +8,10 @@ from django.utils import timezone
 from community.models import Person, Sig
 from keps.models import DesignGroup, FeatureGate, Kep, PrrApproval
 from meetings.models import AgendaItem, Meeting
-from releases.choices import EnhancementStatus, MilestoneKind, RetroCategory
-from releases.models import (
-    Milestone,
-    Release,
-    RetroItem,
-    Retrospective,
-    TrackedEnhancement,
-    status_writer,
-)
+from releases.choices import EnhancementStatus, MilestoneKind
+from releases.models import Milestone, Release, TrackedEnhancement, status_writer
+from retros.choices import RetroCategory
+from retros.models import RetroItem, Retrospective
 
 
 class SigFactory(factory.django.DjangoModelFactory):

@@ -1,19 +1,48 @@
 """Full-text search over some text columns of a table. PostgreSQL: the columns' words stemmed, the websearch syntax
 ("a phrase", `or`, -word) and a rank, read from a stored tsvector column of the table that a GIN index serves.
-SQLite (the demo, the fast test lane): every word must appear, case-insensitively, in one of the columns, and every
-rank is 0. Either way the visitor's text is first bounded (`core.text.bound_search_text`): PostgreSQL refuses some
-operator runs and very long phrases with an error, not an empty result.
+With `prefix`, a plain query (words only, no "phrase", `or` or -word) matches each word as a prefix of a stemmed
+word ("retro" finds "retrospective"). SQLite (the demo, the fast test lane): every word must appear,
+case-insensitively, in one of the columns (so a word matches as a part of one), and every rank is 0; with
+`prefix`, a long word is first cut to a crude stem ("retrospectives" finds "retrospective"). Either way the
+visitor's text is first bounded (`core.text.bound_search_text`): PostgreSQL refuses some operator runs and very long
+phrases with an error, not an empty result.
 """
 
+import re
 from dataclasses import dataclass
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector, SearchVectorField
 from django.db import connections
 from django.db.models import Expression, F, FloatField, Max, Q, QuerySet, Value
+from django.db.models.functions import Cast
 
 from core.text import bound_search_text
 
 __all__ = ["StoredSearchVector", "TextSearch"]
+
+#: The websearch syntax's operators: a text using any is read as websearch, not word by word.
+_OPERATORS = re.compile(r'"|(^|\s)-\S|(^|\s)or(\s|$)', re.IGNORECASE)
+#: A word that can be a prefix in a raw tsquery: letters and digits only (no operator, quote or colon).
+_PLAIN_WORD = re.compile(r"[^\W_]+")
+#: English endings cut from a word (of 4 letters or more left) for SQLite's substring match.
+_ENDINGS = ("ives", "ive", "ings", "ing", "ions", "ion", "ed", "es", "s")
+#: At most this many words in a prefix query (the text is bounded already; this bounds the tsquery too).
+_MAX_WORDS = 32
+
+
+def _exact(rank: Expression) -> Cast:
+    """A rank as double precision: ts_rank's float4 read into Python and written back into a query (a cursor's
+    position) compares equal to itself only at the same precision."""
+    return Cast(rank, FloatField())
+
+
+def crude_stem(word: str) -> str:
+    """A word without a common English ending ("retrospectives" -> "retrospect"), for a substring match."""
+    lowered = word.lower()
+    for ending in _ENDINGS:
+        if lowered.endswith(ending) and len(lowered) - len(ending) >= 4:
+            return word[: -len(ending)]
+    return word
 
 
 class StoredSearchVector(Expression):
@@ -62,21 +91,36 @@ class TextSearch:
     fields: tuple[str, ...]
     column: str = "search_vector"
     config: str = "english"
+    #: Match each word of a plain query as a prefix ("retro" finds "retrospective").
+    prefix: bool = False
 
     def vector(self) -> SearchVector:
         """The tsvector `column` holds on PostgreSQL, as an expression."""
         return SearchVector(*self.fields, config=self.config)
 
     def _query(self, text: str) -> SearchQuery:
-        return SearchQuery(text, search_type="websearch", config=self.config)
+        """websearch syntax; with `prefix` and no operator in `text`, every word ANDed, a plain word as a prefix of
+        a stemmed word (`retro:*`), any other token (`1.24`, `kube-proxy`) as the parser reads it."""
+        words = text.split()
+        if not self.prefix or not words or _OPERATORS.search(text):
+            return SearchQuery(text, search_type="websearch", config=self.config)
+        query = None
+        for word in words[:_MAX_WORDS]:
+            if _PLAIN_WORD.fullmatch(word):
+                part = SearchQuery(f"{word}:*", search_type="raw", config=self.config)
+            else:
+                part = SearchQuery(word, search_type="plain", config=self.config)
+            query = part if query is None else query & part
+        return query
 
     def matching(self, queryset: QuerySet, text: str) -> QuerySet:
         """The rows of `queryset` matching `text`, each with a `rank` (higher is better)."""
         text = bound_search_text(text)
         if connections[queryset.db].vendor == "postgresql":
             query, vector = self._query(text), StoredSearchVector(column=self.column)
-            return queryset.alias(search=vector).filter(search=query).annotate(rank=SearchRank(vector, query))
+            return queryset.alias(search=vector).filter(search=query).annotate(rank=_exact(SearchRank(vector, query)))
         for word in text.split():
+            word = crude_stem(word) if self.prefix else word
             queryset = queryset.filter(Q(*((f"{field}__icontains", word) for field in self.fields), _connector=Q.OR))
         return queryset.annotate(rank=Value(0.0, output_field=FloatField()))
 
@@ -94,7 +138,7 @@ class TextSearch:
             return (
                 queryset.alias(_matched_vector=StoredSearchVector(relation, column=self.column))
                 .filter(_matched_vector=query)
-                .annotate(**{rank: Max(SearchRank(F("_matched_vector"), query))})
+                .annotate(**{rank: _exact(Max(SearchRank(F("_matched_vector"), query)))})
             )
         foreign_key = queryset.model._meta.get_field(relation).field
         related = foreign_key.model._default_manager.using(queryset.db).order_by()

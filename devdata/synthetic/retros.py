@@ -2,15 +2,9 @@
 
 import random
 
-from releases.choices import (
-    ActionStatus,
-    MilestoneKind,
-    RetroCategory,
-)
-from releases.models import (
-    RetroItem,
-    Retrospective,
-)
+from releases.choices import MilestoneKind
+from retros.choices import ActionStatus, RetroCategory
+from retros.models import RetroItem, Retrospective
 
 from .calendar import _rng, _spread
 from .vocabulary import ACTIONS, ACTIVE, FIRST_TRACKED, TO_IMPROVE, WENT_WELL

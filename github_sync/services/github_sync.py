@@ -58,8 +58,8 @@ from releases.models import (
     TrackedEnhancement,
     parse_version,
 )
-from releases.services.retro import release_ensure_versions
 from releases.services.stats import release_stats_request
+from releases.services.versions import release_ensure_versions
 
 from .github_sync_apply import SyncContext, apply_issue, create_batch, github_history, issue_verdict
 from .github_sync_base import (

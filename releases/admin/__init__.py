@@ -6,7 +6,6 @@ from . import (  # noqa: F401  (imported for their registrations)
     people,
     release,
     release_imports,
-    retros,
     status_history,
     tracked_enhancements,
 )

@@ -12,7 +12,6 @@ from .exception_requests import EnhancementException
 from .feature_sheet import FeatureSheetRow
 from .release_team import ReleaseTeamMember
 from .status_history import CurrentHistoryManager, EnhancementStatusChange
-from .retros import RetroItem, Retrospective
 from .stats import ReleaseStats
 
 # isort: on
@@ -29,8 +28,6 @@ __all__ = [
     "ReleaseQuerySet",
     "ReleaseStats",
     "ReleaseTeamMember",
-    "RetroItem",
-    "Retrospective",
     "StatusWriteRefused",
     "TrackedEnhancement",
     "TrackedEnhancementQuerySet",

@@ -5,8 +5,8 @@ from django.utils import timezone
 
 from community.models import Sig
 
-from ..choices import StatsSource
-from ..rules import figures_known, outcome_not_recorded
+from ..choices import FigureScope, StatsSource
+from ..rules import figures_known, outcome_not_recorded, scope_label, sources_label
 from .release import Release
 
 
@@ -16,8 +16,9 @@ class ReleaseStats(models.Model):
     release = models.ForeignKey(Release, on_delete=models.CASCADE, related_name="stats")
     sig = models.ForeignKey(Sig, on_delete=models.CASCADE, null=True, blank=True, related_name="release_stats")
     source = models.CharField(max_length=20, choices=StatsSource.choices, default=StatsSource.TRACKED_ROWS)
-    tracked = models.PositiveIntegerField(default=0)
-    done = models.PositiveIntegerField(default=0)
+    # None on a release-wide row whose SIGs are not all recorded (`releases.rules.figures`): unknown is not zero.
+    tracked = models.PositiveIntegerField(default=0, null=True, blank=True)
+    done = models.PositiveIntegerField(default=0, null=True, blank=True)
     deferred = models.PositiveIntegerField(default=0)
     removed = models.PositiveIntegerField(default=0)
     merge_rate = models.FloatField(null=True, blank=True, help_text="done / tracked, 0..1.")
@@ -40,6 +41,29 @@ class ReleaseStats(models.Model):
     )
     in_cycle = models.BooleanField(
         default=False, help_text="Computed before the release day: tracked and done so far, no merge rate."
+    )
+    scope = models.CharField(
+        max_length=10,
+        choices=FigureScope.choices,
+        default=FigureScope.RELEASE,
+        help_text="Release-wide (sig empty) or one SIG's figures.",
+    )
+    release_wide_known = models.BooleanField(
+        default=True,
+        help_text="False on the release-wide row when only some SIGs' figures are recorded: tracked, done and "
+        "merge rate are then empty and the per-SIG rows carry them.",
+    )
+    sigs_recorded = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Release-wide row: how many SIGs have figures recorded."
+    )
+    figures_from = models.JSONField(
+        default=list, blank=True, help_text="Where the figures come from (FigureSource values), most rows first."
+    )
+    rate_over = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="How many enhancements the merge rate is over: tracked at enhancements freeze with a recorded "
+        "outcome.",
     )
     counts = models.JSONField(default=dict, blank=True, help_text="Counts by status, type and stage.")
     funnel = models.JSONField(default=list, blank=True, help_text="Opted in → at each freeze → shipped.")
@@ -78,6 +102,11 @@ class ReleaseStats(models.Model):
                 violation_error_message="Unknown source.",
             ),
             models.CheckConstraint(
+                condition=models.Q(scope__in=FigureScope.values),
+                name="stats_scope_valid",
+                violation_error_message="Unknown scope.",
+            ),
+            models.CheckConstraint(
                 condition=models.Q(tracked_source__in=StatsSource.values),
                 name="stats_tracked_source_valid",
                 violation_error_message="Unknown source of the tracked figure.",
@@ -93,12 +122,24 @@ class ReleaseStats(models.Model):
         known: no freeze of it is dated (`tracked` then counts its enhancements as they stand), or its history,
         with no retro tally to stand in, does not say where `not_recorded` of them stood at the freeze
         (`tracked` then counts only the others)."""
-        if self.in_cycle:
+        if self.tracked is None or self.in_cycle:
             return self.tracked
         undated = (self.counts or {}).get("freezes_undated")
         if undated or (self.not_recorded and self.tracked_source != StatsSource.RECORDED_TALLY):
             return None
         return self.tracked
+
+    @property
+    def scope_label(self) -> str:
+        """`rules.scope_label`: "sig-node", "release-wide" or "recorded for 1 SIG"."""
+        return scope_label(
+            sig=self.sig.slug if self.sig_id else None, sigs_recorded=self.sigs_recorded, known=self.release_wide_known
+        )
+
+    @property
+    def sources_label(self) -> str:
+        """`rules.sources_label` of `figures_from`: "the enhancements board", "SIG meeting notes"."""
+        return sources_label(self.figures_from or ())
 
     @property
     def listed(self) -> int | None:
@@ -124,4 +165,5 @@ class ReleaseStats(models.Model):
             has_enhancements=any((self.counts or {}).get("status", {}).values()),
             recorded_tracked=self.recorded_tracked,
             in_cycle=self.in_cycle,
+            sigs_recorded=self.sigs_recorded or 0,
         )

@@ -39,13 +39,19 @@ from .cycle import (
 )
 from .cycle import _day as _day  # private; importable from here as when the rules were one module
 from .figures import (
+    RELEASE_WIDE_SOURCES,
     MergeFigures,
+    figure_source_of_row,
     figures_known,
     merge_figures,
+    merge_rate,
     milestone_passed,
     outcome_not_recorded,
     release_day_instant,
     release_day_passed,
+    release_wide_known,
+    scope_label,
+    sources_label,
     tracked_at_enhancements_freeze,
 )
 from .milestones import (
@@ -109,6 +115,12 @@ __all__ = [
     # figures
     "MergeFigures",
     "figures_known",
+    "RELEASE_WIDE_SOURCES",
+    "figure_source_of_row",
+    "merge_rate",
+    "release_wide_known",
+    "scope_label",
+    "sources_label",
     "outcome_not_recorded",
     "merge_figures",
     "milestone_passed",

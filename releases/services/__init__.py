@@ -3,10 +3,9 @@
 - `tracking`: status changes of tracked enhancements, with history.
 - `schedule`: releases and milestones from sig-release schedules.
 - `stats`: merge-rate and funnel statistics.
-- `retro`: retrospectives and their items.
+- `versions`: releases created by version alone.
 """
 
-from .retro import release_ensure_versions, retro_notes_import
 from .schedule import release_schedule_import, release_state_at
 from .stats import release_stats_compute, release_stats_request
 from .tracking import (
@@ -14,6 +13,7 @@ from .tracking import (
     tracked_enhancement_create,
     tracked_enhancement_set_status,
 )
+from .versions import release_ensure_versions
 
 __all__ = [
     "release_ensure_versions",
@@ -21,7 +21,6 @@ __all__ = [
     "release_state_at",
     "release_stats_compute",
     "release_stats_request",
-    "retro_notes_import",
     "tracked_enhancement_bulk_set_status",
     "tracked_enhancement_create",
     "tracked_enhancement_set_status",

@@ -11,7 +11,7 @@ import datetime
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from celery import current_app
 from django.conf import settings
@@ -24,15 +24,25 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from releases import metrics
-from releases.choices import EnhancementStatus, Freeze, ReleaseState
-from releases.models import EnhancementStatusChange, Milestone, Release, ReleaseStats, Retrospective, TrackedEnhancement
+from releases.choices import EnhancementStatus, Freeze, HistorySource, ReleaseState
+from releases.models import (
+    EnhancementException,
+    EnhancementStatusChange,
+    Milestone,
+    Release,
+    ReleaseStats,
+    TrackedEnhancement,
+)
 from releases.rules import (
+    FINAL_STATUSES,
     FREEZE_MILESTONE,
     OUT_OF_PLAY,
     RELEASE_KIND,
+    figure_source_of_row,
     release_day_instant,
     release_day_passed,
     release_states,
+    release_wide_known,
     tracked_at_enhancements_freeze,
 )
 from releases.services.stats_rows import (
@@ -41,6 +51,7 @@ from releases.services.stats_rows import (
     empty_figures,
     stats_row_from_counts,
     stats_row_from_tally,
+    without_release_wide_figures,
 )
 
 logger = logging.getLogger(__name__)
@@ -191,7 +202,27 @@ def _figures_by_release_and_sig(wanted: set[int], milestone_at: dict) -> dict[tu
         .annotate(**at_freeze)
         .annotate(has_history=Exists(EnhancementStatusChange.objects.filter(tracked_enhancement=OuterRef("pk"))))
         .annotate(first_assumed=_first_change_assumed())
-        .values("release_id", "sig_id", "status", "type", "target_stage", "has_history", "first_assumed", *at_freeze)
+        .annotate(
+            ef_exception=Exists(
+                EnhancementException.objects.filter(tracked_enhancement=OuterRef("pk"), freeze=Freeze.ENHANCEMENTS)
+            ),
+            on_board=Exists(
+                EnhancementStatusChange.objects.filter(tracked_enhancement=OuterRef("pk"), source=HistorySource.BOARD)
+            ),
+        )
+        .values(
+            "release_id",
+            "sig_id",
+            "status",
+            "type",
+            "target_stage",
+            "source",
+            "has_history",
+            "first_assumed",
+            "ef_exception",
+            "on_board",
+            *at_freeze,
+        )
         .annotate(n=Count("pk"))
         .order_by()
     )
@@ -199,14 +230,16 @@ def _figures_by_release_and_sig(wanted: set[int], milestone_at: dict) -> dict[tu
         # Merge rate = done ÷ tracked at the enhancements freeze instant, by the board as it stood
         # then. A row done although not tracked then (an exception) counts too, so the rate stays within 0..1.
         # Where the board's past is unknown (no enhancements freeze in the schedule, a row without history)
-        # the row counts as it stands today, as before history was kept.
-        if group["release_id"] not in has_ef or not group["has_history"]:
+        # the row counts as it stands today, as before history was kept, unless it asked for an exception to
+        # that freeze (it missed it).
+        if (group["release_id"] not in has_ef or not group["has_history"]) and not group["ef_exception"]:
             at_ef = True
         else:
             at_ef = tracked_at_enhancements_freeze(
                 status_then=group["s_enhancements_freeze"],
                 status_now=group["status"],
                 recorded=not group["first_assumed"],
+                exception_requested=group["ef_exception"],
             )
         for key in ((group["release_id"], group["sig_id"]), (group["release_id"], None)):
             _count_group(figures[key], group, at_ef=at_ef, freeze_statuses=at_freeze)
@@ -218,8 +251,11 @@ def _count_group(fig: dict, group: dict, *, at_ef: bool | None, freeze_statuses:
     freeze (None: not recorded), `freeze_statuses` names the group's status at each freeze (`s_<step>`)."""
     n = group["n"]
     fig["rows"] += n
+    fig["sources"][figure_source_of_row(tracked_source=group["source"], on_board=group["on_board"])] += n
     if at_ef:
         fig["tracked"] += n
+        if group["status"] in FINAL_STATUSES:
+            fig["outcome_recorded"] += n
     elif at_ef is None:
         fig["not_recorded"] += n
     fig["status"][group["status"]] += n
@@ -243,14 +279,23 @@ def _count_group(fig: dict, group: dict, *, at_ef: bool | None, freeze_statuses:
             fig["unknown"][name[2:]] += n
 
 
+#: Readers of the tallies retros recorded: `f(release_ids) -> {(release_id, sig_id): [tracked, merged]}`. The
+#: retros app (above this one) registers its reader when it is ready; without it no tally is known.
+recorded_tally_sources: list[Callable[[set[int]], dict[tuple[int, int | None], list[int]]]] = []
+
+
+def register_recorded_tally_source(source: Callable[[set[int]], dict]) -> None:
+    """Add a reader of recorded retro tallies (idempotent: an app's ready() may run twice in tests)."""
+    if source not in recorded_tally_sources:
+        recorded_tally_sources.append(source)
+
+
 def _retro_tallies(wanted: set[int]) -> dict[tuple[int, int | None], list[int]]:
     """(release, SIG) -> [tracked, merged] as a retro recorded them."""
-    return {
-        (retro["release_id"], retro["sig_id"]): [retro["recorded_tracked"], retro["recorded_merged"]]
-        for retro in Retrospective.objects.filter(release_id__in=wanted, recorded_tracked__isnull=False).values(
-            "release_id", "sig_id", "recorded_tracked", "recorded_merged"
-        )
-    }
+    tallies: dict[tuple[int, int | None], list[int]] = {}
+    for source in recorded_tally_sources:
+        tallies.update(source(wanted))
+    return tallies
 
 
 def _release_rows(release_id: int, *, figures, tallies, milestone_at, slips, now, over) -> list[ReleaseStats]:
@@ -270,6 +315,9 @@ def _release_rows(release_id: int, *, figures, tallies, milestone_at, slips, now
     for sig_id in sorted(tally_sigs):
         tracked, merged = tallies[(release_id, sig_id)]
         rows.append(stats_row_from_tally(release_id, sig_id, tracked, merged))
+    # Release-wide figures only where a source lists every SIG's enhancements (`rules.release_wide_known`): one
+    # SIG's notes, retro tallies and exception files do not; the per-SIG rows carry what they record.
+    known = release_wide_known(sources=figures[(release_id, None)]["sources"] if computed_sigs else ())
     if computed_sigs:
         tally = (None, None)
         if all((release_id, sig) in tallies for sig in computed_sigs):
@@ -290,6 +338,10 @@ def _release_rows(release_id: int, *, figures, tallies, milestone_at, slips, now
         rows.append(stats_row_from_tally(release_id, None, tracked, merged))
     else:
         rows.append(stats_row_from_counts(release_id, None, empty_figures(), milestone_at, slips, now, over=over))
+    if not known or (tally_sigs and not computed_sigs):
+        rows[-1] = without_release_wide_figures(rows[-1], sigs_recorded=len(computed_sigs | tally_sigs))
+    else:
+        rows[-1].sigs_recorded = len(computed_sigs | tally_sigs)
     return rows
 
 

@@ -6,13 +6,14 @@ counts in the database and writes what these build.
 import datetime
 from collections import defaultdict
 
-from releases.choices import Freeze, StatsSource
+from releases.choices import FigureScope, FigureSource, Freeze, StatsSource
 from releases.models import ReleaseStats
 from releases.rules import (
     FREEZE_MILESTONE,
     RELEASE_KIND,
     MergeFigures,
     merge_figures,
+    merge_rate,
     milestone_passed,
     release_day_passed,
 )
@@ -39,6 +40,10 @@ def empty_figures() -> dict:
     return {
         "rows": 0,
         "tracked": 0,
+        # Tracked at the enhancements freeze and marked done, deferred or removed: the merge rate's denominator.
+        "outcome_recorded": 0,
+        # FigureSource -> rows from it.
+        "sources": defaultdict(int),
         "not_recorded": 0,
         "done": 0,
         "deferred": 0,
@@ -51,8 +56,28 @@ def empty_figures() -> dict:
     }
 
 
-def _rate(done: int, tracked: int) -> float | None:
-    return done / tracked if tracked else None
+def _sources(fig: dict, figures: MergeFigures | None = None) -> list[str]:
+    """Where a row's figures come from, the headline's source first: the retro tally when it is the headline, then
+    the tracked rows' sources, most rows first."""
+    ordered = [source for source, _ in sorted(fig["sources"].items(), key=lambda item: (-item[1], item[0]))]
+    if figures is not None and figures.source == StatsSource.RECORDED_TALLY:
+        return [FigureSource.RETRO_TALLY, *ordered]
+    return ordered
+
+
+def _scope(sig_id) -> str:
+    return FigureScope.RELEASE if sig_id is None else FigureScope.SIG
+
+
+def without_release_wide_figures(row: ReleaseStats, *, sigs_recorded: int) -> ReleaseStats:
+    """The release-wide row of a release whose figures are recorded for some SIGs only (`rules.figures`): no
+    tracked, done or merge rate (unknown, not zero), "recorded for N SIGs"; counts and funnel stay, as what those
+    SIGs recorded, and the per-SIG rows carry the figures."""
+    row.release_wide_known = False
+    row.sigs_recorded = sigs_recorded
+    row.tracked = row.done = row.merge_rate = row.rate_over = None
+    row.recorded_tracked = row.recorded_done = None
+    return row
 
 
 def stats_row_from_counts(
@@ -70,6 +95,7 @@ def stats_row_from_counts(
         recorded_tracked=tally[0],
         recorded_done=tally[1],
         shipped=shipped,
+        outcome_recorded=fig["outcome_recorded"],
     )
     funnel = _funnel(release_id, fig, figures, milestone_at, now=now, shipped=shipped)
     return ReleaseStats(
@@ -86,6 +112,9 @@ def stats_row_from_counts(
         deferred=fig["deferred"],
         removed=fig["removed"],
         merge_rate=figures.rate,
+        rate_over=figures.rate_over,
+        scope=_scope(sig_id),
+        figures_from=_sources(fig, figures),
         counts=_counts(fig),
         funnel=funnel if fig["rows"] else [],
         slips=_slips_of(slips, release_id, sig_id),
@@ -171,6 +200,8 @@ def _stats_of_undated_past(release_id, sig_id, fig, slips, tally) -> ReleaseStat
         deferred=fig["deferred"],
         removed=fig["removed"],
         merge_rate=None,
+        scope=_scope(sig_id),
+        figures_from=_sources(fig),
         counts=_counts(fig) | {"freezes_undated": True},
         funnel=funnel if fig["rows"] else [],
         slips=_slips_of(slips, release_id, sig_id),
@@ -187,7 +218,10 @@ def stats_row_from_tally(release_id, sig_id, tracked: int, merged: int) -> Relea
         done=merged,
         recorded_tracked=tracked,
         recorded_done=merged,
-        merge_rate=_rate(merged, tracked),
+        merge_rate=merge_rate(done=merged, outcome_recorded=tracked),
+        rate_over=tracked or None,
+        scope=_scope(sig_id),
+        figures_from=[FigureSource.RETRO_TALLY],
         counts={},
         funnel=[],
         slips=[],

@@ -39,8 +39,9 @@ INSTALLED_APPS = [
     "community",
     "keps",
     "releases",
-    "meetings",
     "github_sync",
+    "retros",
+    "meetings",
     "planning",
     "reminders",
     "upstream",
@@ -143,7 +144,7 @@ SIGTRACKER_PAGE_CACHE_RECHECK = float(os.environ.get("SIGTRACKER_PAGE_CACHE_RECH
 # Apps whose tables the public pages read: a write to any of their tables but the unwatched ones makes cached pages
 # stale (database triggers, kept in sync with the models after every migrate). No page shows reminder deliveries,
 # and reminder workers write them all the time.
-SIGTRACKER_PAGE_CACHE_WATCHED_APPS = ["community", "keps", "releases", "meetings", "planning", "upstream"]
+SIGTRACKER_PAGE_CACHE_WATCHED_APPS = ["community", "keps", "releases", "retros", "meetings", "planning", "upstream"]
 # What export_data writes and import_data reads (core/backup.py): every row a curator cares about; from auth only
 # groups and users (permissions come from migrate).
 SIGTRACKER_EXPORTED_MODELS = [
@@ -152,6 +153,7 @@ SIGTRACKER_EXPORTED_MODELS = [
     "community",
     "keps",
     "releases",
+    "retros",
     "meetings",
     "planning",
     "reminders",
@@ -291,6 +293,7 @@ CELERY_TASK_ROUTES = {
     "reminders.tasks.send_due_freeze_reminders": {"queue": "reminders"},
     "reminders.tasks.deliver_reminders": {"queue": "reminders"},
     "github_sync.tasks.sync_github_current_release": {"queue": "github"},
+    "retros.tasks.sync_action_items": {"queue": "github"},
     "releases.tasks.compute_release_stats": {"queue": "stats"},
     "releases.tasks.compute_all_release_stats": {"queue": "stats"},
     "core.tasks.beat_heartbeat": {"queue": "default"},
@@ -305,6 +308,10 @@ CELERY_TASK_TIME_LIMIT = int(os.environ.get("CELERY_TASK_TIME_LIMIT", "360"))
 # GitHub sync: the most one sync may take, in seconds, requests and rate-limit waits included; past it the sync
 # stops with one line (what was synced is kept) and the next beat resumes. Each request's deadline is within it.
 GITHUB_SYNC_DEADLINE = float(os.environ.get("GITHUB_SYNC_DEADLINE", "300"))
+# Retro boards: new items a person may add per window (count, seconds); past it the board and the API answer 429.
+SIGTRACKER_RETRO_ITEM_RATE = (int(os.environ.get("SIGTRACKER_RETRO_ITEM_RATE", "30")), 3600)
+# Where each SIG's retro action items are filed ("Open an issue"); "*" for every other SIG.
+SIGTRACKER_RETRO_ISSUE_REPOSITORIES = {"sig-release": "kubernetes/sig-release", "*": "kubernetes/kubernetes"}
 SIGTRACKER_BEAT_HEARTBEAT_SECONDS = int(os.environ.get("SIGTRACKER_BEAT_HEARTBEAT_SECONDS", "60"))
 CELERY_BEAT_SCHEDULE = {
     # Freeze reminders: every 15 minutes, so a reminder is at most a quarter hour late.
@@ -331,6 +338,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "github_sync.tasks.sync_github_current_release",
         "schedule": crontab(minute="7-59/15"),
         "options": {"expires": 15 * 60},
+    },
+    # Daily at 05:37 UTC, retro action items follow their linked GitHub issues (closed → done or dropped).
+    "sync-retro-action-items": {
+        "task": "retros.tasks.sync_action_items",
+        "schedule": crontab(hour=5, minute=37),
+        "options": {"expires": 24 * 60 * 60},
     },
     # Hourly at :01, each release's stored state (planning, active, released) follows its dates; pages that name
     # the current release read the dates themselves, this keeps lists, filters and the API in step.
@@ -431,7 +444,10 @@ SPECTACULAR_SETTINGS = {
     ],
     "ENUM_NAME_OVERRIDES": {
         "EnhancementStatusEnum": "releases.choices.EnhancementStatus",
-        "ActionStatusEnum": "releases.choices.ActionStatus",
+        "ActionStatusEnum": "retros.choices.ActionStatus",
+        # A retro line's category (every list) and a board item's (what people add on the board).
+        "RetroCategoryEnum": "retros.choices.RetroCategory",
+        "BoardCategoryEnum": "retros.choices.BOARD_CATEGORY_CHOICES",
         "KepStatusEnum": "keps.choices.KepStatus",
         # Release stats' `source` and `tracked_source` share one choice set.
         "StatsSourceEnum": "releases.choices.StatsSource",

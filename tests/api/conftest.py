@@ -6,17 +6,10 @@ import pytest
 from django.core.cache import caches
 from django.utils import timezone
 
-from releases.choices import (
-    ActionStatus,
-    EnhancementStatus,
-    ExceptionDecision,
-    Freeze,
-    MilestoneKind,
-    ReleaseRoleKind,
-    RetroCategory,
-)
+from releases.choices import EnhancementStatus, ExceptionDecision, Freeze, MilestoneKind, ReleaseRoleKind
 from releases.models import EnhancementException, ReleaseTeamMember
 from releases.services.tracking import tracked_enhancement_set_status
+from retros.choices import ActionStatus, RetroCategory
 from tests.factories import (
     AgendaItemFactory,
     DesignGroupFactory,

@@ -5,9 +5,11 @@ import re
 import feedparser
 import pytest
 
-from releases.choices import ActionStatus, EnhancementStatus
-from releases.models import RetroItem, TrackedEnhancement
+from releases.choices import EnhancementStatus
+from releases.models import TrackedEnhancement
 from releases.services.tracking import tracked_enhancement_set_status
+from retros.choices import ActionStatus
+from retros.models import RetroItem
 from tests.factories import MeetingFactory
 
 pytestmark = pytest.mark.django_db

@@ -9,16 +9,10 @@ from django.test.utils import CaptureQueriesContext
 from community.models import Sig
 from keps.models import DesignGroup, FeatureGate, Kep
 from meetings.models import AgendaItem, Meeting
-from releases.choices import ActionStatus, EnhancementStatus, MilestoneKind, RetroCategory
-from releases.models import (
-    EnhancementStatusChange,
-    Milestone,
-    Release,
-    RetroItem,
-    Retrospective,
-    TrackedEnhancement,
-    status_writer,
-)
+from releases.choices import EnhancementStatus, MilestoneKind
+from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement, status_writer
+from retros.choices import ActionStatus, RetroCategory
+from retros.models import RetroItem, Retrospective
 from tests.factories import PersonFactory, ReleaseFactory, SigFactory
 
 pytestmark = pytest.mark.django_db

@@ -79,6 +79,7 @@ def test_every_documented_endpoint_answers_data_matching_its_schema(client, api_
     ids = {
         "/api/v1/meetings/{id}/": api_data["node"].meetings.first().pk,
         "/api/v1/retrospectives/{id}/": api_data["retro"].pk,
+        "/api/v1/action-items/{id}/": api_data["retro"].items.filter(category="action_item").first().pk,
     }
     slugs = {"/api/v1/design-groups/{slug}/": "graceful-shutdown", "/api/v1/sigs/{slug}/": "sig-node"}
     checked = 0

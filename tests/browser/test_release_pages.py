@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from releases.choices import ActionStatus, EnhancementStatus, MilestoneKind, ReleaseState, RetroCategory
+from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState
 from releases.models import ReleaseStats
+from retros.choices import ActionStatus, RetroCategory
 from tests.factories import (
     KepFactory,
     MeetingFactory,

@@ -14,7 +14,8 @@ from django.urls import reverse
 from community.models import Person
 from community.roles import sig_membership_grant
 from meetings.models import Meeting
-from releases.models import EnhancementStatusChange, Milestone, RetroItem, TrackedEnhancement
+from releases.models import EnhancementStatusChange, Milestone, TrackedEnhancement
+from retros.models import RetroItem
 from tests.factories import (
     KepFactory,
     MeetingFactory,

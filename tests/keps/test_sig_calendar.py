@@ -63,13 +63,20 @@ def test_monthly_on_the_nth_weekday():
     assert meeting_when_text(last) == "the last Wednesday of the month at 08:00 (America/Los_Angeles)"
 
 
-def test_each_sig_gets_its_soonest_dated_meeting():
-    meeting(frequency="biweekly")  # undated
+def test_each_sig_gets_its_main_meeting_not_its_first_or_soonest():
+    meeting(frequency="biweekly", description="Weekly CI/Triage Meeting")  # undated, first listed
     meeting(position=1, day=3, description="Resource management")
-    soon = meeting(position=2, day=2, description="CI subproject")
+    meeting(position=2, day=2, description="CI subproject")  # the soonest
+    main = meeting(position=3, day=1, description="Main SIG Meeting")
     meeting(sig=SigFactory(slug="sig-apps"), frequency="other", frequency_note="every four weeks")
-    (apps, node) = sig_next_meetings(now=at(2024, 3, 4))
-    assert (node.meeting, node.at) == (soon, at(2024, 3, 6, 18))
+    network = SigFactory(slug="sig-network", name="Network")
+    for position, name in enumerate(["Gateway API Meeting (Americas)", "Network Policy API Meeting",
+                                      "SIG Network Ingress NGINX Meeting", "SIG Network Meeting"]):  # fmt: skip
+        meeting(sig=network, position=position, description=name)
+    (apps, network_row, node) = sig_next_meetings(now=at(2024, 3, 4))
+    assert (node.meeting, node.at) == (main, at(2024, 3, 5, 18))
+    assert network_row.meeting.description == "SIG Network Meeting"
+    # None named like a main meeting: the first listed.
     assert apps.at is None and apps.when == "every four weeks at 10:00 (America/Los_Angeles)"
 
 

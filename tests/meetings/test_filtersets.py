@@ -122,3 +122,29 @@ def test_search_lists_the_meeting_of_the_best_match_first(postgres_only, meeting
     found = list(MeetingFilterSet({"q": "beta"}, queryset=Meeting.objects.all()).qs)
     assert found[0] == meetings["m4"] and len(found) == 3
     assert found[0].search_rank > found[-1].search_rank > 0
+
+
+def test_a_word_finds_the_longer_words_it_begins(meetings):
+    # "retro" finds "retrospective" (prefix of the stemmed word on PostgreSQL, part of a word on SQLite), and
+    # "retrospectives" finds it too (stemming; a crude stem on SQLite).
+    later = MeetingFactory(sig=SigFactory(slug="sig-node"), date=datetime.date(2022, 4, 26))
+    AgendaItemFactory(meeting=later, title="1.24 retrospective", body="What went well")
+    AgendaItemFactory(meeting=meetings["m2"], title="Retro of 1.23", body="")
+    assert {item.title for item in matching_agenda_items("retro")} == {"1.24 retrospective", "Retro of 1.23"}
+    assert {item.title for item in matching_agenda_items("retrospectives")} == {"1.24 retrospective"}
+    assert {item.title for item in matching_agenda_items("retrospective went")} == {"1.24 retrospective"}
+    # Newest first where the ranks tie (on SQLite every rank is 0).
+    found = list(MeetingFilterSet({"q": "what went well"}, queryset=Meeting.objects.all()).qs)
+    assert found == [later]
+
+
+def test_search_orders_by_rank_then_newest(postgres_only, meetings):
+    from meetings.models import AgendaItem
+
+    AgendaItem.objects.filter(title="Swap support").update(body="")
+    AgendaItem.objects.filter(title="Queueing hints").update(body="")
+    # Equal ranks ("swap" once in a title each): the newest meeting first.
+    newer = MeetingFactory(sig=SigFactory(slug="sig-node"), date=datetime.date(2023, 1, 10))
+    AgendaItemFactory(meeting=newer, title="Swap support", body="")
+    found = list(MeetingFilterSet({"q": "swap"}, queryset=Meeting.objects.all()).qs)
+    assert found == [newer, meetings["m2"]]

@@ -17,7 +17,8 @@ from keps.models import Kep
 from meetings.importers.notes import parse_meeting_notes
 from meetings.models import AgendaItem, Meeting
 from meetings.services import agenda_items_link_keps, meeting_notes_import
-from releases.models import EnhancementStatusChange, Release, RetroItem, Retrospective, TrackedEnhancement
+from releases.models import EnhancementStatusChange, Release, TrackedEnhancement
+from retros.models import RetroItem, Retrospective
 from tests.concurrency import run_together
 from tests.factories import KepFactory
 
@@ -134,8 +135,30 @@ def test_the_1_24_retro_and_recorded_tallies(imported):
     assert items.filter(category="went_well").count() == 4
     assert items.filter(category="to_improve").count() == 7
     actions = items.filter(category="action_item")
-    assert actions.count() == 4 and set(actions.values_list("status", flat=True)) == {"open"}
-    assert RetroItem.objects.filter(retrospective=retros["1.22"], category="action_item").count() == 3
+    # The notes give these action items no owner and no status: "not recorded", never "open".
+    assert actions.count() == 4 and set(actions.values_list("status", flat=True)) == {"not_recorded"}
+    older = RetroItem.objects.filter(retrospective=retros["1.22"], category="action_item")
+    assert older.count() == 3 and set(older.values_list("status", flat=True)) == {"not_recorded"}
+
+
+def test_action_items_imported_as_open_before_are_not_recorded_after_a_reimport_unless_a_person_set_them(
+    imported, archive, client
+):
+    from retros.services.actions import action_item_set_status
+
+    actions = RetroItem.objects.filter(category="action_item", retrospective__release__version="1.24").order_by("pk")
+    actions.update(status="open")  # as an import of before this rule left them
+    kept = actions.first()
+    action_item_set_status(item=kept, status="in_progress", source="admin", author="curator")  # a person's choice
+    assert run(archive / "meeting-notes-2022.md")[0] == 0
+    statuses = list(actions.values_list("status", flat=True))
+    assert statuses == ["in_progress", "not_recorded", "not_recorded", "not_recorded"]
+    changed = RetroItem.objects.get(pk=actions[1].pk)
+    assert [(c.old_status, c.new_status, c.source) for c in changed.status_changes.all()] == [
+        ("open", "not_recorded", "notes")
+    ]
+    page = client.get("/").content.decode()
+    assert "1 action item open or in progress" in page
 
 
 def test_rerun_changes_nothing_and_says_so(imported, archive, django_assert_max_num_queries):
@@ -337,7 +360,7 @@ def test_concurrent_imports_create_no_duplicates(postgres_only, archive, tmp_pat
 def test_retro_writes_request_release_stats(db, archive, monkeypatch):
     requested = []
     monkeypatch.setattr(
-        "releases.services.retro.release_stats_request", lambda *, release_ids: requested.append(set(release_ids))
+        "retros.services.notes.release_stats_request", lambda *, release_ids: requested.append(set(release_ids))
     )
     assert run(archive / "meeting-notes-2022.md")[0] == 0
     touched = set().union(*requested)
@@ -368,3 +391,31 @@ def test_bare_presenters_are_linked_once_a_later_file_names_them_with_an_at(db, 
     assert list(item.presenters.values_list("github", flat=True)) == ["vinaykul"]
     status, out, _ = run(early, late, sig="sig-node")
     assert status == 0 and "nothing to change" in out
+
+
+# SIG Node's 2023 notes (kubernetes/community sig-node/archive/meeting-notes-2023.md): on 2023-05-02 the item
+# "retro and 1.28 planning" held the 1.27 retro, which only its sub-bullet names; 1.28's retro came on 2023-08-15.
+RETRO_BESIDE_PLANNING = """## Aug 15th, 2023
+
+* [SergeyKanzhelev] 1.28 retro
+    * [SIG Node 1.28 retro](https://docs.google.com/document/d/1NaT0rY0o1cNdTxIlgZ5m0TqLDI7AfYn3rBAAl4qT1Bw/edit)
+
+## May 2nd, 2023
+
+* [SergeyKanzhelev, mrunalp] retro and 1.28 planning
+    * [Ruiwen] 1.27 [retro](https://docs.google.com/document/d/1DxJH1w_lrEOfflR-TED1vjc0ZYIXO0aDb3vJXPMKCdY/edit#)
+    * [mrunal] planning: [SIG Node - 1.28 Planning](https://docs.google.com/document/d/1U10J0WwgWXkdYrqWGGvO8iH2HKeerQAlygnqgDgWv4E/edit)
+* [Seaiii] https://github.com/kubernetes/kubernetes/pull/113883 please review
+"""
+
+
+def test_a_retro_beside_the_next_cycles_planning_is_filed_under_the_release_it_names(db, tmp_path):
+    folder = tmp_path / "sig-node"
+    folder.mkdir()
+    (folder / "meeting-notes-2023.md").write_text(RETRO_BESIDE_PLANNING)
+    status, _, err = run(folder / "meeting-notes-2023.md")
+    assert status == 0, err
+    dates = dict(Retrospective.objects.values_list("release__version", "date"))
+    assert dates == {"1.27": D(2023, 5, 2), "1.28": D(2023, 8, 15)}
+    r27 = Retrospective.objects.get(release__version="1.27")
+    assert r27.source_url.startswith("https://docs.google.com/document/d/1DxJH1w")

@@ -8,8 +8,9 @@ from django.utils import timezone
 
 from community.models import Person, Sig
 from people.models import PreferenceChange, Profile
-from releases.choices import ActionStatus, EnhancementStatus, MilestoneKind, ReleaseState, RetroCategory
+from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState
 from releases.rules import REQUIREMENTS
+from retros.choices import ActionStatus, RetroCategory
 from tests.factories import (
     KepFactory,
     MeetingFactory,

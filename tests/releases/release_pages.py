@@ -6,8 +6,9 @@ import datetime
 import pytest
 
 from keps.models import Kep
-from releases.choices import ActionStatus, EnhancementStatus, MilestoneKind, ReleaseState, RetroCategory
+from releases.choices import EnhancementStatus, MilestoneKind, ReleaseState
 from releases.models import ReleaseStats, TrackedEnhancement, status_writer
+from retros.choices import ActionStatus, RetroCategory
 from tests.factories import (
     KepFactory,
     MeetingFactory,

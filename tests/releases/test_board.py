@@ -175,7 +175,7 @@ def test_pending_exceptions_earliest_deadline_first(demo):
 def _retro_post(retro, **items):
     data = {"release": retro.release_id, "sig": retro.sig_id, "date": "", "source_url": "", "summary": ""}
     data.update({"recorded_tracked": "", "recorded_merged": ""})
-    for prefix in ("items", "items-2", "items-3"):
+    for prefix in ("items", "items-2", "items-3", "items-4"):  # went well, to improve, action items, to discuss
         rows = items.get(prefix, [])
         data.update({f"{prefix}-TOTAL_FORMS": str(len(rows)), f"{prefix}-INITIAL_FORMS": "0"})
         for index, row in enumerate(rows):
@@ -186,11 +186,11 @@ def _retro_post(retro, **items):
 def test_retro_admin_has_a_form_per_category_and_action_items_default_to_open(admin_client):
     from django.urls import reverse
 
-    from releases.models import RetroItem
+    from retros.models import RetroItem
     from tests.factories import PersonFactory, RetrospectiveFactory
 
     retro = RetrospectiveFactory()
-    url = reverse("admin:releases_retrospective_change", args=[retro.pk])
+    url = reverse("admin:retros_retrospective_change", args=[retro.pk])
     page = admin_client.get(url).content.decode()
     assert "Went well" in page and "To improve" in page and "Action items" in page
     owner = PersonFactory(github="derekwaynecarr")
@@ -224,7 +224,7 @@ def test_retro_admin_shows_errors_at_the_field(admin_client):
     from tests.factories import RetrospectiveFactory
 
     retro = RetrospectiveFactory()
-    url = reverse("admin:releases_retrospective_change", args=[retro.pk])
+    url = reverse("admin:retros_retrospective_change", args=[retro.pk])
     response = admin_client.post(url, _retro_post(retro, **{"items-3": [{"text": "", "status": "", "order": "0"}]}))
     assert response.status_code == 200
     formset = next(f for f in response.context["inline_admin_formsets"] if f.formset.prefix == "items-3")

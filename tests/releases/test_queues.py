@@ -24,6 +24,7 @@ QUEUES = {
     "reminders.tasks.send_due_freeze_reminders": "reminders",
     "reminders.tasks.deliver_reminders": "reminders",
     "github_sync.tasks.sync_github_current_release": "github",
+    "retros.tasks.sync_action_items": "github",
     "releases.tasks.compute_release_stats": "stats",
     "releases.tasks.compute_all_release_stats": "stats",
     "core.tasks.beat_heartbeat": "default",

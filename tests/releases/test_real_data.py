@@ -46,25 +46,35 @@ def upstream(upstream_dir):
     return upstream_dir
 
 
-def test_v1_24_uses_the_retro_tally_as_denominator_and_before_release_day_shows_progress(client, upstream):
-    stats = ReleaseStats.objects.get(release__version="1.24", sig__isnull=True)
-    # The notes list 23 KEPs, 6 done, but record where the other 17 stood at enhancements freeze nowhere.
+def test_v1_24_uses_sig_nodes_retro_tally_as_sig_nodes_figures_never_the_releases(client, upstream):
+    # SIG Node's notes list 23 KEPs, 6 done, and record where the other 17 stood at enhancements freeze nowhere; the
+    # tally is SIG Node's: v1.24 has no release-wide figures, "recorded for 1 SIG", and SIG Node's row has them.
     assert TrackedEnhancement.objects.filter(release__version="1.24").count() == 23
-    assert (stats.tracked, stats.done, stats.tracked_source) == (23, 6, StatsSource.RECORDED_TALLY)
-    assert stats.merge_rate == pytest.approx(6 / 23)
+    stats = ReleaseStats.objects.get(release__version="1.24", sig__isnull=True)
+    assert (stats.tracked, stats.done, stats.merge_rate) == (None, None, None)
+    assert (stats.release_wide_known, stats.sigs_recorded, stats.scope_label) == (False, 1, "recorded for 1 SIG")
+    node = ReleaseStats.objects.get(release__version="1.24", sig__slug="sig-node")
+    assert (node.tracked, node.done, node.tracked_source) == (23, 6, StatsSource.RECORDED_TALLY)
+    assert node.merge_rate == pytest.approx(6 / 23) and node.figures_from[0] == "retro_tally"
     html = client.get("/releases/1.24/").content.decode()
-    assert "26 %" in html and "100 %" not in html
-    assert "from the retro&#x27;s recorded tally" in html or "from the retro's recorded tally" in html
-    assert 'id="figures-source"' in html
+    section = html.split('id="stats"')[1].split("</section>")[0]
+    assert 'id="figures-by-sig-only"' in section and "recorded for 1 SIG" in section
+    by_sig = section.split('id="sig-stats"')[1].split("</table>")[0]
+    assert "26 %" in by_sig and "the retro tally" in by_sig and "100 %" not in html
     # The chart and the CSV say the same.
     listing = client.get("/releases/").content.decode()
     assert "100 %" not in listing.split('id="table-heading"')[1]
-    csv = client.get("/releases/?_export=csv").content.decode()
-    row = next(line for line in csv.splitlines() if line.startswith("1.24,"))
-    assert ",23,6," in row and "retro tally" in row
+    row = next(r for r in csv.DictReader(client.get("/releases/?_export=csv").content.decode().splitlines())
+               if r["Version"] == "1.24")  # fmt: skip
+    assert (row["Tracked"], row["Done"], row["Merge rate"], row["Retro tally"]) == ("", "", "", "sig-node 23/6")
+    assert row["Figures from"] == "the retro tally and SIG meeting notes; recorded for 1 SIG"
     api = client.get("/api/v1/releases/1.24/").json()
     all_sigs = next(s for s in api["stats"] if s["sig"] is None)
-    assert (all_sigs["tracked"], all_sigs["done"], all_sigs["tracked_source"]) == (23, 6, "recorded_tally")
+    assert (all_sigs["tracked"], all_sigs["done"], all_sigs["merge_rate"]) == (None, None, None)
+    assert (all_sigs["scope"], all_sigs["release_wide_known"], all_sigs["sigs_recorded"]) == ("release", False, 1)
+    node_api = next(s for s in api["stats"] if s["sig"] == "sig-node")
+    assert (node_api["tracked"], node_api["done"], node_api["scope"]) == (23, 6, "sig")
+    assert node_api["figures_from"] == ["retro_tally", "notes"] and node_api["tracked_source"] == "recorded_tally"
 
     # Nine days before its enhancements freeze (a day before PRR freeze), v1.24 had no merge rate and nothing to
     # count at the freezes still ahead.
@@ -79,10 +89,11 @@ def test_v1_24_uses_the_retro_tally_as_denominator_and_before_release_day_shows_
         "code_freeze",
         "shipped",
     ]
+    node = ReleaseStats.objects.get(release=release, sig__slug="sig-node")
+    assert node.in_cycle and node.merge_rate is None
     html = client.get("/releases/1.24/").content.decode()
-    assert 'id="release-progress"' in html and "done so far" in html
     section = html.split('id="stats"')[1].split("</section>")[0]
-    assert 'id="figure-merge-rate"' not in section and not re.search(r"\d %", section), section
+    assert 'id="figures-by-sig-only"' in section and not re.search(r"\d %", section), section
 
 
 def test_kep_pages_show_prr_from_files_plans_as_plans_and_the_stored_status(client, upstream):
@@ -318,12 +329,13 @@ def test_a_shipped_release_nothing_is_recorded_of_gets_no_figures_rather_than_ze
     section = client.get("/releases/1.25/").content.decode().split('id="stats"')[1].split("</section>")[0]
     assert 'id="no-figures"' in section and 'id="figure-tracked"' not in section and "No funnel" not in section
     # The list and its chart leave the release's counts out instead of drawing zeros; the ones recorded stay.
+    # Here every release's figures are SIG Node's or none: no release-wide chart, and no "not computed" either.
     listing = client.get("/releases/").content.decode()
-    chart = listing.split("<desc")[1].split("</desc>")[0]
-    assert "v1.25 0" not in chart and "v1.24 23" in chart
+    assert "<desc" not in listing and "Figures not computed yet" not in listing
+    assert "No release-wide figures for v1.22 (recorded for 1 SIG), v1.23 (recorded for 1 SIG)" in listing
     rows = {row["version"]: row for row in selectors.release_list().values("version", "tracked", "done")}
     assert (rows["1.25"]["tracked"], rows["1.25"]["done"]) == (None, None)
-    assert (rows["1.24"]["tracked"], rows["1.24"]["done"]) == (23, 6)
+    assert (rows["1.24"]["tracked"], rows["1.24"]["done"]) == (None, None)
     # v1.27 is the latest release: the home page says it has no figures, not that nothing was tracked "yet".
     home = client.get("/").content.decode()
     assert 'id="no-figures"' in home and "No enhancements tracked for v1.27 yet" not in home
@@ -331,67 +343,126 @@ def test_a_shipped_release_nothing_is_recorded_of_gets_no_figures_rather_than_ze
     answer = client.get("/api/v1/releases/1.25/").json()
     assert (answer["tracked"], answer["done"]) == (None, None)
     assert [row["figures_known"] for row in answer["stats"] if row["sig"] is None] == [False]
-    assert client.get("/api/v1/releases/1.24/").json()["tracked"] == 23
+    assert client.get("/api/v1/releases/1.24/").json()["tracked"] is None
 
 
 def test_a_release_over_with_no_freeze_dated_shows_no_tracked_figure_on_any_page(client, every_release_file):
-    # v1.35 is known from its exception requests and roster only: 12 enhancements listed, none shipped on record,
-    # no enhancements freeze dated. Its own page says "—" tracked (12 listed); no other page may say 12 tracked.
+    # v1.35 is known from its exception requests and roster only: 12 enhancements of two SIGs listed, none shipped on
+    # record, no enhancements freeze dated. An exception file lists only the KEPs that asked for more time: no
+    # release-wide figure at all; each SIG's row says "—" tracked and that the outcome is not recorded.
     release_stats_compute()
     stats = ReleaseStats.objects.get(release__version="1.35", sig__isnull=True)
-    assert (stats.tracked_at_freeze, stats.merge_rate) == (None, None)
-    home = client.get("/").content.decode().split('id="stats-heading"')[1].split("</section>")[0]
-    assert "of tracked at enhancements freeze" not in home
-    assert f"{stats.done} done of {stats.tracked} listed" in home and "no merge rate" in home
+    assert (stats.tracked, stats.done, stats.tracked_at_freeze, stats.merge_rate) == (None, None, None, None)
+    assert (stats.sigs_recorded, stats.figures_from) == (2, ["exception_file"])
+    node = ReleaseStats.objects.get(release__version="1.35", sig__slug="sig-node")
+    assert (node.tracked_at_freeze, node.merge_rate) == (None, None)
     # Its approved exceptions were never marked done, deferred or removed: their outcome is unknown, not "not done".
-    unknown = stats.counts["status"].get("exception_approved", 0)
-    assert unknown and stats.outcome_not_recorded == unknown
-    assert f"{unknown} of them with no recorded outcome" in home
-    page = client.get("/releases/1.35/").content.decode().split('id="figure-done"')[1].split("</div>")[0]
-    assert f"and {unknown} more whose outcome was not recorded" in page
+    unknown = node.counts["status"].get("exception_approved", 0)
+    assert unknown and node.outcome_not_recorded == unknown
+    home = client.get("/").content.decode().split('id="stats-heading"')[1].split("</section>")[0]
+    assert "of tracked at enhancements freeze" not in home and "listed" not in home
+    assert 'id="figures-sigs-only"' in home and "recorded for 2 SIGs" in home and "the exception file" in home
+    page = client.get("/releases/1.35/").content.decode()
+    assert "the enhancements board" not in page.split('id="stats"')[1].split("</section>")[0]
 
     export = list(csv.DictReader(client.get("/releases/?_export=csv").content.decode().splitlines()))
     row = next(row for row in export if row["Version"] == "1.35")
-    assert (row["Tracked"], row["Done"], row["Merge rate"]) == ("", str(stats.done), "")
-    assert row["Figures from"] == "board history, no freeze dated"
-    assert row["Outcome not recorded"] == str(stats.outcome_not_recorded)
-    assert next(r for r in export if r["Version"] == "1.24")["Outcome not recorded"] == "0"  # the retro's tally
+    assert (row["Tracked"], row["Done"], row["Merge rate"]) == ("", "", "")
+    assert row["Figures from"] == "the exception file; recorded for 2 SIGs"
+    assert next(r for r in export if r["Version"] == "1.12")["Figures from"] == "the feature sheet"
     listing = client.get("/releases/").content.decode()
-    assert f"+{stats.outcome_not_recorded} unknown" in listing
-    assert "No enhancements freeze is recorded for 1.4, 1.35" in listing
+    assert "No enhancements freeze is recorded for 1.4:" in listing
+    assert "v1.35 (recorded for 2 SIGs)" in listing
     assert "Tracked v1.35:" not in listing and "Tracked v1.4:" not in listing  # the chart's bars
 
     answer = client.get("/api/v1/releases/1.35/").json()
-    assert answer["tracked"] is None and answer["merge_rate"] is None
+    assert answer["tracked"] is None and answer["done"] is None and answer["merge_rate"] is None
+    assert answer["release_wide_known"] is False and answer["sigs_recorded"] == 2
+    assert answer["figures_from"] == ["exception_file"]
     assert [s["tracked_at_freeze"] for s in answer["stats"] if s["sig"] is None] == [None]
-    # A release whose freeze is dated keeps its figure everywhere.
-    assert client.get("/api/v1/releases/1.24/").json()["tracked"] == 23
-    # Its own page's table by SIG says the same as its headline.
-    by_sig = client.get("/releases/1.35/").content.decode().split('class="sig-stats"')[1].split("</table>")[0]
-    node = by_sig.split(">sig-node</a></th>")[1].split("</tr>")[0]
-    tracked_cell = node.split("</td>")[0]
+    # Its own page's table by SIG says what each SIG's rows say.
+    by_sig = page.split('class="sig-stats"')[1].split("</table>")[0]
+    node_cells = by_sig.split(">sig-node</a></th>")[1].split("</tr>")[0]
+    tracked_cell = node_cells.split("</td>")[0]
     assert "—" in tracked_cell and "not recorded" in tracked_cell
+    assert "outcome not recorded" in node_cells and "the exception file" in node_cells
 
 
 def test_a_release_known_from_its_exception_requests_does_not_say_none_was_tracked_at_its_freeze(
     client, every_release_file
 ):
-    # v1.25's README dates its enhancements freeze (24 Jun 2022); its six KEPs are known only from exception requests
-    # asked later. The file gives the day of each request, not where the KEP stood at the freeze before it: "not
-    # recorded", not "0 tracked".
+    # v1.25's README dates its enhancements freeze (24 Jun 2022); its six SIG Node KEPs are known only from exception
+    # requests. One asked for an enhancements-freeze exception (27 Jun): it missed the freeze, so it was not tracked
+    # at it. For the five others the file gives the day of a code-freeze request, not where the KEP stood at the
+    # enhancements freeze: "not recorded", not "0 tracked".
     release_stats_compute()
+    node = ReleaseStats.objects.get(release__version="1.25", sig__slug="sig-node")
+    assert (node.listed, node.not_recorded, node.tracked_at_freeze, node.merge_rate) == (6, 5, None, None)
+    funnel = {step["step"]: step for step in node.funnel}
+    assert funnel["enhancements_freeze"].get("unknown") == 5 and funnel["enhancements_freeze"]["count"] == 0
     stats = ReleaseStats.objects.get(release__version="1.25", sig__isnull=True)
-    assert (stats.listed, stats.not_recorded, stats.tracked_at_freeze, stats.merge_rate) == (6, 6, None, None)
-    funnel = {step["step"]: step for step in stats.funnel}
-    assert funnel["enhancements_freeze"].get("unknown") == 6
+    assert (stats.tracked, stats.done, stats.sigs_recorded) == (None, None, 1)
     section = client.get("/releases/1.25/").content.decode().split('id="stats"')[1].split("</section>")[0]
-    tracked_card = section.split('id="figure-tracked"')[1].split("</div>")[0]
-    assert ">—<" in tracked_card and "6 not recorded" in tracked_card
+    assert "recorded for 1 SIG" in section and "5 not recorded" in section
     row = next(r for r in csv.DictReader(client.get("/releases/?_export=csv").content.decode().splitlines())
                if r["Version"] == "1.25")  # fmt: skip
     assert (row["Tracked"], row["Merge rate"], row["Figures from"]) == (
         "",
         "",
-        "board history, standing at freeze not recorded",
+        "the exception file; recorded for 1 SIG",
     )
     assert client.get("/api/v1/releases/1.25/").json()["tracked"] is None
+
+
+def test_every_figure_is_at_its_scope_on_the_whole_upstream(client, every_release_file):
+    """The figures rule (`releases.rules.figures`, docs/figures.md) on the whole upstream as the README imports it:
+    SIG Node's notes give SIG Node's tallies only, so 1.22-1.24 have no release-wide figure; SIG Node's rows carry
+    its tallies; every figure names its scope and source."""
+    release_stats_compute()
+    for version, (tracked, done) in {"1.22": (24, 13), "1.23": (14, 8), "1.24": (23, 6)}.items():
+        whole = ReleaseStats.objects.get(release__version=version, sig__isnull=True)
+        assert (whole.merge_rate, whole.done, whole.tracked) == (None, None, None), version
+        assert (whole.release_wide_known, whole.sigs_recorded) == (False, 1), version
+        node = ReleaseStats.objects.get(release__version=version, sig__slug="sig-node")
+        assert (node.recorded_tracked, node.recorded_done, node.scope) == (tracked, done, "sig"), version
+        assert (node.tracked, node.done) == (tracked, done) and node.figures_from[0] == "retro_tally", version
+        api = client.get(f"/api/v1/releases/{version}/").json()
+        assert (api["merge_rate"], api["done"], api["scope"]) == (None, None, "recorded for 1 SIG"), version
+        # Recorded for one SIG is not "nothing recorded": the page shows SIG Node's row, not "no figures".
+        assert whole.figures_known, version
+        section = client.get(f"/releases/{version}/").content.decode().split('id="stats"')[1].split("</section>")[0]
+        assert 'id="figures-by-sig-only"' in section and 'id="no-figures"' not in section, version
+        assert f"{tracked}" in section.split('id="sig-stats"')[1], version
+    # The feature sheet lists every SIG's features: v1.12's figures are release-wide, and say so.
+    v112 = client.get("/api/v1/releases/1.12/").json()
+    assert v112["release_wide_known"] is True and v112["figures_from"] == ["feature_sheet"]
+    assert v112["scope"] == "release-wide" and v112["done"] is not None
+    # No release-wide merge rate is 0 % where no outcome is recorded.
+    assert not ReleaseStats.objects.filter(sig__isnull=True, merge_rate=0).exists()
+    # The list's "Retro tally" column shows the tallies, each with the SIG it covers.
+    table = client.get("/releases/").content.decode().split('id="table-heading"')[1]
+    for tally in ("sig-node 24 / 13", "sig-node 14 / 8", "sig-node 23 / 6"):
+        assert tally in table
+    # No page labels figures from an exception file "the enhancements board".
+    for version in ("1.25", "1.35"):
+        stats = client.get(f"/releases/{version}/").content.decode().split('id="stats"')[1].split("</section>")[0]
+        assert "the enhancements board" not in stats and "the exception file" in stats
+
+
+def test_api_filters_by_latest_milestone_and_refuses_unknown_filters_on_the_upstream(client, upstream):
+    rows = client.get("/api/v1/keps/?latest_milestone=1.37&owning_sig=sig-node&page_size=100").json()["results"]
+    assert len(rows) == 34 and all(row["owning_sig"] == "sig-node" for row in rows)
+    refused = client.get("/api/v1/keps/?latest-milestone=1.37")
+    assert refused.status_code == 400 and "latest-milestone" in refused.json()
+
+
+def test_home_shows_each_sigs_main_meeting_and_search_finds_retrospective_for_retro(client, upstream):
+    from community.meeting_schedule import sig_next_meetings
+
+    main = {row.sig.slug: row.meeting.description for row in sig_next_meetings(now=timezone.now())}
+    assert main["sig-network"] == "SIG Network Meeting" and main["sig-node"] == "Main SIG Meeting"
+    assert main["sig-api-machinery"] == "Regular SIG Meeting"
+    home = client.get("/").content.decode()
+    assert "Gateway API Meeting" not in home.split('id="sig-meetings-heading"')[1]
+    found = client.get("/api/v1/agenda-items/?q=retro&page_size=200").json()["results"]
+    assert any("retrospective" in (row["title"] + row.get("body", "")).lower() for row in found)

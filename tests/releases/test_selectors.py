@@ -6,8 +6,10 @@ import pytest
 
 from meetings import selectors as meeting_selectors
 from releases import selectors
-from releases.choices import ActionStatus, EnhancementStatus, MilestoneKind, RetroCategory, StatsSource
+from releases.choices import EnhancementStatus, MilestoneKind, StatsSource
 from releases.models import ReleaseStats
+from retros import selectors as retro_selectors
+from retros.choices import ActionStatus, RetroCategory
 from tests.factories import (
     KepFactory,
     MeetingFactory,
@@ -122,7 +124,7 @@ def test_retrospective_list_splits_items():
     RetroItemFactory(retrospective=retro, category=RetroCategory.WENT_WELL, text="a")
     RetroItemFactory(retrospective=retro, category=RetroCategory.TO_IMPROVE, text="b")
     RetroItemFactory(retrospective=retro, category=RetroCategory.ACTION_ITEM, text="c", status=ActionStatus.OPEN)
-    (got,) = selectors.retrospective_list(release=release)
+    (got,) = retro_selectors.retrospective_list(release=release)
     assert [i.text for i in got.went_well] == ["a"]
     assert [i.text for i in got.to_improve] == ["b"]
     assert [i.text for i in got.actions] == ["c"]
@@ -142,7 +144,7 @@ def test_open_action_items_across_releases_newest_first():
             status=status,
             text=f"{release.version} {status}",
         )
-    items = selectors.retro_action_items(open_only=True)
+    items = retro_selectors.retro_action_items(open_only=True)
     assert [i.text for i in items] == ["1.24 in_progress", "1.23 open"]
 
 

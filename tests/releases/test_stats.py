@@ -2,6 +2,7 @@
 
 import datetime
 import time
+from io import StringIO
 
 import pytest
 from django.core.cache import caches
@@ -10,8 +11,8 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from releases.choices import EnhancementStatus as S
-from releases.choices import MilestoneKind, StatsSource
-from releases.models import EnhancementStatusChange, ReleaseStats
+from releases.choices import FigureScope, FigureSource, Freeze, MilestoneKind, StatsSource, TrackedSource
+from releases.models import EnhancementException, EnhancementStatusChange, ReleaseStats
 from releases.services import stats as stats_service
 from releases.services.stats import release_stats_compute, release_stats_request
 from releases.services.tracking import tracked_enhancement_bulk_set_status, tracked_enhancement_set_status
@@ -122,13 +123,15 @@ def test_merge_rate_is_done_over_tracked_at_the_enhancements_freeze(release):
     tracked(release, KepFactory(), [(at(14), S.EXCEPTION_PENDING), (at(16), S.REMOVED)])
     # Opted in late with an exception, shipped: done counts, so the rate cannot exceed 1.
     tracked(release, KepFactory(), [(at(14), S.EXCEPTION_APPROVED), (at(26), S.DONE)])
-    # No history at all (typed in by hand): counted as it stands today.
+    # No history at all (typed in by hand): counted as it stands today, tracked; its outcome was never recorded,
+    # so the rate is not over it (unknown is no failure).
     TrackedEnhancementFactory(release=release, kep=KepFactory(), status=S.TRACKED_CODE)
 
     release_stats_compute(release_ids=[release.pk])
 
     stats = stats_of(release)
-    assert (stats.tracked, stats.done) == (5, 2) and stats.merge_rate == pytest.approx(2 / 5)
+    assert (stats.tracked, stats.done) == (5, 2) and stats.merge_rate == pytest.approx(2 / 4)
+    assert stats.rate_over == 4
     assert stats.funnel[0]["count"] == 7
 
 
@@ -190,10 +193,11 @@ def test_before_release_day_figures_are_progress_and_freezes_ahead_have_no_count
     assert counts == {"opted_in": 2, "prr_freeze": 2, "enhancements_freeze": None, "code_freeze": None, "shipped": None}
     assert all(step.get("ahead") for step in stats.funnel[2:])
 
-    # After the release day the same rows give a merge rate.
+    # After the release day the same rows give counts, but no merge rate: the tracked one was never marked done,
+    # deferred or removed, and an unknown outcome is no failure (not 0 %).
     release_stats_compute(release_ids=[release.pk], now=at(28))
     stats = stats_of(release)
-    assert not stats.in_cycle and (stats.tracked, stats.done, stats.merge_rate) == (1, 0, 0)
+    assert not stats.in_cycle and (stats.tracked, stats.done, stats.merge_rate, stats.rate_over) == (1, 0, None, None)
 
 
 def test_history_that_starts_after_the_freeze_gives_no_rate_over_the_keps_it_knows(release):
@@ -256,11 +260,17 @@ def test_recorded_tally_is_used_and_labelled_never_invented():
 
     release_stats_compute(release_ids=[rel.pk])
 
-    for row in (stats_of(rel), stats_of(rel, node)):
-        assert row.source == StatsSource.RECORDED_TALLY
-        assert (row.tracked, row.done, row.merge_rate) == (20, 15, 0.75)
-        assert (row.recorded_tracked, row.recorded_done) == (20, 15)
-        assert row.counts == {} and row.funnel == [] and row.slips == []
+    row = stats_of(rel, node)
+    assert row.source == StatsSource.RECORDED_TALLY and row.scope == FigureScope.SIG
+    assert row.figures_from == [FigureSource.RETRO_TALLY]
+    assert (row.tracked, row.done, row.merge_rate) == (20, 15, 0.75)
+    assert (row.recorded_tracked, row.recorded_done) == (20, 15)
+    assert row.counts == {} and row.funnel == [] and row.slips == []
+    # SIG Node's tally is SIG Node's: release-wide nothing is known, "recorded for 1 SIG", never 20 / 15 / 75 %.
+    whole = stats_of(rel)
+    assert (whole.tracked, whole.done, whole.merge_rate, whole.recorded_tracked) == (None, None, None, None)
+    assert whole.scope == FigureScope.RELEASE and not whole.release_wide_known and whole.sigs_recorded == 1
+    assert whole.scope_label == "recorded for 1 SIG" and row.scope_label == "sig-node"
     assert not rel.tracked_enhancements.exists()
 
 
@@ -271,13 +281,15 @@ def test_change_against_previous_release_and_following_release_refreshed():
     RetrospectiveFactory(release=v22, sig=node, recorded_tracked=10, recorded_merged=5)
     TrackedEnhancementFactory(release=v23, kep=KepFactory(owning_sig=node), status=S.DONE)
     release_stats_compute(release_ids=None)
-    assert stats_of(v23).merge_rate_change == pytest.approx(0.5)
-    assert stats_of(v22).merge_rate_change is None
+    assert stats_of(v23, node).merge_rate_change == pytest.approx(0.5)
+    assert stats_of(v22, node).merge_rate_change is None
+    # v1.22 has SIG Node's tally only: no release-wide rate to measure a change against.
+    assert stats_of(v23).merge_rate == 1 and stats_of(v23).merge_rate_change is None
 
     # Editing the earlier release's tally moves the later release's change too.
     v22.retrospectives.update(recorded_merged=10)
     release_stats_compute(release_ids=[v22.pk])
-    assert stats_of(v23).merge_rate_change == pytest.approx(0.0)
+    assert stats_of(v23, node).merge_rate_change == pytest.approx(0.0)
 
 
 def test_recompute_replaces_stale_rows():
@@ -454,3 +466,81 @@ def test_with_the_debounce_cache_down_every_edit_is_still_computed(
     assert f"stats debounce cache unreachable; queueing the recompute of release {rel.pk} anyway" in caplog.text
     # The job could not clear its mark either, and computed all the same.
     assert f"could not clear the mark of release {rel.pk}" in caplog.text
+
+
+# -- scope and source of each figure (releases.rules.figures) ------------------------------------------------------
+
+
+def test_one_sigs_notes_give_that_sigs_figures_never_the_releases(release):
+    node = SigFactory(slug="sig-node")
+    for status in (S.DONE, S.REMOVED, S.TRACKED_CODE):
+        tracked(release, KepFactory(owning_sig=node), [(at(1), S.TRACKED_ENHANCEMENTS), (at(25), status)],
+                source=TrackedSource.NOTES)  # fmt: skip
+    release_stats_compute(release_ids=[release.pk], now=at(28))
+
+    sig_row = stats_of(release, node)
+    assert (sig_row.scope, sig_row.figures_from) == (FigureScope.SIG, [FigureSource.NOTES])
+    # Three tracked, one done, one removed, one never marked: the rate is over the two outcomes recorded.
+    assert (sig_row.tracked, sig_row.done, sig_row.rate_over) == (3, 1, 2)
+    assert sig_row.merge_rate == pytest.approx(1 / 2)
+    whole = stats_of(release)
+    assert (whole.tracked, whole.done, whole.merge_rate) == (None, None, None)
+    assert (whole.release_wide_known, whole.sigs_recorded, whole.figures_from) == (False, 1, [FigureSource.NOTES])
+    out = StringIO()
+    call_command("compute_stats", "v1.24", verbosity=2, stdout=out)
+    assert "v1.24: no release-wide figures, recorded for 1 SIG (from SIG meeting notes)" in out.getvalue()
+
+
+def test_a_board_makes_the_release_wide_figures_known_and_names_its_source(release):
+    node, storage = SigFactory(slug="sig-node"), SigFactory(slug="sig-storage")
+    tracked(release, KepFactory(owning_sig=node), [(at(1), S.TRACKED_ENHANCEMENTS), (at(25), S.DONE)],
+            source=TrackedSource.SYNC)  # fmt: skip
+    tracked(release, KepFactory(owning_sig=storage), [(at(1), S.TRACKED_ENHANCEMENTS), (at(25), S.REMOVED)],
+            source=TrackedSource.NOTES)  # fmt: skip
+    release_stats_compute(release_ids=[release.pk], now=at(28))
+    whole = stats_of(release)
+    assert (whole.tracked, whole.done, whole.merge_rate, whole.release_wide_known) == (2, 1, 0.5, True)
+    assert whole.sigs_recorded == 2
+    # A synced row whose history the board sync did not write came from the tracking issue's labels.
+    assert sorted(whole.figures_from) == sorted([FigureSource.LABELS, FigureSource.NOTES])
+    assert whole.sources_label in ("the tracking issues' labels and SIG meeting notes",
+                                   "SIG meeting notes and the tracking issues' labels")  # fmt: skip
+
+
+def test_a_feature_sheet_lists_the_whole_release(release):
+    tracked(release, KepFactory(), [(at(1), S.TRACKED_ENHANCEMENTS), (at(25), S.DONE)],
+            source=TrackedSource.FEATURE_SHEET)  # fmt: skip
+    release_stats_compute(release_ids=[release.pk], now=at(28))
+    whole = stats_of(release)
+    assert (whole.tracked, whole.done, whole.merge_rate) == (1, 1, 1.0)
+    assert whole.figures_from == [FigureSource.FEATURE_SHEET] and whole.scope_label == "release-wide"
+
+
+def test_an_exception_request_for_the_enhancements_freeze_means_not_tracked_at_it(release):
+    # v1.36: three enhancements-freeze exception requests dated the freeze's own day, never marked done: they
+    # missed the freeze, and no outcome of theirs is recorded.
+    node = SigFactory(slug="sig-node")
+    for _ in range(3):
+        row = tracked(release, KepFactory(owning_sig=node), [(at(10), S.EXCEPTION_PENDING)],
+                      source=TrackedSource.EXCEPTION_FILE)  # fmt: skip
+        EnhancementException.objects.create(release=release, tracked_enhancement=row, freeze=Freeze.ENHANCEMENTS,
+                                            requested_at=at(10))  # fmt: skip
+    release_stats_compute(release_ids=[release.pk], now=at(28))
+    sig_row = stats_of(release, node)
+    assert (sig_row.tracked, sig_row.tracked_at_freeze, sig_row.done, sig_row.merge_rate) == (0, 0, 0, None)
+    assert sig_row.figures_from == [FigureSource.EXCEPTION_FILE]
+    assert {step["step"]: step["count"] for step in sig_row.funnel}["enhancements_freeze"] == 0
+    # An exception file lists only the KEPs that asked for more time: nothing release-wide.
+    whole = stats_of(release)
+    assert (whole.tracked, whole.merge_rate, whole.release_wide_known, whole.sigs_recorded) == (None, None, False, 1)
+
+
+def test_a_sig_whose_outcomes_are_not_recorded_has_no_rate_rather_than_zero(release):
+    # 1.22 sig-cli: one tracked, never marked done, deferred or removed: no "0 %".
+    cli, node = SigFactory(slug="sig-cli"), SigFactory(slug="sig-node")
+    tracked(release, KepFactory(owning_sig=cli), [(at(1), S.TRACKED_ENHANCEMENTS)])
+    tracked(release, KepFactory(owning_sig=node), [(at(1), S.TRACKED_ENHANCEMENTS), (at(25), S.DONE)])
+    release_stats_compute(release_ids=[release.pk], now=at(28))
+    cli_row = stats_of(release, cli)
+    assert (cli_row.tracked, cli_row.done, cli_row.merge_rate) == (1, 0, None)
+    assert stats_of(release).merge_rate == 1.0 and stats_of(release).rate_over == 1

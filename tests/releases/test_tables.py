@@ -75,3 +75,32 @@ def test_empty_table_says_so():
     table = TrackedEnhancementTable(selectors.tracked_enhancement_list(release=ReleaseFactory()))
     RequestConfig(request).configure(table)
     assert "No tracked enhancement matches these filters." in table.as_html(request)
+
+
+def test_a_past_release_shows_todays_prr_approval_as_todays_and_unrecorded_docs_as_not_recorded(client):
+    from keps.choices import PrrStage
+    from releases.choices import ReleaseState, TrackedSource
+    from tests.factories import PrrApprovalFactory
+
+    release = ReleaseFactory(version="1.24", state=ReleaseState.RELEASED)
+    kep = KepFactory(number=127)
+    PrrApprovalFactory(kep=kep, stage=PrrStage.ALPHA, approver=PersonFactory(github="wojtek-t"))
+    TrackedEnhancementFactory(release=release, kep=kep, target_stage="alpha", source=TrackedSource.NOTES)
+    html = client.get("/releases/1.24/enhancements/").content.decode().split("<tbody")[1]
+    assert "today&#x27;s: Approved @wojtek-t" in html or "today's: Approved @wojtek-t" in html
+    assert "No docs PR" not in html and "not recorded" in html
+    export = client.get("/releases/1.24/enhancements/?_export=csv").content.decode()
+    assert "not recorded (today's: Approved @wojtek-t)" in export and "No docs PR" not in export
+    approvers = client.get("/keps/approvers/?release=1.24").content.decode()
+    assert "PRR approver (today&#x27;s file)" in approvers or "PRR approver (today's file)" in approvers
+    assert 'id="approvers-todays"' in approvers
+
+    # In its cycle the file's approval is the release's own: shown as it is.
+    import datetime
+
+    future = datetime.date.today() + datetime.timedelta(days=60)
+    current = ReleaseFactory(version="1.40", state=ReleaseState.ACTIVE, planned_release_date=future)
+    TrackedEnhancementFactory(release=current, kep=kep, target_stage="alpha")
+    html = client.get("/releases/1.40/enhancements/").content.decode().split("<tbody")[1]
+    assert "today" not in html and "@wojtek-t" in html and "No docs PR" in html
+    assert 'id="approvers-todays"' not in client.get("/keps/approvers/?release=1.40").content.decode()

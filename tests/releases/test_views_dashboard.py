@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from keps.models import Kep
 from meetings.models import Meeting
-from releases.choices import MilestoneKind, ReleaseState, RetroCategory
+from releases.choices import MilestoneKind, ReleaseState
 from releases.models import ReleaseStats, TrackedEnhancement
+from retros.choices import RetroCategory
 from tests.factories import (
     KepFactory,
     MeetingFactory,

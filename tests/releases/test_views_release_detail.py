@@ -8,8 +8,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from releases.choices import ActionStatus, EnhancementStatus, MilestoneKind, RetroCategory
+from releases.choices import EnhancementStatus, MilestoneKind
 from releases.models import ReleaseStats, TrackedEnhancement
+from retros.choices import ActionStatus, RetroCategory
 from tests.factories import (
     MilestoneFactory,
     ReleaseFactory,
@@ -148,7 +149,7 @@ def test_a_release_in_its_cycle_shows_progress_not_a_merge_rate(client):
     # Enhancements freeze and release day are ahead; PRR and code freeze have no date yet: no count either.
     assert section.count(">ahead<") == 4
     row = next(r for r in csv.DictReader(io.StringIO(client.get("/releases/?_export=csv").content.decode())))
-    assert row["Merge rate"] == "" and row["Figures from"] == "board history, so far (in cycle)"
+    assert row["Merge rate"] == "" and row["Figures from"] == "typed in by a curator; so far (in cycle)"
 
 
 def test_no_retro_for_the_previous_release_is_said_as_such(client):
@@ -191,7 +192,7 @@ def test_release_page_counts_agree_with_the_selectors_it_no_longer_asks(client):
 def test_a_release_over_with_outcomes_never_recorded_says_done_is_a_floor(client):
     """A release over, two of its four enhancements approved exceptions never marked done, deferred or removed:
     "Done 1" is what is recorded; the pages and the API say the other two are unknown, not "not done"; with its
-    enhancements freeze dated, the merge rate is given as a floor."""
+    enhancements freeze dated, the merge rate is over the two whose outcome is recorded (unknown is no failure)."""
     from releases.services.stats import release_stats_compute
 
     today = timezone.now().date()
@@ -217,14 +218,14 @@ def test_a_release_over_with_outcomes_never_recorded_says_done_is_a_floor(client
     assert (row["done"], row["outcome_not_recorded"]) == (1, 2)
 
     # With its enhancements freeze dated (before the rows' history begins: the done one counts, the others' standing
-    # then is not recorded, so still no rate) ... and with a tally of the retro, the rate is a floor.
+    # then is not recorded, so still no rate) ... the rate is over the outcomes recorded: 1 done of 2.
     MilestoneFactory(
         release=release, kind=MilestoneKind.ENHANCEMENTS_FREEZE, at=timezone.now() - datetime.timedelta(days=80)
     )
     RetrospectiveFactory(release=release, recorded_tracked=4, recorded_merged=1)
     release_stats_compute(release_ids=[release.pk])
     home = client.get("/").content.decode()
-    assert "1 / 4" in home and "merge rate 25 %" in home
+    assert "1 / 4" in home and "merge rate 50 %" in home and "over the 2 whose outcome is" in home
 
 
 def test_a_release_in_its_cycle_has_no_unrecorded_outcomes_yet():

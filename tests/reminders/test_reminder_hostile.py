@@ -7,10 +7,10 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
-from releases.choices import ActionStatus, RetroCategory
 from releases.models import Milestone
 from reminders.choices import DeliveryState
 from reminders.models import ReminderDelivery
+from retros.choices import ActionStatus, RetroCategory
 from tests.factories import RetroItemFactory, RetrospectiveFactory
 from tests.reminder_board import FREEZE, HOUR, NODE_LIST
 

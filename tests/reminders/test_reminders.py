@@ -8,8 +8,8 @@ from django.core import mail
 from django.core.management import CommandError, call_command
 from django.db import transaction
 
-from releases.choices import ActionStatus, MilestoneKind, RetroCategory
 from releases.choices import EnhancementStatus as S
+from releases.choices import MilestoneKind
 from reminders.choices import DeliveryState, ReminderKind
 from reminders.delivery import reminder_deliver_batch
 from reminders.due import reminders_due
@@ -18,6 +18,7 @@ from reminders.models import ReminderDelivery
 from reminders.planning import reminder_deliveries_plan
 from reminders.render_email import render_digest, render_personal
 from reminders.services import freeze_reminders_send
+from retros.choices import ActionStatus, RetroCategory
 from tests.concurrency import run_together
 from tests.factories import (
     KepFactory,

@@ -7,6 +7,7 @@ done (no token, bad token, unknown repo, release or milestone).
 """
 
 from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from github_sync.github import GitHubAuthError, GitHubError, GitHubNotFound
@@ -34,6 +35,9 @@ class Command(BaseCommand):
         which = parser.add_mutually_exclusive_group(required=True)
         which.add_argument("--release", metavar="VERSION", help="The release to sync, e.g. 1.35.")
         which.add_argument("--backfill", metavar="FIRST..LAST", help="Sync these releases one after another.")
+        which.add_argument(
+            "--action-items", action="store_true", help="Follow retro action items' GitHub issues (sync_action_items)."
+        )
         parser.add_argument(
             "--repo",
             default=None,
@@ -50,6 +54,12 @@ class Command(BaseCommand):
         parser.add_argument("--no-board", action="store_true", help="Read labels and milestones only.")
 
     def handle(self, *args, release, backfill, repo, dry_run, verbosity, project=None, no_board=False, **options):
+        if options.get("action_items"):
+            # By name: the command belongs to the retros app, above this one.
+            call_command(
+                "sync_action_items", dry_run=dry_run, verbosity=verbosity, stdout=self.stdout, stderr=self.stderr
+            )
+            return
         versions = _versions(backfill) if backfill else _versions(release)
         repo = repo or settings.SIGTRACKER_GITHUB_REPO
         if "/" not in repo:

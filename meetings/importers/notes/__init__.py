@@ -28,7 +28,7 @@ code uses are re-exported here: callers import from `meetings.importers.notes` a
 """
 
 from community.importers.people import PresenterRef
-from releases.retro_records import KepRowRecord, RetroEntryRecord, RetroRecord
+from retros.records import KepRowRecord, RetroEntryRecord, RetroRecord
 
 from .agenda import item_releases, split_items
 from .cancellation import is_cancellation

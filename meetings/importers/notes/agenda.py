@@ -21,7 +21,7 @@ from .inline import clean_inline
 from .presenters import split_presenters, split_trailing_presenters
 from .records import TITLE_MAX, AgendaItemRecord
 from .references import item_links, kep_refs, release_mentions
-from .retro_headers import _section_header, retro_release_of
+from .retro_headers import _section_header, names_retro, retro_release_of
 from .structure import _BlockTracker, _bullet, _indent
 
 
@@ -30,6 +30,8 @@ class _RawItem:
     line: int
     lines: list[tuple[int, str]]
     retro_release: str | None
+    #: The title speaks of a retro without naming its release: its first line that names one does.
+    retro_unnamed: bool = False
 
 
 def item_releases(title: str) -> list[str]:
@@ -70,16 +72,27 @@ def split_items(
                     absorb = absorb or bool(header)
                     continue
             title = clean_inline(split_presenters(_INNER_MARK.sub("", content))[2])
-            items.append(_RawItem(no, [(no, line)], retro_release_of(title)))
+            release = retro_release_of(title)
+            items.append(_RawItem(no, [(no, line)], release, retro_unnamed=release is None and names_retro(title)))
             absorb = False
             continue
         if not items:
             preamble.append((no, line))
             continue
         items[-1].lines.append((no, line))
+        if items[-1].retro_unnamed and m:
+            _name_retro(items[-1], m.group("text") or "")
         if items[-1].retro_release and not m and _section_header(line.strip()):
             absorb = True
     return preamble, items
+
+
+def _name_retro(item: _RawItem, text: str) -> None:
+    """A sub-bullet of an item titled "retro and 1.28 planning" that names the retro ("[Ruiwen] 1.27 retro")
+    gives the item its release."""
+    release = retro_release_of(clean_inline(split_presenters(text)[2]))
+    if release:
+        item.retro_release, item.retro_unnamed = release, False
 
 
 # A Zoom chat pasted under an item, a bullet per message: "From Mike Danese to Everyone: (10:42 AM)" (2018), or

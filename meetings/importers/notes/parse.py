@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from core.importing import ImportFailure
-from releases.retro_records import RetroRecord
+from retros.records import RetroRecord
 
 from .agenda import _make_item, split_items
 from .cancellation import _CANCELLED_WORDS, is_cancellation

@@ -7,7 +7,7 @@ import datetime
 from dataclasses import dataclass, field
 
 from community.importers.people import PresenterRef
-from releases.retro_records import RetroRecord
+from retros.records import RetroRecord
 
 #: Largest value a PositiveIntegerField holds on every database; larger numbers in the notes are typos.
 MAX_INT = 2**31 - 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from releases.retro_records import RetroEntryRecord, RetroRecord
+from retros.records import RetroEntryRecord, RetroRecord
 
 from .agenda import _RawItem
 from .inline import clean_inline
@@ -44,7 +44,8 @@ _TALLIES = (
 
 
 def action_status(text: str) -> str:
-    """An action item's follow-through as the notes state it; "open" unless they say otherwise."""
+    """An action item's follow-through as the notes state it; "not_recorded" where they say nothing (a suggestion
+    in 2022's notes is not open work in 2026)."""
     lower = text.lower()
     if re.search(r"^\s*~~.*~~\s*$", text) or re.search(r"\((?:done|completed)\)|\bdone\s*[:!✅]|✅|\[x\]", lower):
         return "done"
@@ -52,7 +53,9 @@ def action_status(text: str) -> str:
         return "dropped"
     if re.search(r"\bin[\s-]progress\b|\(wip\)|\[wip\]", lower):
         return "in_progress"
-    return "open"
+    if re.search(r"\((?:open|todo|to\s+do)\)|\[ \]", lower):
+        return "open"
+    return "not_recorded"
 
 
 class _RetroReader:

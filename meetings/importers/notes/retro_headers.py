@@ -27,18 +27,29 @@ def _version(text: str) -> str:
 
 
 _RETRO_WORD = re.compile(r"\bretro(?:spective)?s?\b", re.I)
+# A version followed by "planning" / "kick-off" is the next cycle's, not the retro's: "retro and 1.28 planning"
+# (SIG Node, 2023-05-02) held the 1.27 retro, which a sub-bullet names ("[Ruiwen] 1.27 retro").
+_PLANNING = r"(?!\s+(?:release\s+)?(?:planning|plan\b|kick-?off))"
 _VERSION_RETRO = re.compile(rf"({_V})(?:\s+[\w-]+){{0,2}}?\s+retro", re.I)
-_RETRO_VERSION = re.compile(rf"retro(?:spective)?s?\b(?:\s+[\w-]+){{0,2}}?\s+({_V})", re.I)
+_RETRO_VERSION = re.compile(rf"retro(?:spective)?s?\b(?:\s+[\w-]+){{0,2}}?\s+({_V}){_PLANNING}", re.I)
+_PLANNED_VERSION = re.compile(rf"({_V})\s+(?:release\s+)?(?:planning|plan\b|kick-?off)", re.I)
+
+
+def names_retro(title: str) -> bool:
+    """Whether a title speaks of a retro at all (with or without naming its release)."""
+    return "retro" in title.lower() and bool(_RETRO_WORD.search(title))
 
 
 def retro_release_of(title: str) -> str | None:
-    """The release whose retro an agenda item holds, from its title ("1.24 retro", "retrospective for 1.22")."""
-    if "retro" not in title.lower() or not _RETRO_WORD.search(title):
+    """The release whose retro an agenda item holds, from its title ("1.24 retro", "retrospective for 1.22");
+    None when the title names no release but the next cycle's planning ("retro and 1.28 planning")."""
+    if not names_retro(title):
         return None
     m = _VERSION_RETRO.search(title) or _RETRO_VERSION.search(title)
     if m:
         return _version(m.group(1))
-    mentions = release_mentions(title)
+    planned = {_version(v) for v in _PLANNED_VERSION.findall(title)}
+    mentions = [v for v in release_mentions(title) if v not in planned]
     return mentions[0] if mentions else None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from releases.retro_records import KepRowRecord
+from retros.records import KepRowRecord
 
 from .inline import clean_inline
 from .presenters import _HANDLE

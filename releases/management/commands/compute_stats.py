@@ -34,7 +34,12 @@ class Command(BaseCommand):
         if verbosity >= 2:
             names = dict(Release.objects.values_list("pk", "version"))
             for row in rows:
-                if row.sig_id is None:
+                if row.sig_id is None and not row.release_wide_known:
+                    self.stdout.write(
+                        f"  v{names[row.release_id]}: no release-wide figures, {row.scope_label} "
+                        f"(from {row.sources_label})"
+                    )
+                elif row.sig_id is None:
                     rate = "-" if row.merge_rate is None else f"{row.merge_rate:.0%}"
                     self.stdout.write(
                         f"  v{names[row.release_id]}: {row.done}/{row.tracked} done ({rate}), "

@@ -1,11 +1,15 @@
 """SIG retrospectives of a release and their lines, action items included (`Retrospective`, `RetroItem`)."""
 
+from django.conf import settings
 from django.db import models
 
 from community.models import Person, Sig
+from releases.models import Release
 
-from ..choices import ActionStatus, RetroCategory
-from .release import Release
+from .choices import ActionStatus, RetroCategory, StatusSource
+
+#: The longest line a person may type on the board (imported notes keep what they say).
+MAX_ITEM_CHARS = 2000
 
 
 class Retrospective(models.Model):
@@ -24,6 +28,7 @@ class Retrospective(models.Model):
     recorded_merged = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
+        db_table = "releases_retrospective"
         ordering = ["release__major", "release__minor", "sig__slug"]
         constraints = [
             models.UniqueConstraint(
@@ -67,8 +72,26 @@ class RetroItem(models.Model):
     due_release = models.ForeignKey(
         Release, on_delete=models.SET_NULL, null=True, blank=True, related_name="due_action_items"
     )
+    #: Who typed it on the board (None: imported from notes or written in the admin).
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="retro_items"
+    )
+    created_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(null=True, blank=True)
+    #: Hidden by a lead or curator: kept, with the reason, but shown nowhere public.
+    hidden_at = models.DateTimeField(null=True, blank=True)
+    hidden_reason = models.CharField(max_length=300, blank=True)
+    #: A duplicate merged into another item: its votes moved there; it is hidden.
+    merged_into = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="duplicates")
+    #: The board item an action item was made from.
+    from_item = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="action_items")
+    issue_url = models.URLField(max_length=300, blank=True)
+    #: The linked issue's ETag at the last sync (conditional requests), and when it was last read.
+    issue_etag = models.CharField(max_length=200, blank=True)
+    issue_checked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "releases_retroitem"
         ordering = ["retrospective", "category", "order", "pk"]
         constraints = [
             models.CheckConstraint(
@@ -86,3 +109,51 @@ class RetroItem(models.Model):
 
     def __str__(self):
         return self.text[:80]
+
+    @property
+    def is_hidden(self) -> bool:
+        return self.hidden_at is not None
+
+
+class RetroVote(models.Model):
+    """A +1 of one person on one board item (one each; merging keeps one per person)."""
+
+    item = models.ForeignKey(RetroItem, on_delete=models.CASCADE, related_name="votes")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="retro_votes")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["item", "created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "user"], name="retrovote_once_per_person", violation_error_message="One vote each."
+            )
+        ]
+
+    def __str__(self):
+        return f"+1 on {self.item_id} by {self.user_id}"
+
+
+class ActionItemStatusChange(models.Model):
+    """One change of an action item's status, append-only: who or what made it, when, and why."""
+
+    item = models.ForeignKey(RetroItem, on_delete=models.CASCADE, related_name="status_changes")
+    old_status = models.CharField(max_length=20, choices=ActionStatus.choices, blank=True)
+    new_status = models.CharField(max_length=20, choices=ActionStatus.choices)
+    at = models.DateTimeField()
+    source = models.CharField(max_length=20, choices=StatusSource.choices)
+    author = models.CharField(max_length=150, blank=True)
+    note = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["item", "at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(new_status__in=ActionStatus.values),
+                name="actionstatuschange_status_valid",
+                violation_error_message="Unknown status.",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.item_id}: {self.old_status or '—'} → {self.new_status}"

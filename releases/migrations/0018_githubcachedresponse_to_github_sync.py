@@ -6,7 +6,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("releases", "0015_stats_without_enhancements_freeze_recomputed"),
+        ("releases", "0017_retros_moved_out"),
         ("github_sync", "0001_move_from_releases"),
     ]
 

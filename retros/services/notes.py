@@ -26,38 +26,17 @@ from django.utils import timezone
 
 from community.models import Person, Sig
 from keps.models import Kep
-from releases.choices import ActionStatus, HistorySource, RetroCategory, TrackedSource
-from releases.models import (
-    EnhancementStatusChange,
-    Release,
-    RetroItem,
-    Retrospective,
-    TrackedEnhancement,
-    parse_version,
-)
-from releases.retro_records import RetroRecord
+from releases.choices import HistorySource, TrackedSource
+from releases.models import EnhancementStatusChange, TrackedEnhancement
+from releases.services.stats import release_stats_request
+from releases.services.tracking import RecordedChange, tracked_enhancements_create, tracked_enhancements_record
+from releases.services.versions import release_ensure_versions
 
-from .stats import release_stats_request
-from .tracking import RecordedChange, tracked_enhancements_create, tracked_enhancements_record
+from ..choices import ActionStatus, RetroCategory, StatusSource
+from ..models import ActionItemStatusChange, RetroItem, Retrospective
+from ..records import RetroRecord
 
-__all__ = ["release_ensure_versions", "retro_notes_import"]
-
-
-def release_ensure_versions(*, versions: Iterable[str]) -> tuple[dict[str, Release], list[str]]:
-    """The releases with these versions ("1.24"), creating missing ones (version only); also the new versions."""
-    wanted = {}
-    for version in versions:
-        major, minor = parse_version(version)
-        wanted[f"{major}.{minor}"] = (major, minor)
-    if not wanted:
-        return {}, []
-    found = {r.version: r for r in Release.objects.filter(version__in=wanted)}
-    missing = [Release(version=v, major=major, minor=minor) for v, (major, minor) in wanted.items() if v not in found]
-    if missing:
-        # ignore_conflicts: another importer (schedules) may create the same release concurrently.
-        Release.objects.bulk_create(missing, ignore_conflicts=True)
-        found = {r.version: r for r in Release.objects.filter(version__in=wanted)}
-    return found, [r.version for r in missing]
+__all__ = ["retro_notes_import"]
 
 
 def _people(handles: Iterable[str]) -> dict[str, int]:
@@ -187,18 +166,24 @@ def _retro_items(retro: Retrospective, entries, people: dict[str, int]) -> bool:
     if not entries:
         return False
     known = {(item.category, " ".join(item.text.split())): item for item in retro.items.all()}
+    # Action items whose status no person set (no history row, not typed on the board).
+    untouched = set(
+        retro.items.filter(
+            category=RetroCategory.ACTION_ITEM, author__isnull=True, status_changes__isnull=True
+        ).values_list("pk", flat=True)
+    )
     next_order = Counter()
     for item in known.values():
         next_order[item.category] = max(next_order[item.category], item.order + 1)
-    create, update = [], []
+    create, update, history = [], [], []
     for entry in entries:
         text = entry.text.strip()
         if not text or entry.category not in RetroCategory.values:
             continue
         owner_id = people.get(entry.owner.handle.lower()) if entry.owner else None
         status = entry.status if entry.category == RetroCategory.ACTION_ITEM else ""
-        if status and status not in ActionStatus.values:
-            status = ActionStatus.OPEN
+        if entry.category == RetroCategory.ACTION_ITEM and status not in ActionStatus.values:
+            status = ActionStatus.NOT_RECORDED  # the notes say nothing known: never "open"
         key = (entry.category, " ".join(text.split()))
         item = known.get(key)
         if item is None:
@@ -217,13 +202,31 @@ def _retro_items(retro: Retrospective, entries, people: dict[str, int]) -> bool:
         dirty = False
         if owner_id and item.owner_id is None:
             item.owner_id, dirty = owner_id, True
-        if status and status != ActionStatus.OPEN and item.status != status:
+        old_status = item.status
+        if status and status not in (ActionStatus.OPEN, ActionStatus.NOT_RECORDED) and item.status != status:
             item.status, dirty = status, True
+        elif status == ActionStatus.NOT_RECORDED and item.status == ActionStatus.OPEN and item.pk in untouched:
+            # Imported as "open" before sigtracker knew better; no person ever set it: not recorded.
+            item.status, dirty = status, True
+        if item.pk and item.status != old_status:
+            history.append(
+                ActionItemStatusChange(
+                    item=item,
+                    old_status=old_status,
+                    new_status=item.status,
+                    at=timezone.now(),
+                    source=StatusSource.NOTES,
+                    author="meeting notes import",
+                    note=f"notes line {entry.line}",
+                )
+            )
         if dirty and item.pk and item not in update:
             update.append(item)
     RetroItem.objects.bulk_create(create)
     if update:
         RetroItem.objects.bulk_update(update, ["owner", "status"])
+        # The status changes of items already stored, each in the item's history (the one write path's row).
+        ActionItemStatusChange.objects.bulk_create(history)
     return bool(create or update)
 
 
