@@ -122,9 +122,9 @@ def _floor(log: list[dict]) -> tuple[float, str]:
 def run() -> list[Figure]:
     from django.conf import settings
 
+    from github_sync.services.github_sync import github_release_sync
     from releases.choices import MilestoneKind
     from releases.models import Milestone, Release, TrackedEnhancement
-    from releases.services.github_sync import github_release_sync
     from tests.github.standin import TOKEN
 
     with scratch_database(), _StandInProcess() as server:
@@ -184,8 +184,8 @@ def _board_figures() -> list[Figure]:
     observation window (1 statement)."""
     from django.conf import settings
 
+    from github_sync.services.board_sync import board_release_sync
     from releases.models import Release, TrackedEnhancement
-    from releases.services.board_sync import board_release_sync
     from tests.factories import KepFactory, SigFactory
     from tests.github.graphql_standin import StandInGraphQL
     from tests.github.standin import TOKEN

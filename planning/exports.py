@@ -7,7 +7,7 @@ import csv
 import io
 
 from core.tables import neutralise_formula
-from releases.rules import OPT_IN_LABEL, STAGE_LABEL_PREFIX, github_milestone_title
+from github_sync.rules import OPT_IN_LABEL, STAGE_LABEL_PREFIX, github_milestone_title
 
 #: kep.yaml's stage -> the word of its `stage/*` label on the tracking issue (the enhancements handbook:
 #: "Ensure issue has correct labels (`stage/xxx` is accurate)"; the board's stages, `releases.choices.TargetStage`).

@@ -16,10 +16,11 @@ import datetime
 from dataclasses import dataclass
 
 from community.models import Sig
+from github_sync.rules import OPT_IN_LABEL
 from keps.models import Kep
 from releases.choices import Freeze
 from releases.models import Milestone, Release, TrackedEnhancement
-from releases.rules import FREEZE_MILESTONE, OPT_IN_LABEL, end_of_day_pacific
+from releases.rules import FREEZE_MILESTONE, end_of_day_pacific
 
 from .choices import PlanDecisionKind
 from .models import PlanCandidate, PlanDecision

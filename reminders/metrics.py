@@ -32,7 +32,7 @@ REMINDER_DELAY_MINUTES = Histogram(
     buckets=(1, 5, 15, 30, 60, 120, 360, 1440),
 )
 
-# The models are imported where used, as in releases.metrics: importing this module touches no app.
+# The models are imported where used, as in github_sync.metrics: importing this module touches no app.
 
 
 def _channel(recipient: str) -> str:

@@ -1,5 +1,5 @@
 """The one place retros talk to GitHub: reading an issue's state through the project's client
-(releases/github/client.py), conditionally (ETag), within a deadline. Kept to this adapter so a change of the
+(github_sync/github/client.py), conditionally (ETag), within a deadline. Kept to this adapter so a change of the
 client's interface touches one function."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from releases.github.client import GitHubClient, GitHubNotFound
+from github_sync.github.client import GitHubClient, GitHubNotFound
 
 __all__ = ["IssueRef", "IssueState", "IssueGone", "issue_ref", "issue_state_read"]
 

@@ -18,7 +18,7 @@ logger = logging.getLogger(__name__)
 def sync_action_items() -> str:
     """Daily (beat): follow linked issues of action items. Safe to run twice: a status is written only when it
     differs, and unchanged issues answer 304. Failures are logged; the next day's run is the retry."""
-    from releases.github.client import GitHubError
+    from github_sync.github.client import GitHubError
 
     from .services.actions import action_items_sync
 

@@ -16,7 +16,7 @@ from .tracked_enhancement_actions import mark_status_action, request_exception
 from .tracked_enhancement_filters import RELEASE_PARAM, ExceptionListFilter, ReleaseListFilter
 from .tracked_enhancement_forms import StatusListForm, TrackedEnhancementForm
 
-#: Fields a GitHub sync owns on a synced row (releases.services.github_sync): read-only in the admin.
+#: Fields a GitHub sync owns on a synced row (github_sync.services.github_sync): read-only in the admin.
 GITHUB_OWNED_FIELDS = ("release", "kep", "sig", "target_stage", "status")
 GITHUB_FIELDS = ("github_issue_link", "github_synced_at", "board_status")
 

@@ -13,7 +13,6 @@ from .feature_sheet import FeatureSheetRow
 from .release_team import ReleaseTeamMember
 from .status_history import CurrentHistoryManager, EnhancementStatusChange
 from .stats import ReleaseStats
-from .github_cache import GitHubCachedResponse
 
 # isort: on
 
@@ -24,7 +23,6 @@ __all__ = [
     "EnhancementException",
     "EnhancementStatusChange",
     "FeatureSheetRow",
-    "GitHubCachedResponse",
     "Milestone",
     "Release",
     "ReleaseQuerySet",

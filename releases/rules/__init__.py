@@ -12,9 +12,11 @@ One submodule per subject, each importing only those listed before it:
 - `milestones`: which milestones freeze what, and what each freeze asks;
 - `statuses`: the enhancements board's statuses, in play, ready, the freeze a slip missed;
 - `figures`: what a release's figures (tracked, done, merge rate) may claim;
-- `github_issue`: what a KEP's tracking issue in kubernetes/enhancements says, from its labels and milestone;
 - `cycle`: where the release cycle stands (a release's state, the current release);
-- `tracking_board`: the Release Tracking Board's field values in sigtracker's words.
+- `board`: the Release Tracking Board's Status values in sigtracker's words.
+
+The rules of GitHub's answers (a tracking issue's labels and milestone, the board's other columns) live with the
+GitHub sync (`github_sync.rules`).
 
 The rules of planned releases (kep.yaml history) live with the KEPs (`keps.plans`) and are named here too.
 
@@ -25,6 +27,7 @@ and the release schedules (sig-release `releases/release-1.xx/README.md`).
 from core.versions import parse_version
 from keps.plans import PLAN_STAGE_ORDER, plan_slip, planned_target, stage_milestone
 
+from .board import board_labels_disagree, board_status, board_words
 from .cycle import (
     TYPICAL_CYCLE,
     CurrentRelease,
@@ -50,21 +53,6 @@ from .figures import (
     scope_label,
     sources_label,
     tracked_at_enhancements_freeze,
-)
-from .github_issue import (
-    OPT_IN_LABEL,
-    OPT_IN_LABEL_SINCE,
-    SIG_LABEL_PREFIX,
-    STAGE_LABEL_PREFIX,
-    TRACKED_NO_LABEL,
-    TRACKED_YES_LABEL,
-    GitHubStatusChange,
-    GitHubVerdict,
-    github_issue_verdict,
-    github_milestone_title,
-    is_release_milestone,
-    sig_from_label,
-    stage_from_labels,
 )
 from .milestones import (
     CYCLE_START_KIND,
@@ -92,20 +80,6 @@ from .statuses import (
     is_ready_for,
     prr_status,
 )
-from .tracking_board import (
-    BOARD_TITLES,
-    board_column,
-    board_exception_decision,
-    board_exception_freeze,
-    board_labels_disagree,
-    board_prr_status,
-    board_sig,
-    board_stage,
-    board_status,
-    board_type,
-    is_release_board_title,
-)
-from .tracking_board import _board_words as _board_words  # private; as `_day`
 from .zones import AOE, PACIFIC, UTC, end_of_day_pacific
 
 __all__ = [
@@ -153,20 +127,6 @@ __all__ = [
     "release_day_instant",
     "release_day_passed",
     "tracked_at_enhancements_freeze",
-    # github_issue
-    "OPT_IN_LABEL",
-    "OPT_IN_LABEL_SINCE",
-    "SIG_LABEL_PREFIX",
-    "STAGE_LABEL_PREFIX",
-    "TRACKED_NO_LABEL",
-    "TRACKED_YES_LABEL",
-    "GitHubStatusChange",
-    "GitHubVerdict",
-    "github_issue_verdict",
-    "github_milestone_title",
-    "is_release_milestone",
-    "sig_from_label",
-    "stage_from_labels",
     # cycle
     "TYPICAL_CYCLE",
     "CurrentRelease",
@@ -175,18 +135,10 @@ __all__ = [
     "release_state",
     "release_state_label",
     "release_states",
-    # tracking_board
-    "BOARD_TITLES",
-    "board_column",
-    "board_exception_decision",
-    "board_exception_freeze",
+    # board
     "board_labels_disagree",
-    "board_prr_status",
-    "board_sig",
-    "board_stage",
     "board_status",
-    "board_type",
-    "is_release_board_title",
+    "board_words",
     # named here, stated elsewhere: versions (core.versions) and planned releases (keps.plans)
     "PLAN_STAGE_ORDER",
     "parse_version",

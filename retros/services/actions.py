@@ -20,7 +20,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from community.models import Person, Sig
-from releases.github.client import GitHubDeadlineExceeded, GitHubError, GitHubRateLimited
+from github_sync.github.client import GitHubDeadlineExceeded, GitHubError, GitHubRateLimited
 from releases.models import Release
 
 from ..choices import ActionStatus, RetroCategory, StatusSource

@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "community",
     "keps",
     "releases",
+    "github_sync",
     "retros",
     "meetings",
     "planning",
@@ -291,7 +292,7 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
     "reminders.tasks.send_due_freeze_reminders": {"queue": "reminders"},
     "reminders.tasks.deliver_reminders": {"queue": "reminders"},
-    "releases.tasks.sync_github_current_release": {"queue": "github"},
+    "github_sync.tasks.sync_github_current_release": {"queue": "github"},
     "retros.tasks.sync_action_items": {"queue": "github"},
     "releases.tasks.compute_release_stats": {"queue": "stats"},
     "releases.tasks.compute_all_release_stats": {"queue": "stats"},
@@ -334,7 +335,7 @@ CELERY_BEAT_SCHEDULE = {
     # tracked set from its GitHub tracking issues; an unchanged re-sync costs only free 304s. Skipped, with a
     # log line, while GITHUB_TOKEN is unset.
     "sync-github-current-release": {
-        "task": "releases.tasks.sync_github_current_release",
+        "task": "github_sync.tasks.sync_github_current_release",
         "schedule": crontab(minute="7-59/15"),
         "options": {"expires": 15 * 60},
     },
@@ -463,7 +464,7 @@ SIGTRACKER_METRICS_ALLOWED_NETWORKS = env_list("SIGTRACKER_METRICS_ALLOWED_NETWO
 SIGTRACKER_METRICS_PORT = int(os.environ.get("SIGTRACKER_METRICS_PORT", "0"))
 SIGTRACKER_METRICS_COLLECTORS = [
     "reminders.metrics.database_families",
-    "releases.metrics.database_families",
+    "github_sync.metrics.database_families",
     "upstream.metrics.database_families",
 ]
 # More checks /healthz asks (core.health): dotted paths of callables returning (name, ok, state); not ok is

@@ -16,7 +16,9 @@ from tests.factories import (
 pytestmark = pytest.mark.django_db
 
 MODELS = [
-    model for model in admin.site._registry if model._meta.app_label in {"community", "keps", "releases", "meetings"}
+    model
+    for model in admin.site._registry
+    if model._meta.app_label in {"community", "keps", "releases", "github_sync", "meetings"}
 ]
 
 
@@ -33,7 +35,7 @@ def some_rows():
 #: Records the application computes or keeps as history: nobody adds or changes them in the admin.
 READ_ONLY = {"releases.EnhancementStatusChange", "releases.ReleaseStats", "keps.KepPlanChange"}
 #: Internal tables with no admin: the GitHub sync's ETag cache, where the plan-history import stopped.
-INTERNAL = {"releases.GitHubCachedResponse", "keps.KepHistoryCursor"}
+INTERNAL = {"github_sync.GitHubCachedResponse", "keps.KepHistoryCursor"}
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m._meta.label)
@@ -57,7 +59,11 @@ def test_admin_pages_redirect_anonymous(client, model, page):
 def test_every_domain_model_has_an_admin():
     from django.apps import apps
 
-    domain = [m for app in ("community", "keps", "releases", "meetings") for m in apps.get_app_config(app).get_models()]
+    domain = [
+        m
+        for app in ("community", "keps", "releases", "github_sync", "meetings")
+        for m in apps.get_app_config(app).get_models()
+    ]
     assert {m for m in domain if m._meta.label not in INTERNAL} == set(MODELS)
 
 

@@ -11,9 +11,9 @@ from core.db.bulk_insert import COPY_THRESHOLD, insert_values
 from core.db.locks import LockTimeout, lock_key, session_lock, transaction_lock, try_lock_free
 from core.db.text_search import StoredSearchVector
 from core.db.upsert import upsert
+from github_sync.models import GitHubCachedResponse
 from meetings.models import AgendaItem, Meeting
 from meetings.search import AGENDA_SEARCH
-from releases.models import GitHubCachedResponse
 from tests.factories import AgendaItemFactory, MeetingFactory, SigFactory
 
 pytestmark = pytest.mark.django_db

@@ -2,7 +2,7 @@ import functools
 
 import pytest
 
-from releases.services import github_sync_base
+from github_sync.services import github_sync_base
 from tests.github.standin import TOKEN, StandInGitHub
 
 

@@ -7,10 +7,10 @@ import logging
 from django.conf import settings
 from django.core.management import call_command
 
+from github_sync.tasks import sync_github_current_release
 from releases.choices import MilestoneKind, ReleaseState
 from releases.models import Milestone, Release, ReleaseStats, TrackedEnhancement
 from releases.services.stats import release_stats_compute
-from releases.tasks import sync_github_current_release
 from tests.factories import RetrospectiveFactory, SigFactory
 from tests.github.standin import demilestoned, labeled, milestoned, unlabeled
 
@@ -151,7 +151,7 @@ def test_beat_task_syncs_the_current_release(db, github):
 def test_beat_task_logs_and_skips_without_a_token(db, settings, caplog):
     settings.GITHUB_TOKEN = ""
     make_releases()
-    with caplog.at_level(logging.INFO, logger="releases.tasks"):
+    with caplog.at_level(logging.INFO, logger="github_sync.tasks"):
         assert sync_github_current_release() == "skipped: no GITHUB_TOKEN"
     assert "GITHUB_TOKEN is not set" in caplog.text
     assert not TrackedEnhancement.objects.exists()
@@ -159,4 +159,4 @@ def test_beat_task_logs_and_skips_without_a_token(db, settings, caplog):
 
 def test_beat_schedule_names_the_sync_task():
     tasks = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
-    assert "releases.tasks.sync_github_current_release" in tasks
+    assert "github_sync.tasks.sync_github_current_release" in tasks

@@ -8,12 +8,12 @@ import pytest
 from django.db import connection
 
 from core.models import Heartbeat
+from github_sync.github import GitHubClient, GitHubRateLimited, GitHubUnavailable
+from github_sync.services import board_read, board_sync
+from github_sync.services.board_sync import board_release_sync
 from releases.choices import EnhancementStatus as S
 from releases.choices import HistorySource
-from releases.github import GitHubClient, GitHubRateLimited, GitHubUnavailable
 from releases.models import EnhancementStatusChange, Release, TrackedEnhancement
-from releases.services import board_read, board_sync
-from releases.services.board_sync import board_release_sync
 from tests.factories import KepFactory, PersonFactory, ReleaseFactory, SigFactory, TrackedEnhancementFactory
 from tests.github.graphql_standin import StandInGraphQL
 from tests.github.standin import TOKEN
@@ -238,7 +238,7 @@ def test_a_server_validating_against_githubs_published_schema_serves_the_whole_b
 
 def test_a_query_the_server_cannot_run_is_named_in_the_error(world, board):
     """A refusal that is not about the optional event is the sync's error, with the server's own words."""
-    from releases.github import GitHubError
+    from github_sync.github import GitHubError
 
     board.strict = 400
     with mock.patch.object(board_read, "FIND_QUERY", board_read.FIND_QUERY.replace("projectsV2", "projectsV3")):
@@ -407,9 +407,9 @@ def test_board_vs_labels_page_queries_do_not_grow(world, board, client, django_a
 
 
 def test_beat_reads_the_board_after_the_labels(db, github):
+    from github_sync.tasks import sync_github_current_release
     from releases.choices import MilestoneKind
     from releases.models import Milestone
-    from releases.tasks import sync_github_current_release
     from tests.github.standin import labeled, milestoned
 
     now = datetime.datetime.now(datetime.UTC)
@@ -461,6 +461,6 @@ def test_a_kepless_row_is_left_alone(world):
     ],
 )
 def test_graphql_endpoint_follows_the_rest_base_url(api_url, endpoint):
-    from releases.github.graphql import graphql_url
+    from github_sync.github.graphql import graphql_url
 
     assert graphql_url(api_url) == endpoint

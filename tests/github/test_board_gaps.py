@@ -7,12 +7,12 @@ import time
 import pytest
 from django.core.management import CommandError, call_command
 
+from github_sync.services import board_sync
+from github_sync.services.board_sync import board_release_sync
 from keps.models import Kep
 from releases.choices import EnhancementStatus as S
 from releases.choices import MilestoneKind
 from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement
-from releases.services import board_sync
-from releases.services.board_sync import board_release_sync
 from tests.factories import KepFactory, ReleaseFactory, SigFactory
 from tests.github.graphql_standin import StandInGraphQL
 from tests.github.standin import TOKEN, labeled, milestoned
@@ -23,7 +23,7 @@ T1 = T0 + datetime.timedelta(days=5)
 
 @pytest.fixture
 def board(settings, monkeypatch):
-    from releases.github import GitHubClient
+    from github_sync.github import GitHubClient
 
     with StandInGraphQL() as server:
         settings.GITHUB_TOKEN = TOKEN
@@ -187,7 +187,7 @@ def test_the_repositorys_own_404_is_a_usage_error(both):
 
 
 def test_beat_reads_labels_and_board_under_one_deadline(both, github, settings):
-    from releases.tasks import sync_github_current_release
+    from github_sync.tasks import sync_github_current_release
 
     release, graphql = both
     Release.objects.filter(pk=release.pk).update(state="active")
@@ -202,7 +202,7 @@ def test_beat_reads_labels_and_board_under_one_deadline(both, github, settings):
 
 
 def test_beat_skips_a_wrongly_typed_board_item_in_one_line_and_syncs_the_rest(both, caplog):
-    from releases.tasks import sync_github_current_release
+    from github_sync.tasks import sync_github_current_release
 
     release, graphql = both
     Release.objects.filter(pk=release.pk).update(state="active")

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from github_sync.github import GitHubClient
+from github_sync.services import board_sync
+from github_sync.services.board_read import MAX_PAGES
+from github_sync.services.board_sync import board_release_sync
 from releases.choices import EnhancementStatus as S
-from releases.github import GitHubClient
 from releases.models import TrackedEnhancement
-from releases.services import board_sync
-from releases.services.board_read import MAX_PAGES
-from releases.services.board_sync import board_release_sync
 from tests.factories import KepFactory, ReleaseFactory, SigFactory
 from tests.github.graphql_standin import StandInGraphQL
 from tests.github.hostile import Scripted, huge
@@ -64,9 +64,9 @@ CHILD = textwrap.dedent(
     resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))  # a runaway read fails here, not the machine
     import django
     django.setup()
-    from releases.github import GitHubClient, GitHubError
-    from releases.github.graphql import GraphQL
-    from releases.services.board_read import board_read
+    from github_sync.github import GitHubClient, GitHubError
+    from github_sync.github.graphql import GraphQL
+    from github_sync.services.board_read import board_read
     outcome = ""
     with GitHubClient(token=sys.argv[2], api_url=sys.argv[1], request_deadline=30) as client:
         client.start_deadline(90)

@@ -4,8 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from releases.choices import EnhancementStatus as S
-from releases.rules import (
+from github_sync.rules import (
     board_exception_decision,
     board_exception_freeze,
     board_labels_disagree,
@@ -16,6 +15,7 @@ from releases.rules import (
     board_type,
     is_release_board_title,
 )
+from releases.choices import EnhancementStatus as S
 
 
 @pytest.mark.parametrize(

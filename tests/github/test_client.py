@@ -4,8 +4,8 @@ import datetime
 
 import pytest
 
-from releases.github import GitHubAuthError, GitHubClient, GitHubNotFound, GitHubRateLimited
-from releases.github.payloads import parse_issue, parse_timeline, shape_timeline
+from github_sync.github import GitHubAuthError, GitHubClient, GitHubNotFound, GitHubRateLimited
+from github_sync.github.payloads import parse_issue, parse_timeline, shape_timeline
 from tests.github.standin import TOKEN, StandInGitHub, commented, cross_referenced, labeled, milestoned
 
 T0 = datetime.datetime(2025, 9, 20, 12, 0, tzinfo=datetime.UTC)

@@ -9,9 +9,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from github_sync.services.github_sync import github_release_sync
 from releases.choices import MilestoneKind
 from releases.models import EnhancementStatusChange, Milestone, Release, StatusWriteRefused, TrackedEnhancement
-from releases.services.github_sync import github_release_sync
 from tests.factories import KepFactory, ReleaseFactory, SigFactory
 from tests.github.standin import demilestoned, labeled, milestoned, unlabeled
 

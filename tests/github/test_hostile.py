@@ -10,9 +10,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from releases.github import GitHubClient, GitHubDeadlineExceeded, GitHubRateLimited
-from releases.models import GitHubCachedResponse, Release, TrackedEnhancement
-from releases.services.github_sync import LOCK_NAMESPACE, github_release_sync
+from github_sync.github import GitHubClient, GitHubDeadlineExceeded, GitHubRateLimited
+from github_sync.models import GitHubCachedResponse
+from github_sync.services.github_sync import LOCK_NAMESPACE, github_release_sync
+from releases.models import Release, TrackedEnhancement
 from tests.github.hostile import SECRET_BODY, Elsewhere, Hostile, drip
 from tests.github.standin import TOKEN, commented, labeled, milestoned
 

@@ -6,11 +6,11 @@ import datetime
 import pytest
 from django.utils import timezone
 
+from github_sync.github import GitHubError
+from github_sync.services.github_sync import github_release_sync
+from github_sync.tasks import sync_github_current_release
 from releases.choices import MilestoneKind
-from releases.github import GitHubError
 from releases.models import Milestone, Release
-from releases.services.github_sync import github_release_sync
-from releases.tasks import sync_github_current_release
 from tests.github.standin import labeled, milestoned
 from tests.scrape import Delta, scrape
 

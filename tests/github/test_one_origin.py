@@ -11,9 +11,10 @@ import tracemalloc
 import pytest
 from django.core.management import CommandError, call_command
 
-from releases.github import GitHubAuthError, GitHubClient, GitHubNotFound, GitHubRefused
-from releases.github.graphql import GraphQL
-from releases.models import GitHubCachedResponse, Release
+from github_sync.github import GitHubAuthError, GitHubClient, GitHubNotFound, GitHubRefused
+from github_sync.github.graphql import GraphQL
+from github_sync.models import GitHubCachedResponse
+from releases.models import Release
 from tests.github.hostile import SECRET_BODY, Elsewhere, Hostile, Scripted, huge, redirect, send_json
 from tests.github.standin import TOKEN, labeled, milestoned
 

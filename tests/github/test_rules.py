@@ -3,9 +3,9 @@ Pure functions: no database, no server."""
 
 import datetime
 
+from github_sync.github.payloads import TimelineEvent
+from github_sync.rules import github_issue_verdict
 from releases.choices import EnhancementStatus as S
-from releases.github.payloads import TimelineEvent
-from releases.rules import github_issue_verdict
 
 D = datetime.timedelta
 CYCLE = datetime.datetime(2025, 9, 8, tzinfo=datetime.UTC)

@@ -6,11 +6,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
+from github_sync.services.github_sync import github_release_sync
 from keps.models import Kep
 from releases.choices import EnhancementStatus as S
 from releases.choices import MilestoneKind
 from releases.models import EnhancementStatusChange, Milestone, Release, TrackedEnhancement
-from releases.services.github_sync import github_release_sync
 from tests.factories import KepFactory, SigFactory
 from tests.github.standin import (
     closed,

@@ -23,7 +23,7 @@ WEEK_BEFORE = (FREEZE - 168 * HOUR).isoformat()
 QUEUES = {
     "reminders.tasks.send_due_freeze_reminders": "reminders",
     "reminders.tasks.deliver_reminders": "reminders",
-    "releases.tasks.sync_github_current_release": "github",
+    "github_sync.tasks.sync_github_current_release": "github",
     "retros.tasks.sync_action_items": "github",
     "releases.tasks.compute_release_stats": "stats",
     "releases.tasks.compute_all_release_stats": "stats",
@@ -101,7 +101,7 @@ def test_worker_settings_follow_the_rule_of_manage_py_and_gunicorn():
 
 
 def _lock_held(release_id: int) -> bool:
-    from releases.services.github_sync import LOCK_NAMESPACE
+    from github_sync.services.github_sync import LOCK_NAMESPACE
 
     with connection.cursor() as cursor:
         cursor.execute(
@@ -132,7 +132,7 @@ def test_a_sync_stuck_on_a_dripping_server_does_not_delay_a_due_reminder(board, 
         celery_worker(queues=("reminders",), **env)
         client = celery_worker.client
 
-        client.send_task("releases.tasks.sync_github_current_release")
+        client.send_task("github_sync.tasks.sync_github_current_release")
         started = time.monotonic()
         while not any("/timeline" in entry["path"] for entry in github.log):
             assert time.monotonic() - started < 30, "\n".join(github_worker.output[-40:] + [str(github.log)])
@@ -154,7 +154,7 @@ def test_a_sync_stuck_on_a_dripping_server_does_not_delay_a_due_reminder(board, 
         # ... and the next beat's sync starts cleanly and gets through.
         del github.overrides["/timeline"]
         assert any("GitHub sync stopped" in line and "deadline" in line for line in github_worker.output)
-        task = client.send_task("releases.tasks.sync_github_current_release")
+        task = client.send_task("github_sync.tasks.sync_github_current_release")
         # The task logs the labels' summary, then reads the board under the same lock: it is done when Celery
         # says the task succeeded (on a busy machine the board's part outlasts a check made at the summary).
         while not any(task.id in line and "succeeded" in line for line in github_worker.output):

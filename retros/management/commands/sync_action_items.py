@@ -3,7 +3,7 @@ reopened → open (each change kept in the item's history)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
-from releases.github.client import GitHubError
+from github_sync.github.client import GitHubError
 from retros.services.actions import action_items_sync
 
 

@@ -9,14 +9,12 @@ from django.utils import timezone
 
 from core.db.locks import LockTimeout, session_lock
 from core.db.upsert import upsert
-from releases.github import (
+from github_sync.github import (
     CachedPage,
     GitHubClient,
     GitHubDeadlineExceeded,
 )
-from releases.models import (
-    GitHubCachedResponse,
-)
+from github_sync.models import GitHubCachedResponse
 
 from .github_sync_base import LOCK_NAMESPACE, LOCK_WAIT_SECONDS, SyncReport
 

@@ -6,7 +6,7 @@ what is planned, tracked and removed with its milestone (`v1.35`) and labels (`l
 enhancements handbook: opting in is the SIG lead's `lead-opted-in` label on an issue in the release milestone;
 removal is "/remove-label tracked/yes /label tracked/no /milestone clear", re-adding the reverse; at the end of
 a release the labels are cleared for the next one. These functions turn one issue's timeline into the board
-statuses it went through, with their instants; `releases.services.github_sync` writes them.
+statuses it went through, with their instants; `github_sync.services.github_sync` writes them.
 
   GitHub says                                                  sigtracker records
   milestone vX and `lead-opted-in` (whichever came later)      tracked in X, at risk for enhancements freeze
@@ -31,8 +31,7 @@ from dataclasses import dataclass, field
 
 from core.versions import parse_version
 from releases.choices import EnhancementStatus, TargetStage
-
-from .statuses import TRACKED_STATUSES
+from releases.rules import TRACKED_STATUSES
 
 OPT_IN_LABEL = "lead-opted-in"
 TRACKED_YES_LABEL = "tracked/yes"

@@ -10,10 +10,10 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from releases.github import GitHubAuthError, GitHubError, GitHubNotFound
+from github_sync.github import GitHubAuthError, GitHubError, GitHubNotFound
+from github_sync.services.board_sync import BoardNotFound, board_release_sync
+from github_sync.services.github_sync import GitHubSyncError, github_backfill, github_client
 from releases.models import parse_version
-from releases.services.board_sync import BoardNotFound, board_release_sync
-from releases.services.github_sync import GitHubSyncError, github_backfill, github_client
 
 
 def _versions(spec: str) -> list[str]:

@@ -23,9 +23,9 @@ import datetime
 import math
 from dataclasses import dataclass, field
 
-from releases.github import GitHubError
-from releases.github.graphql import GraphQL
-from releases.rules import board_column, is_release_board_title
+from github_sync.github import GitHubError
+from github_sync.github.graphql import GraphQL
+from github_sync.rules import board_column, is_release_board_title
 
 from .github_sync_base import GitHubSyncError
 

@@ -1,5 +1,5 @@
 """The one HTTP path to GitHub: `GitHubClient`, over httpx. REST (`get_page`, `get_all`, `get_issue`) and GraphQL
-(`releases.github.graphql`) are two thin callers of its `request`.
+(`github_sync.github.graphql`) are two thin callers of its `request`.
 
 It knows nothing of Django. The caller hands it the pages it cached earlier (`cache`: URL -> `CachedPage`)
 and collects the pages fetched anew from each call's result, so the database is only touched by the caller's
@@ -45,7 +45,7 @@ from typing import Any
 import certifi
 import httpx
 
-from releases import metrics
+from github_sync import metrics
 
 API_VERSION = "2022-11-28"
 #: The largest answer read from GitHub (after decompression). A board page of 100 items is ~300 KB.

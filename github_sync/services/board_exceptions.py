@@ -10,9 +10,9 @@ import datetime
 import re
 from collections.abc import Iterable
 
+from github_sync.rules import board_exception_decision, board_exception_freeze
 from releases.choices import ExceptionDecision, ExceptionSource
 from releases.models import EnhancementException, Release, TrackedEnhancement
-from releases.rules import board_exception_decision, board_exception_freeze
 
 #: A KEP's number in a draft item's title: "KEP-4639: ...", "#4639 ...", "4639 - second request".
 KEP_IN_TITLE = re.compile(r"(?:KEP[- ]?|#)(\d{1,5})\b|^\s*(\d{2,5})\b", re.I)

@@ -2,10 +2,10 @@
 
 The enhancements handbook calls the board's Enhancements view the source of truth for each KEP's status; its
 other columns (Stage, Type, SIG, PRR Status, Enhancements Contact, Note) are what labels cannot say. The board
-is read through GitHub's GraphQL API (`releases.github.graphql`): 100 items a query with their field values,
+is read through GitHub's GraphQL API (`github_sync.github.graphql`): 100 items a query with their field values,
 their issue's number and that issue's project status-change events, so a board of 150 items costs two queries
 (plus one to find the board by title the first time). Reading is bounded and checked item by item
-(`releases.services.board_read`); an item whose JSON is not as documented is one skip line.
+(`github_sync.services.board_read`); an item whose JSON is not as documented is one skip line.
 
 Every issue on the board is tracked, none dropped: one whose KEP is not in the catalogue yet (a fresh install that
 syncs before `import_keps`, or a KEP whose kep.yaml merges near the freeze) gets a stub KEP filed under the
@@ -35,20 +35,17 @@ from django.utils import timezone
 
 from community.models import Person, Sig
 from core.models import Heartbeat
-from keps.models import Kep
-from releases.choices import EnhancementStatus, HistorySource, TargetStage, TrackedSource
-from releases.github import GitHubClient, GitHubError, GitHubNotFound
-from releases.github.graphql import GraphQL
-from releases.models import Release, TrackedEnhancement
-from releases.rules import (
+from github_sync.github import GitHubClient, GitHubError, GitHubNotFound
+from github_sync.github.graphql import GraphQL
+from github_sync.rules import (
     board_prr_status,
     board_sig,
     board_stage,
     board_status,
     board_type,
 )
-from releases.services.board_exceptions import board_exceptions_write
-from releases.services.board_read import (
+from github_sync.services.board_exceptions import board_exceptions_write
+from github_sync.services.board_read import (
     FIND_QUERY,
     ITEMS_QUERY,
     BoardItem,
@@ -58,7 +55,10 @@ from releases.services.board_read import (
     board_read,
     parse_item,
 )
-from releases.services.github_sync import LOCK_WAIT_SECONDS, GitHubSyncError, github_client, release_lock
+from github_sync.services.github_sync import LOCK_WAIT_SECONDS, GitHubSyncError, github_client, release_lock
+from keps.models import Kep
+from releases.choices import EnhancementStatus, HistorySource, TargetStage, TrackedSource
+from releases.models import Release, TrackedEnhancement
 from releases.services.stats import release_stats_request
 from releases.services.tracking import RecordedChange, tracked_enhancements_create, tracked_enhancements_record
 

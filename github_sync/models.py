@@ -19,6 +19,7 @@ class GitHubCachedResponse(models.Model):
     fetched_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        db_table = "releases_githubcachedresponse"  # made by releases' migrations; the model moved, the table stayed
         ordering = ["url"]
         verbose_name = "GitHub cached response"
 

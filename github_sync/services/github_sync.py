@@ -31,9 +31,8 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
-from keps.models import Kep
-from releases import metrics
-from releases.github import (
+from github_sync import metrics
+from github_sync.github import (
     CachedPage,
     GitHubAuthError,
     GitHubClient,
@@ -47,16 +46,17 @@ from releases.github import (
     parse_issue,
     parse_milestone,
 )
-from releases.github.payloads import shape_issues, shape_timeline
+from github_sync.github.payloads import shape_issues, shape_timeline
+from github_sync.rules import (
+    GitHubVerdict,
+    github_milestone_title,
+    is_release_milestone,
+)
+from keps.models import Kep
 from releases.models import (
     Release,
     TrackedEnhancement,
     parse_version,
-)
-from releases.rules import (
-    GitHubVerdict,
-    github_milestone_title,
-    is_release_milestone,
 )
 from releases.services.stats import release_stats_request
 from releases.services.versions import release_ensure_versions

@@ -13,7 +13,7 @@
 - `payloads`: turns GitHub's JSON (issues, timelines, milestones) into plain records, liberally.
 
 The rules that turn those records into board statuses live in `releases.rules`; the writes in
-`releases.services.github_sync`.
+`github_sync.services.github_sync`.
 """
 
 from .client import (

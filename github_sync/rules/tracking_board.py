@@ -4,12 +4,12 @@ The board's columns are single-select fields whose option names each cycle's tea
 board (tracking-board.md: "manually create fields with the same ... Option values"), so their spelling drifts:
 "Tracked For Enhancement Freeze" (v1.29), "Tracked for enhancements freeze", "At Risk for Code Freeze",
 "Removed From Milestone". A name is compared in a normal form (lower case, words only, "enhancement" and
-"enhancements" alike); a value with no entry here maps to None and is reported, never guessed.
+"enhancements" alike: `releases.rules.board_words`); a value with no entry here maps to None and is reported, never
+guessed. The Status column's values are a release rule (`releases.rules.board_status`).
 """
 
-from releases.choices import EnhancementStatus, ExceptionDecision, Freeze, PrrStatus, TargetStage
-
-from .statuses import AT_RISK_FOR, TRACKED_FOR, is_in_play
+from releases.choices import ExceptionDecision, Freeze, PrrStatus, TargetStage
+from releases.rules import board_words as _board_words
 
 #: Board titles the release team has used for a release's board, `{version}` without the "v".
 BOARD_TITLES = (
@@ -22,30 +22,11 @@ BOARD_TITLES = (
 )
 
 
-def _board_words(value: str) -> str:
-    words = "".join(ch if ch.isalnum() else " " for ch in (value or "").lower()).split()
-    return " ".join("enhancements" if word == "enhancement" else word for word in words)
-
-
 def is_release_board_title(title: str, version: str) -> bool:
     """Whether a project titled `title` is the tracking board of release `version` (e.g. 1.36)."""
     normal = _board_words(title)
     return any(normal == _board_words(pattern.format(version=version)) for pattern in BOARD_TITLES)
 
-
-_BOARD_STATUS = {
-    **{f"at risk for {freeze.label.lower()}": status for freeze, status in AT_RISK_FOR.items()},
-    **{f"tracked for {freeze.label.lower()}": status for freeze, status in TRACKED_FOR.items()},
-    "at risk for production readiness freeze": EnhancementStatus.AT_RISK_PRR,
-    "tracked for production readiness freeze": EnhancementStatus.TRACKED_PRR,
-    "exception pending": EnhancementStatus.EXCEPTION_PENDING,
-    "exception approved": EnhancementStatus.EXCEPTION_APPROVED,
-    "deferred": EnhancementStatus.DEFERRED,
-    "removed from milestone": EnhancementStatus.REMOVED,
-    "removed from release": EnhancementStatus.REMOVED,
-    "done": EnhancementStatus.DONE,
-}
-_BOARD_STATUS = {_board_words(name): status for name, status in _BOARD_STATUS.items()}
 
 _BOARD_TYPE = {
     "net new": "net_new",
@@ -90,11 +71,6 @@ def board_column(name: str) -> str:
     return _BOARD_COLUMNS.get(key, key)
 
 
-def board_status(value: str) -> str | None:
-    """sigtracker's status for the board's Status `value`; None for a value it has no name for."""
-    return _BOARD_STATUS.get(_board_words(value))
-
-
 def board_type(value: str) -> str | None:
     return _BOARD_TYPE.get(_board_words(value))
 
@@ -114,13 +90,6 @@ def board_sig(value: str) -> str:
     if words[:1] == ["sig"]:
         words = words[1:]
     return f"sig-{'-'.join(words)}" if words else ""
-
-
-def board_labels_disagree(*, board: str, labels: str) -> bool:
-    """Whether the board's status and the one the issue's labels and milestone imply tell different stories:
-    one has the KEP in the release and the other not (tracked/no, or still in the milestone when the board
-    removed it). Different freezes of a KEP in play are not a disagreement: labels cannot say which freeze."""
-    return bool(board and labels) and is_in_play(board) != is_in_play(labels)
 
 
 _BOARD_DECISION = {

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db.models import Min
 
-from releases.choices import MilestoneKind
-from releases.github import (
+from github_sync.github import (
     GitHubClient,
 )
+from releases.choices import MilestoneKind
 from releases.models import (
     Milestone,
     Release,

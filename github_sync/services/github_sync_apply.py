@@ -10,20 +10,20 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from community.models import Person, Sig
-from keps.models import Kep
-from releases.choices import HistorySource, TrackedSource
-from releases.github import (
+from github_sync.github import (
     Issue,
     parse_timeline,
 )
+from github_sync.rules import (
+    GitHubVerdict,
+    github_issue_verdict,
+)
+from keps.models import Kep
+from releases.choices import HistorySource, TrackedSource
 from releases.models import (
     EnhancementStatusChange,
     Release,
     TrackedEnhancement,
-)
-from releases.rules import (
-    GitHubVerdict,
-    github_issue_verdict,
 )
 from releases.services.tracking import (
     HistoryEntry,
