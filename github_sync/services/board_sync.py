@@ -20,8 +20,10 @@ status) when the timeline has events newer than what sigtracker holds (for a new
 board); otherwise once, at this sync's instant,
 *observed* (`observed_since` = the previous successful board sync, a `core.Heartbeat` row): it happened in that
 window. A change is written only while the row's status differs from the board's, so an event arriving late for
-a change already observed adds nothing: never counted twice, nothing rewritten. An unchanged board writes no
-tracked enhancement or history row (only the heartbeat's instant moves).
+a change already observed is never a second change: it dates it. A later sync that reads the event of an observed
+change (the same status, an instant in the observed window) writes a row at the event's instant, by its actor,
+superseding the observed row (kept in the record, out of the history as it now stands); once. An unchanged board
+writes no tracked enhancement or history row (only the heartbeat's instant moves).
 """
 
 import datetime
@@ -99,6 +101,8 @@ class BoardReport:
     unchanged: int = 0
     history_added: int = 0
     observed: int = 0
+    #: Observed changes dated by their event, read by a later sync (each a row superseding the observed one).
+    dated: int = 0
     exceptions_created: int = 0
     exceptions_updated: int = 0
     requests: int = 0
@@ -113,7 +117,9 @@ class BoardReport:
             f"{self.created}, updated {self.updated}, unchanged {self.unchanged}"
             + (f" ({self.stubs} new KEPs as stubs, filled in by import_keps)" if self.stubs else "")
             + "; history rows added "
-            f"{self.history_added} ({self.observed} observed); exception requests created "
+            f"{self.history_added} ({self.observed} observed"
+            + (f", {self.dated} dating an observed change by its event" if self.dated else "")
+            + "); exception requests created "
             f"{self.exceptions_created}, updated {self.exceptions_updated}; {self.requests} GraphQL requests, "
             f"{self.points} points."
         )
@@ -262,10 +268,11 @@ def _update_row(item, row, report, writes: _Writes, *, status, fields, observed,
             setattr(row, name, value)
         row.github_synced_at = now
         row.save(update_fields=[*changes, "github_synced_at", "updated_at"])
+    dated = _queue_event_dates(item, row, report, writes) if item.events else 0
     before = row.status
     if status is not None and status != before:
         before = _queue_status_changes(item, row, report, writes, status=status, observed=observed, now=now)
-    if changes or before != row.status:
+    if changes or dated or before != row.status:
         report.updated += 1
     else:
         report.unchanged += 1
@@ -302,6 +309,37 @@ def _queue_status_changes(item, row, report, writes: _Writes, *, status, observe
         report.history_added += 1
         report.observed += 1
     return before
+
+
+def _queue_event_dates(item, row, report, writes: _Writes) -> int:
+    """Queue, for each change of `row` a sync observed without an event, the item's event for it now read: the
+    latest event to the same status inside the observed window (after `observed_since`, by the observation), as a
+    row at the event's instant superseding the observed one. Returns how many were queued."""
+    observed = row.history.filter(source=HistorySource.BOARD, observed_since__isnull=False).values_list(
+        "pk", "from_status", "to_status", "observed_since", "changed_at"
+    )
+    queued = 0
+    for pk, before, after, since, seen in observed:
+        matching = [event for event in item.events if board_status(event.status) == after and since < event.at <= seen]
+        if not matching:
+            continue
+        event = max(matching, key=lambda e: e.at)
+        writes.changes.append(
+            RecordedChange(
+                tracked_enhancement=row,
+                from_status=before,
+                to_status=after,
+                at=event.at,
+                author=event.actor,
+                note=f"dated by its board event, read after the change was observed at {seen:%Y-%m-%d %H:%M} UTC",
+                link=item.url,
+                supersedes=pk,
+            )
+        )
+        queued += 1
+    report.history_added += queued
+    report.dated += queued
+    return queued
 
 
 def _current(row, name):

@@ -374,12 +374,17 @@ class RecordedChange:
     assumed: bool = False
     link: str = ""
     observed_since: datetime.datetime | None = None  # seen by a sync: it happened after this, by `at`
+    #: The primary key of the row this change corrects (e.g. a change observed by a sync, now dated by the event
+    #: read later): a new row superseding it, the old one kept. A correction re-dates a change already made, so it
+    #: never moves the row's status.
+    supersedes: int | None = None
 
 
 @transaction.atomic
 def tracked_enhancements_record(*, changes: Sequence[RecordedChange], source: str, request_stats: bool = True) -> int:
     """Write changes recorded elsewhere, many rows at once: one history row per change, each row's status set
-    to its latest change, stats queued once. The rows must be saved already. Returns how many changes."""
+    to its latest change (corrections aside: they supersede a row, `RecordedChange.supersedes`, and move no
+    status), stats queued once. The rows must be saved already. Returns how many changes."""
     if not changes:
         return 0
     for change in changes:
@@ -388,7 +393,8 @@ def tracked_enhancements_record(*, changes: Sequence[RecordedChange], source: st
     source = _source(source, None)
     latest: dict[int, RecordedChange] = {}
     for change in sorted(changes, key=lambda c: c.at):
-        latest[change.tracked_enhancement.pk] = change
+        if change.supersedes is None:
+            latest[change.tracked_enhancement.pk] = change
     now = timezone.now()
     rows = []
     for change in latest.values():
@@ -409,6 +415,7 @@ def tracked_enhancements_record(*, changes: Sequence[RecordedChange], source: st
             link=change.link,
             assumed=change.assumed,
             observed_since=change.observed_since,
+            supersedes=change.supersedes,
         )
         for change in changes
     )

@@ -141,14 +141,15 @@ def test_change_without_event_observed_between_two_syncs(world, board, client):
     assert (last.from_status, last.to_status) == (S.TRACKED_ENHANCEMENTS, S.AT_RISK_CODE)
     assert (last.observed_since, last.changed_at) == (T0, T1)
     assert "between 2026-02-10 14:00 and 14:15 UTC" in last.note
-    # An event for the same change arriving late is not a second change.
-    board.status_event(101, 241, T0 + datetime.timedelta(minutes=3), "Tracked...", "At risk for code freeze")
-    report = board_release_sync(version="1.36", now=T2)
-    assert len(history(101)) == 2 and report.history_added == 0
     # The read API says which instants are exact and which observed.
     body = client.get("/api/v1/status-changes/?kep=101&release=1.36").json()
     items = body["results"] if isinstance(body, dict) else body
     assert sorted(item["instant"] for item in items) == ["assumed", "observed"]
+    # An event for the same change arriving late is not a second change: it dates the observed one.
+    board.status_event(101, 241, T0 + datetime.timedelta(minutes=3), "Tracked...", "At risk for code freeze")
+    report = board_release_sync(version="1.36", now=T2)
+    assert len(history(101)) == 2 and report.history_added == 1 and report.dated == 1
+    assert history(101)[-1].changed_at == T0 + datetime.timedelta(minutes=3)
 
 
 def test_unknown_status_reported_and_stored_as_written(world, board):

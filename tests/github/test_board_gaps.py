@@ -106,6 +106,54 @@ def test_a_change_without_an_event_is_recorded_in_the_window_of_the_syncs_that_s
     assert last.observed_since == T0 and last.changed_at == T1
 
 
+@pytest.mark.django_db
+def test_an_event_read_after_its_change_was_observed_supersedes_the_observed_row(board):
+    release = ReleaseFactory(version="1.36")
+    KepFactory(number=3673, owning_sig=SigFactory(slug="sig-node"))
+    board.add_item(241, issue=3673, status="At risk for code freeze")
+    board_release_sync(version="1.36", now=T0)
+    board.set_values(board.item(241, 3673), status="Tracked for code freeze")
+    board_release_sync(version="1.36", now=T1)  # no event yet: observed in (T0, T1]
+    (observed,) = EnhancementStatusChange.objects.filter(observed_since=T0)
+    assert observed.changed_at == T1
+    # GitHub's timeline now has the change's event, dated between the two syncs that saw it.
+    at = datetime.datetime(2026, 10, 13, 9, 30, tzinfo=datetime.UTC)
+    board.status_event(3673, 241, at, "At risk for code freeze", "Tracked for code freeze", "enh-lead")
+    report = board_release_sync(version="1.36", now=T1 + datetime.timedelta(hours=1))
+    last = history(3673)[-1]
+    assert (last.from_status, last.to_status, last.changed_at, last.author) == (
+        S.AT_RISK_CODE,
+        S.TRACKED_CODE,
+        at,
+        "enh-lead",
+    )
+    assert last.observed_since is None and last.supersedes_id == observed.pk and last.source == observed.source
+    assert len(history(3673)) == 2  # the observed row is out of the history as it now stands, kept in the record
+    assert EnhancementStatusChange.all_objects.filter(pk=observed.pk).exists()
+    assert report.history_added == 1 and report.dated == 1 and "1 dating an observed change" in report.summary()
+    assert TrackedEnhancement.objects.get(release=release).status == S.TRACKED_CODE
+    # A third sync reads the same event: nothing more to write.
+    before = EnhancementStatusChange.all_objects.count()
+    again = board_release_sync(version="1.36", now=T1 + datetime.timedelta(hours=2))
+    assert EnhancementStatusChange.all_objects.count() == before and again.history_added == 0 and again.unchanged == 1
+
+
+@pytest.mark.django_db
+def test_an_event_outside_the_observed_window_is_not_taken_for_the_observed_change(board):
+    ReleaseFactory(version="1.36")
+    KepFactory(number=3673, owning_sig=SigFactory(slug="sig-node"))
+    board.add_item(241, issue=3673, status="At risk for code freeze")
+    board_release_sync(version="1.36", now=T0)
+    board.set_values(board.item(241, 3673), status="Tracked for code freeze")
+    board_release_sync(version="1.36", now=T1)
+    # An older move to the same status (before the sync that still saw "at risk"): not this change's event.
+    early = T0 - datetime.timedelta(days=2)
+    board.status_event(3673, 241, early, "At risk for code freeze", "Tracked for code freeze", "enh-lead")
+    report = board_release_sync(version="1.36", now=T1 + datetime.timedelta(hours=1))
+    last = history(3673)[-1]
+    assert (last.changed_at, last.observed_since) == (T1, T0) and report.history_added == 0
+
+
 def _as_member(node: dict, column: str, member: dict) -> dict:
     """`node` with the value of `column` sent as another member of the field value union."""
     for value in node["fieldValues"]["nodes"]:
