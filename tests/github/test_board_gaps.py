@@ -139,6 +139,26 @@ def test_an_event_read_after_its_change_was_observed_supersedes_the_observed_row
 
 
 @pytest.mark.django_db
+def test_dating_an_older_observed_change_leaves_the_status_at_the_latest_change(board):
+    release = ReleaseFactory(version="1.36")
+    KepFactory(number=3673, owning_sig=SigFactory(slug="sig-node"))
+    board.add_item(241, issue=3673, status="At risk for code freeze")
+    board_release_sync(version="1.36", now=T0)
+    board.set_values(board.item(241, 3673), status="Tracked for code freeze")
+    board_release_sync(version="1.36", now=T1)  # observed
+    moved = T1 + datetime.timedelta(hours=1)
+    board.set_values(board.item(241, 3673), status="Removed from milestone")
+    board.status_event(3673, 241, moved, "Tracked for code freeze", "Removed from milestone", "enh-lead")
+    board_release_sync(version="1.36", now=T1 + datetime.timedelta(hours=2))
+    at = datetime.datetime(2026, 10, 13, 9, 30, tzinfo=datetime.UTC)
+    board.status_event(3673, 241, at, "At risk for code freeze", "Tracked for code freeze", "enh-lead")
+    report = board_release_sync(version="1.36", now=T1 + datetime.timedelta(hours=3))
+    assert report.dated == 1
+    assert [(c.to_status, c.changed_at) for c in history(3673)[1:]] == [(S.TRACKED_CODE, at), (S.REMOVED, moved)]
+    assert TrackedEnhancement.objects.get(release=release).status == S.REMOVED
+
+
+@pytest.mark.django_db
 def test_an_event_outside_the_observed_window_is_not_taken_for_the_observed_change(board):
     ReleaseFactory(version="1.36")
     KepFactory(number=3673, owning_sig=SigFactory(slug="sig-node"))
