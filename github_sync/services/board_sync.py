@@ -233,30 +233,9 @@ def _plan_new_row(item, kep, release, report, writes: _Writes, *, status, fields
         **fields,
     )
     writes.fresh.append(new)
-    before = ""
-    for event, mapped in steps:
-        if mapped == before:
-            continue
-        writes.created.append(
-            RecordedChange(
-                tracked_enhancement=new,
-                from_status=before,
-                to_status=mapped,
-                at=event.at,
-                author=event.actor,
-                link=item.url,
-            )
-        )
-        before = mapped
-        report.history_added += 1
-    if before != status:
-        writes.created.append(
-            RecordedChange(
-                tracked_enhancement=new, from_status=before, to_status=status, at=now, link=item.url, **observed
-            )
-        )
-        report.history_added += 1
-        report.observed += 1
+    writes.created.extend(
+        _status_history(item, new, report, before="", since=None, status=status, observed=observed, now=now)[0]
+    )
     report.created += 1
 
 
@@ -282,13 +261,24 @@ def _queue_status_changes(item, row, report, writes: _Writes, *, status, observe
     """Queue the history of `row` moving to `status`: the item's events newer than the row's last change, each at
     its own instant, then, if they do not end at `status`, the move as observed now. Returns the last status
     queued."""
-    before = row.status
     last = row.history.order_by("-changed_at").values_list("changed_at", flat=True).first()
+    changes, before = _status_history(
+        item, row, report, before=row.status, since=last, status=status, observed=observed, now=now
+    )
+    writes.changes.extend(changes)
+    return before
+
+
+def _status_history(item, row, report, *, before, since, status, observed, now) -> tuple[list[RecordedChange], str]:
+    """The changes taking `row` from `before` to `status`: each of the item's events after `since` (all of them
+    when None) at its own instant, then, if they do not end at `status`, the move as observed now; with the last
+    status they reach."""
+    changes: list[RecordedChange] = []
     for event in item.events:
         mapped = board_status(event.status)
-        if mapped is None or mapped == before or (last is not None and event.at <= last):
+        if mapped is None or mapped == before or (since is not None and event.at <= since):
             continue
-        writes.changes.append(
+        changes.append(
             RecordedChange(
                 tracked_enhancement=row,
                 from_status=before,
@@ -301,14 +291,14 @@ def _queue_status_changes(item, row, report, writes: _Writes, *, status, observe
         before = mapped
         report.history_added += 1
     if before != status:
-        writes.changes.append(
+        changes.append(
             RecordedChange(
                 tracked_enhancement=row, from_status=before, to_status=status, at=now, link=item.url, **observed
             )
         )
         report.history_added += 1
         report.observed += 1
-    return before
+    return changes, before
 
 
 def _queue_event_dates(item, row, report, writes: _Writes) -> int:
