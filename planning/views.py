@@ -82,11 +82,9 @@ def decide(request, version: str, sig: str):
     if not form.is_valid():
         messages.error(request, _form_errors(form))
         return redirect("planning:sig_plan", version=version, sig=sig.slug)
-    kep = Kep.objects.filter(number=form.cleaned_data["kep"]).first()
     plan = plan_for(version=version, sig=sig)
     try:
-        if kep is None:
-            raise PlanInvalid(f"kep: no KEP-{form.cleaned_data['kep']} in sigtracker")
+        kep = _kep_named(form)
         plan_decision_record(
             user=request.user,
             release=version,
@@ -105,6 +103,14 @@ def decide(request, version: str, sig: str):
     return redirect("planning:sig_plan", version=version, sig=sig.slug)
 
 
+def _kep_named(form) -> Kep:
+    """The KEP a decision or proposal form names; PlanInvalid (shown to the person) when sigtracker has none."""
+    kep = Kep.objects.filter(number=form.cleaned_data["kep"]).first()
+    if kep is None:
+        raise PlanInvalid(f"kep: no KEP-{form.cleaned_data['kep']} in sigtracker")
+    return kep
+
+
 @require_POST
 def propose(request, version: str, sig: str):
     """Anyone signed in proposes a KEP for the plan."""
@@ -117,10 +123,8 @@ def propose(request, version: str, sig: str):
     if not form.is_valid():
         messages.error(request, _form_errors(form))
         return redirect("planning:sig_plan", version=version, sig=sig.slug)
-    kep = Kep.objects.filter(number=form.cleaned_data["kep"]).first()
     try:
-        if kep is None:
-            raise PlanInvalid(f"kep: no KEP-{form.cleaned_data['kep']} in sigtracker")
+        kep = _kep_named(form)
         plan_candidate_propose(
             user=request.user,
             release=version,
