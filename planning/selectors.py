@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import CharField, Q, Value
 from django.utils import timezone
 
 from community.models import Sig
@@ -36,7 +36,7 @@ from keps.selectors_history import plan_slip_count
 from releases.choices import Freeze, ReleaseState
 from releases.models import Milestone, Release, TrackedEnhancement
 from releases.rules import FREEZE_MILESTONE, SLIP_STATUSES, end_of_day_pacific, is_done
-from releases.selectors_perma_beta import perma_beta_list
+from releases.selectors_perma_beta import perma_beta_reference_version, sig_perma_beta_keps
 
 from .choices import CandidateSource, CapacityRole, PlanDecisionKind
 from .models import PlanCandidate, PlanDecision
@@ -191,9 +191,9 @@ def _perma_betas(sig: Sig, version: str) -> list[int]:
     """Primary keys of the SIG's perma-betas whose kep.yaml plans no release from `version` on."""
     # Counted against the release before the planned one (the current release, when planning the next), not
     # against whatever release is current today: a plan for v1.40 asks what will have been stuck by then.
-    rows = perma_beta_list(filters={"owning_sig": sig.slug}, reference=previous_version(version)).rows
-    # The perma-beta rows' KEPs carry only the list's columns: their plans are read in one query, not per row.
-    plans = Kep.objects.filter(pk__in=[row.kep.pk for row in rows]).values_list(
+    reference = previous_version(version) or perma_beta_reference_version()
+    perma_betas = sig_perma_beta_keps(sig_id=sig.pk, reference=reference)
+    plans = Kep.objects.filter(pk__in=perma_betas).values_list(
         "pk",
         "stage",
         "latest_milestone",
@@ -221,7 +221,7 @@ def _not_planned_from(*, stage: str, latest: str, milestones: dict, version: str
 
 
 def _candidate_keps(pks: set[int]) -> dict[int, Kep]:
-    """The candidates' KEPs with what a row shows (`people`, `prr`, `participating` set on each), in six queries:
+    """The candidates' KEPs with what a row shows (`people`, `prr`, `participating` set on each), in three queries:
     the people as handles straight from the link tables, not as model instances."""
     keps = {
         kep.pk: kep
@@ -243,22 +243,28 @@ def _candidate_keps(pks: set[int]) -> dict[int, Kep]:
         kep.people = {"authors": [], "reviewers": [], "approvers": []}
         kep.prr = {}
         kep.participating = []
-    for role in ("authors", "reviewers", "approvers"):
-        through = getattr(Kep, role).through
-        for kep_id, handle in (
-            through.objects.filter(kep_id__in=pks).order_by("person__github").values_list("kep_id", "person__github")
-        ):
-            keps[kep_id].people[role].append(handle)
+    # Every link a row shows in one UNION (kep id, role, handle or SIG slug), sorted here.
+    links = [
+        getattr(Kep, role)
+        .through.objects.filter(kep_id__in=pks)
+        .order_by()
+        .values_list("kep_id", Value(role, output_field=CharField()), "person__github")
+        for role in ("authors", "reviewers", "approvers")
+    ]
+    sigs = (
+        Kep.participating_sigs.through.objects.filter(kep_id__in=pks)
+        .order_by()
+        .values_list("kep_id", Value("participating", output_field=CharField()), "sig__slug")
+    )
+    for kep_id, role, name in sorted(sigs.union(*links, all=True), key=lambda link: (link[2].lower(), link[2])):
+        if role == "participating":
+            keps[kep_id].participating.append(name)
+        else:
+            keps[kep_id].people[role].append(name)
     for kep_id, stage, handle in PrrApproval.objects.filter(kep_id__in=pks).values_list(
         "kep_id", "stage", "approver__github"
     ):
         keps[kep_id].prr[stage] = handle
-    for kep_id, slug in (
-        Kep.participating_sigs.through.objects.filter(kep_id__in=pks)
-        .order_by("sig__slug")
-        .values_list("kep_id", "sig__slug")
-    ):
-        keps[kep_id].participating.append(slug)
     return keps
 
 

@@ -109,15 +109,19 @@ def _min_releases(filters: dict) -> int:
 def _stage_arrivals(filters: dict) -> tuple[dict[int, Arrival], int]:
     """When each open KEP in beta or alpha (of the filters' stage and SIG) arrived in its stage, by primary key,
     and how many KEPs in the stage say nowhere."""
-    candidates = PermaBetaFilterSet(
-        filters,
-        queryset=Kep.objects.filter(stage__in=[KepStage.BETA, KepStage.ALPHA])
-        .exclude(status__in=CLOSED_KEP_STATUSES)
-        .order_by(),
-    ).qs.values_list("pk", "stage", "alpha_milestone", "beta_milestone")
+    return _arrivals_of(PermaBetaFilterSet(filters, queryset=_in_stage()).qs)
+
+
+def _in_stage():
+    return (
+        Kep.objects.filter(stage__in=[KepStage.BETA, KepStage.ALPHA]).exclude(status__in=CLOSED_KEP_STATUSES).order_by()
+    )
+
+
+def _arrivals_of(keps) -> tuple[dict[int, Arrival], int]:
     arrivals: dict[int, Arrival] = {}
     without_milestone: dict[int, str] = {}
-    for pk, stage, alpha, beta in candidates:
+    for pk, stage, alpha, beta in keps.values_list("pk", "stage", "alpha_milestone", "beta_milestone"):
         since = beta if stage == KepStage.BETA else alpha
         if version_or_none(since):
             arrivals[pk] = (since, "kep.yaml")
@@ -125,6 +129,13 @@ def _stage_arrivals(filters: dict) -> tuple[dict[int, Arrival], int]:
             without_milestone[pk] = stage
     arrivals.update(_board_arrivals(without_milestone))
     return arrivals, sum(1 for pk in without_milestone if pk not in arrivals)
+
+
+def sig_perma_beta_keps(*, sig_id: int, reference: str) -> set[int]:
+    """Primary keys of the perma-betas (the list's default N) owned by one SIG, counted against `reference`:
+    what `perma_beta_list` would list for that SIG, without the rows' columns (a plan reads its own)."""
+    arrivals, _undated = _arrivals_of(_in_stage().filter(owning_sig_id=sig_id))
+    return set(_releases_in_stage(arrivals, newest=reference, min_releases=PERMA_BETA_DEFAULT_RELEASES))
 
 
 def _board_arrivals(stage_of: dict[int, str]) -> dict[int, Arrival]:
