@@ -19,6 +19,7 @@ from .choices import BOARD_CATEGORIES, ActionStatus, RetroCategory
 from .markdown import board_markdown, sig_repository
 from .models import RetroItem
 from .policy import is_moderator
+from .selectors_release import TOP_ITEMS, release_board_get
 from .services.actions import action_item_create, action_item_update_status, new_issue_url
 from .services.board import (
     BoardRefused,
@@ -169,6 +170,32 @@ class BoardView(TemplateView):
             changed = action_item_update_status(user=user, item=self._item(data), status=data.get("status", ""))
             return "Status set." if changed else "Status unchanged."
         raise BoardRefused(f"unknown action {action[:40]!r}", 400)
+
+
+class ReleaseBoardView(TemplateView):
+    """Every SIG's board of a release side by side, for the release team: read-only, input goes on each board."""
+
+    template_name = "retros/release_board.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        release = _release(kwargs["version"])
+        board = release_board_get(release=release)
+        window = board_window(release=release)
+        context.update(
+            nav="releases",
+            release=release,
+            board=board,
+            columns=[(RetroCategory(c).label, board.top.get(c, [])) for c in BOARD_CATEGORIES],
+            categories=[(RetroCategory(c).label, c) for c in BOARD_CATEGORIES],
+            top_items=TOP_ITEMS,
+            window=window,
+            window_state=window.state(timezone.now()),
+            follow_through=selectors.follow_through(release=release),
+        )
+        for summary in board.sigs:
+            summary.cells = [summary.counts.get(c, 0) for c in BOARD_CATEGORIES]
+        return context
 
 
 def request_path(request) -> str:
