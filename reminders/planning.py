@@ -1,7 +1,8 @@
 """Who gets which reminder at an instant: a digest per SIG mailing list and Slack channel, a note per person with
-KEPs to fix. Reminders due at the same instant for the same address make one email: the first (`due_order`) is
-sent and covers the others, recorded as skipped with a reason naming it (`merged_reason`), from which a sender
-rebuilds what its email covers (`reminder_dues`), so a retry says the same."""
+KEPs to fix (on the board, or committed in the plan) or open retro action items. Reminders due at the same instant
+for the same address make one email: the first (`due_order`) is sent and covers the others, recorded as skipped
+with a reason naming it (`merged_reason`), from which a sender rebuilds what its email covers (`reminder_dues`), so
+a retry says the same."""
 
 import datetime
 from collections import defaultdict
