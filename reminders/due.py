@@ -204,7 +204,9 @@ def _retro_input_due(*, now: datetime.datetime, earliest: datetime.datetime) -> 
             until = release_times.until(midpoint=anchor == Anchor.RETRO_MIDPOINT)
             reason = ""
             if now - at > grace() and until is not None and until <= now:
-                passed = "the next retro-input reminder" if anchor == Anchor.RETRO_MIDPOINT else "the retro meeting"
+                passed = "the retro meeting" if release_times.retro else "the board's close"
+                if anchor == Anchor.RETRO_MIDPOINT and release_times.week_before:
+                    passed = "the next retro-input reminder"
                 reason = f"not sent in time: {passed} had come when a run could send it"
             due.append(DueReminder(milestone, anchor, 0, at, sig_ids, skip_reason=reason, until=until))
     return due

@@ -80,8 +80,13 @@ def test_retro_input_falls_due_at_the_midpoint_and_a_week_before_the_retro():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_without_a_retro_milestone_the_second_falls_a_week_before_the_board_closes():
+def test_without_a_retro_milestone_the_second_falls_a_week_before_the_board_closes(settings):
     make_release(retro=False)
+    settings.SIGTRACKER_REMINDER_CATCH_UP_HOURS = 24 * 30  # a long outage
+    closes = datetime.datetime(2023, 5, 9, 0, 0, tzinfo=UTC)
+    ((anchor, _at, reason),) = retro_dues(closes + HOUR)
+    assert anchor == Anchor.RETRO_WEEK_BEFORE and "the board's close had come" in reason
+    settings.SIGTRACKER_REMINDER_CATCH_UP_HOURS = 24
     # The board closes four weeks after release day (midnight UTC): the reminder comes three weeks after it.
     three_weeks_after = datetime.datetime(2023, 5, 2, 0, 0, tzinfo=UTC)
     assert retro_dues(three_weeks_after) == [(Anchor.RETRO_WEEK_BEFORE, three_weeks_after, "")]
