@@ -7,7 +7,8 @@
   the freeze (from the plan history) that the release team did not track (no row on the release's board).
 
 Everything is read as of the digest's instant, so a replayed reminder says what it said then. A fixed number of
-queries per SIG.
+queries per SIG; the committed KEPs' lines also go, with each KEP's people (`plan_gap_owners`), into those
+people's personal notes.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from community.models import Sig
+from community.models import Sig, SigLeadership
 from github_sync.rules import OPT_IN_LABEL
 from keps.models import Kep
 from releases.choices import Freeze
@@ -52,16 +53,17 @@ def plan_gaps(*, release: Release, sig_ids, as_of: datetime.datetime, base_url: 
     gaps: list[PlanGap] = []
     prr_freeze = _freeze_instant(release, Freeze.PRR)
     enhancements_freeze = _freeze_instant(release, Freeze.ENHANCEMENTS)
-    on_board = set(
-        TrackedEnhancement.objects.filter(release=release, kep__isnull=False, created_at__lte=as_of).values_list(
-            "kep_id", flat=True
-        )
-    )
+    on_board = _on_board(release, as_of)
+    committed: dict[str, list[PlanGap]] = {}
+    if prr_freeze is not None and as_of < prr_freeze:
+        for gap, _kep in _committed_gaps(
+            release=release, sig_ids=sig_ids, as_of=as_of, on_board=on_board, base_url=base_url
+        ):
+            committed.setdefault(gap.sig, []).append(gap)
     for sig in Sig.objects.filter(pk__in=list(sig_ids)).order_by("slug"):
-        url = f"{base_url}/releases/{release.version}/plan/{sig.slug}/"
-        if prr_freeze is not None and as_of < prr_freeze:
-            gaps += _committed_gaps(release=release, sig=sig, as_of=as_of, on_board=on_board, url=url)
+        gaps += committed.get(sig.slug, [])
         if enhancements_freeze is not None and as_of >= enhancements_freeze and history_covers(sig):
+            url = _plan_url(base_url, release, sig.slug)
             planned = planned_in(
                 plans_at(numbers=Kep.objects.filter(owning_sig=sig).values("number"), cutoff=enhancements_freeze),
                 release.version,
@@ -73,25 +75,103 @@ def plan_gaps(*, release: Release, sig_ids, as_of: datetime.datetime, base_url: 
     return gaps
 
 
-def _committed_gaps(*, release: Release, sig: Sig, as_of, on_board: set[int], url: str) -> list[PlanGap]:
-    current: dict[int, str] = {}
-    for kep_id, decision in (
-        PlanDecision.objects.filter(release=release.version, sig=sig, at__lte=as_of)
-        .order_by("at", "pk")
-        .values_list("kep_id", "decision")
-    ):
-        current[kep_id] = decision
-    committed = [kep_id for kep_id, decision in current.items() if decision == PlanDecisionKind.COMMIT]
-    if not committed:
+@dataclass(frozen=True)
+class OwnedPlanGap:
+    """A committed KEP's gap with the people it concerns: (person, role) with role `author`, `assignee` or
+    `contact` (of its row on the board, when it has one), `chair` or `tech_lead` (of the SIG whose plan it is)."""
+
+    gap: PlanGap
+    people: tuple
+
+
+def plan_gap_owners(*, release: Release, sig_ids, as_of: datetime.datetime, base_url: str = "") -> list[OwnedPlanGap]:
+    """Until the release's PRR freeze, the committed KEPs of the SIGs `sig_ids` with a gap (not on the board, or no
+    PRR approver for the stage), each with its people: the same lines as the leads' digest (`plan_gaps`), for the
+    personal notes. A fixed number of queries whatever the number of SIGs and KEPs; [] from the PRR freeze on."""
+    prr_freeze = _freeze_instant(release, Freeze.PRR)
+    if prr_freeze is None or as_of >= prr_freeze:
         return []
-    proposed = dict(
-        PlanCandidate.objects.filter(release=release.version, sig=sig, kep_id__in=committed).values_list(
-            "kep_id", "stage"
+    found = _committed_gaps(
+        release=release, sig_ids=sig_ids, as_of=as_of, on_board=_on_board(release, as_of), base_url=base_url
+    )
+    if not found:
+        return []
+    rows = {
+        row.kep_id: row
+        for row in TrackedEnhancement.objects.filter(
+            release=release, kep_id__in=[kep.pk for _gap, kep in found], created_at__lte=as_of
+        ).select_related("assignee", "enhancements_contact")
+    }
+    leaders: dict[str, list] = {}
+    for leadership in SigLeadership.objects.filter(sig__slug__in={gap.sig for gap, _kep in found}).select_related(
+        "person", "sig"
+    ):
+        leaders.setdefault(leadership.sig.slug, []).append((leadership.person, leadership.role))
+    owned = []
+    for gap, kep in found:
+        people = [(person, "author") for person in kep.authors.all()]
+        row = rows.get(kep.pk)
+        if row is not None and row.assignee_id:
+            people.append((row.assignee, "assignee"))
+        if row is not None and row.enhancements_contact_id:
+            people.append((row.enhancements_contact, "contact"))
+        people += leaders.get(gap.sig, [])
+        owned.append(OwnedPlanGap(gap, tuple(people)))
+    return owned
+
+
+def committed_sig_ids(*, release: Release, as_of: datetime.datetime) -> set[int]:
+    """The SIGs whose leads have a KEP committed to `release` at `as_of` (current decision `commit`), while the
+    PRR freeze is ahead: their leads' digests and their KEPs' owners have plan lines to read even when no row of
+    theirs is on the board. Two queries; empty from the PRR freeze on."""
+    prr_freeze = _freeze_instant(release, Freeze.PRR)
+    if prr_freeze is None or as_of >= prr_freeze:
+        return set()
+    return {sig_id for (sig_id, _kep_id) in _committed(release=release, sig_ids=None, as_of=as_of)}
+
+
+def _plan_url(base_url: str, release: Release, slug: str) -> str:
+    return f"{base_url}/releases/{release.version}/plan/{slug}/"
+
+
+def _on_board(release: Release, as_of) -> set[int]:
+    return set(
+        TrackedEnhancement.objects.filter(release=release, kep__isnull=False, created_at__lte=as_of).values_list(
+            "kep_id", flat=True
         )
     )
+
+
+def _committed(*, release: Release, sig_ids, as_of) -> set[tuple[int, int]]:
+    """(SIG id, KEP id) of each KEP whose current decision in the SIG's plan at `as_of` is `commit`. One query."""
+    decisions = PlanDecision.objects.filter(release=release.version, at__lte=as_of)
+    if sig_ids is not None:
+        decisions = decisions.filter(sig_id__in=list(sig_ids))
+    current: dict[tuple[int, int], str] = {}
+    for sig_id, kep_id, decision in decisions.order_by("at", "pk").values_list("sig_id", "kep_id", "decision"):
+        current[(sig_id, kep_id)] = decision
+    return {key for key, decision in current.items() if decision == PlanDecisionKind.COMMIT}
+
+
+def _committed_gaps(*, release: Release, sig_ids, as_of, on_board: set[int], base_url: str) -> list[tuple]:
+    """(gap, KEP with its authors loaded) for each committed KEP of these SIGs not on the board or without a PRR
+    approver for its stage, by SIG then KEP. Five queries whatever the number of SIGs."""
+    committed = _committed(release=release, sig_ids=sig_ids, as_of=as_of)
+    if not committed:
+        return []
+    proposed = {
+        (sig_id, kep_id): stage
+        for sig_id, kep_id, stage in PlanCandidate.objects.filter(
+            release=release.version, sig_id__in={s for s, _k in committed}, kep_id__in={k for _s, k in committed}
+        ).values_list("sig_id", "kep_id", "stage")
+    }
+    keps = Kep.objects.filter(pk__in={k for _s, k in committed}).prefetch_related("prr_approvals", "authors")
+    keps = {kep.pk: kep for kep in keps}
+    slugs = dict(Sig.objects.filter(pk__in={s for s, _k in committed}).values_list("pk", "slug"))
     gaps = []
-    for kep in Kep.objects.filter(pk__in=committed).prefetch_related("prr_approvals").order_by("number"):
-        stage = proposed.get(kep.pk) or kep.stage
+    for sig_id, kep_id in sorted(committed, key=lambda key: (slugs[key[0]], keps[key[1]].number)):
+        kep = keps[kep_id]
+        stage = proposed.get((sig_id, kep_id)) or kep.stage
         needs = []
         if kep.pk not in on_board:
             needs.append(f"the {OPT_IN_LABEL} label (not on the v{release.version} board)")
@@ -99,5 +179,7 @@ def _committed_gaps(*, release: Release, sig: Sig, as_of, on_board: set[int], ur
         if prr_stage and not any(approval.stage == prr_stage for approval in kep.prr_approvals.all()):
             needs.append(f"a PRR approver for {stage}")
         if needs:
-            gaps.append(PlanGap(kep.number, kep.title, sig.slug, "committed; needs " + " and ".join(needs), url))
+            url = _plan_url(base_url, release, slugs[sig_id])
+            gap = PlanGap(kep.number, kep.title, slugs[sig_id], "committed; needs " + " and ".join(needs), url)
+            gaps.append((gap, kep))
     return gaps

@@ -9,8 +9,19 @@ it closes. A reminder is due when its instant (anchor minus offset, computed in 
 or earlier (up to `SIGTRACKER_REMINDER_CATCH_UP_HOURS`) if no run sent it and its freeze is still ahead.
 
 Two kinds of email go out for each due reminder: a digest to each SIG mailing list, and a personal note to
-each author, assignee or enhancements contact of a KEP not ready for that freeze. Everything is read "as of"
-T from the status history, so replaying a past instant sends what would have been sent then.
+each author, assignee or enhancements contact of a KEP not ready for that freeze. At a freeze's own reminders (anchor
+`FREEZE`) the note also goes to the people of the SIGs' committed KEPs with a plan gap, until the PRR freeze
+(`planning.selectors_reminders.plan_gap_owners`; such a SIG reminds even with no row on the board), and to the
+owners of their open retro action items (`retros.selectors.open_action_items`), who need no KEP. Everything is read
+"as of" T from the status history (action items: as they are), so replaying a past instant sends what would have
+been sent then.
+
+"Retro input is open" (`Anchor.RETRO_MIDPOINT`, `Anchor.RETRO_WEEK_BEFORE`) is a digest only, to the lists and
+Slack channels of the release's SIGs (`due.retro_input_sig_ids`), at the instants of
+`retros.selectors.retro_input_times`; its rows hang on the release-day milestone (`due.retro_input_milestone`) with
+offset 0, so the unique constraint, leases, catch-up and refusals apply unchanged. Late, it is sent unless what
+follows it has come (`DueReminder.until`: the next retro-input reminder, the retro meeting, the board's close); it
+is never merged with a freeze's digest.
 
 One email per address per instant: reminders due at the same instant for the same recipient (code and test
 freeze fall together) are sent as one, by the delivery of the first (`due_order`); the others' rows are recorded
@@ -54,8 +65,8 @@ with other reminders falling at the same instant.
 Where each part lives (lower modules import none above them): `due` (which reminders fall due at an instant, and
 to whom a board row's reminders go), `planning` (who gets which email, merging the same instant), `leases` (the
 delivery rows and their leases), `wording` and `content` (what an email says, shared by both channels),
-`render_email` and `render_slack`, `channels` (Slack webhooks: the URL at rest and SSRF-safe posting), `consent`
-(unsubscribes and people's preferences) and `unsubscribe` (the signed one-click links), `refusals` (what a server
-refused, and its back-off), `delivery` (lease, send, record), `services` (one run), and the thin `tasks` and
-`send_freeze_reminders` command on top.
+`render_slack`, `retro_input` (what "retro input is open" says) and `render_email`, `channels` (Slack webhooks: the
+URL at rest and SSRF-safe posting), `consent` (unsubscribes and people's preferences) and `unsubscribe` (the signed
+one-click links), `refusals` (what a server refused, and its back-off), `delivery` (lease, send, record),
+`services` (one run), and the thin `tasks` and `send_freeze_reminders` command on top.
 """

@@ -10,16 +10,15 @@ from django.urls import reverse
 
 from community.models import Sig
 from core.text import one_line
-from planning.selectors_reminders import plan_gaps
+from planning.selectors_reminders import plan_gap_owners, plan_gaps
 from releases.choices import EnhancementStatus, ExceptionDecision
 from releases.models import EnhancementException
 from releases.rules import AT_RISK_STATUSES, MILESTONE_FREEZE, OUT_OF_PLAY, REQUIREMENTS
 from releases.selectors_published import release_enhancements_lead
-from retros.choices import ActionStatus, RetroCategory
-from retros.models import RetroItem
+from retros.selectors import is_overdue, open_action_items
 
 from .due import Anchor, DueReminder, board_at, due_order, is_ready, people_of
-from .wording import ROLE_LABELS, and_list, base_url, freeze_name, headline_of, needs_of, quoted_times
+from .wording import ROLE_LABELS, and_list, base_url, freeze_name, headline_of, needs_of, quoted_times, role_order
 
 
 def kep_entry(row) -> dict:
@@ -171,20 +170,18 @@ def _digest_entries(dues: list[DueReminder], sigs_of: dict[int, list[int]], *, a
     return list(entries.values())
 
 
-def _open_items(*, release_ids: set[int], sig_ids: list[int]) -> tuple:
-    """The retro action items of these SIGs due in these releases and still open, and their exception requests
-    still waiting for the release team (earliest deadline first)."""
-    actions = (
-        RetroItem.objects.filter(
-            category=RetroCategory.ACTION_ITEM,
-            status__in=[ActionStatus.OPEN, ActionStatus.IN_PROGRESS],
-            hidden_at__isnull=True,
-            due_release__in=release_ids,
-            retrospective__sig__in=sig_ids,
-        )
-        .select_related("owner", "due_release", "retrospective__release", "retrospective__sig")
-        .order_by("retrospective__release__major", "retrospective__release__minor", "order", "pk")
-    )
+def _earliest(releases) -> object:
+    return min(releases, key=lambda release: (release.major, release.minor))
+
+
+def _open_items(*, releases: list, sig_ids: list[int]) -> tuple:
+    """The retro action items of these SIGs still open, split into those due in these releases and those overdue
+    (due in an earlier release), and their exception requests still waiting for the release team (earliest
+    deadline first)."""
+    items = open_action_items(sig_ids=sig_ids)
+    release_ids = {release.pk for release in releases}
+    actions = [item for item in items if item.due_release_id in release_ids]
+    overdue = [item for item in items if is_overdue(item, _earliest(releases))]
     pending_exceptions = (
         EnhancementException.objects.filter(
             decision=ExceptionDecision.PENDING,
@@ -195,7 +192,44 @@ def _open_items(*, release_ids: set[int], sig_ids: list[int]) -> tuple:
         .select_related("tracked_enhancement__kep", "tracked_enhancement__sig")
         .order_by(F("deadline").asc(nulls_last=True), "requested_at", "pk")
     )
-    return actions, pending_exceptions
+    return actions, overdue, pending_exceptions
+
+
+def board_url(item) -> str:
+    """The absolute link of the retro board an action item was made on."""
+    retro = item.retrospective
+    return base_url() + reverse("retros:board", kwargs={"version": retro.release.version, "sig_slug": retro.sig.slug})
+
+
+def personal_extras(*, dues: list[DueReminder], recipient: str, as_of: datetime.datetime, boards: dict | None) -> tuple:
+    """What a personal note says besides the KEPs on the board, at a freeze's own reminders: the committed KEPs of
+    the reminders' SIGs with a plan gap that concern `recipient` (until the PRR freeze), as {"gap", "roles"}; and
+    their open retro action items `recipient` owns, as {"item", "overdue", "board_url"}. Read once per batch
+    (`boards` caches them beside the boards)."""
+    boards = {} if boards is None else boards
+    address = recipient.lower()
+    plan: dict[tuple, dict] = {}
+    actions: dict[int, dict] = {}
+    freezes = [due for due in dues if due.anchor == Anchor.FREEZE]
+    for due in freezes:
+        release = due.milestone.release
+        key = ("plan", release.pk, tuple(sorted(due.sig_ids)), as_of)
+        if key not in boards:
+            boards[key] = plan_gap_owners(release=release, sig_ids=due.sig_ids, as_of=as_of, base_url=base_url())
+        for owned in boards[key]:
+            roles = {role for person, role in owned.people if person.email and person.email.lower() == address}
+            if roles:
+                entry = plan.setdefault((owned.gap.sig, owned.gap.number), {"gap": owned.gap, "roles": set()})
+                entry["roles"] |= roles
+        key = ("actions", tuple(sorted(due.sig_ids)))
+        if key not in boards:
+            boards[key] = open_action_items(sig_ids=due.sig_ids, owned=True)
+        for item in boards[key]:
+            if item.owner.email and item.owner.email.lower() == address:
+                actions[item.pk] = {"item": item, "overdue": is_overdue(item, release), "board_url": board_url(item)}
+    for entry in plan.values():
+        entry["roles_label"] = ", ".join(ROLE_LABELS[role] for role in sorted(entry["roles"], key=role_order))
+    return list(plan.values()), list(actions.values())
 
 
 def digest_context(
@@ -203,9 +237,9 @@ def digest_context(
 ) -> dict | None:
     """What the digest to one mailing list (or one SIG's Slack channel) says for the reminders `dues` (one, or
     several falling at the same instant): each freeze with its time and requirements, the KEPs of the list's SIGs
-    grouped by what they still need (at risk first), and the retro action items due in the release that are still
-    open. `sig_ids` defaults to the SIGs whose mailing list is `recipient`; None when no SIG of the reminders is
-    left on that list."""
+    grouped by what they still need (at risk first), the retro action items due in the release that are still
+    open, and those still open that were due in an earlier release (overdue). `sig_ids` defaults to the SIGs whose
+    mailing list is `recipient`; None when no SIG of the reminders is left on that list."""
     dues = as_due_list(dues)
     sigs_of = _digest_sigs(dues, recipient=recipient, sig_ids=sig_ids)
     all_sig_ids = sorted({pk for pks in sigs_of.values() for pk in pks})
@@ -213,11 +247,11 @@ def digest_context(
         return None
     sigs = list(Sig.objects.filter(pk__in=all_sig_ids).order_by("slug"))
     keps = _digest_entries(dues, sigs_of, as_of=as_of, boards=boards)
-    releases = {due.milestone.release_id for due in dues}
-    actions, pending_exceptions = _open_items(release_ids=releases, sig_ids=all_sig_ids)
+    releases = list({due.milestone.release_id: due.milestone.release for due in dues}.values())
+    actions, overdue, pending_exceptions = _open_items(releases=releases, sig_ids=all_sig_ids)
     blocks = kep_blocks(keps, ready_title="Ready")
     plan = []
-    for release in {due.milestone.release_id: due.milestone.release for due in dues}.values():
+    for release in releases:
         plan += plan_gaps(release=release, sig_ids=all_sig_ids, as_of=as_of, base_url=base_url())
     at_risk = sum(1 for k in keps if k["at_risk"])
     not_ready = sum(1 for k in keps if k["needs"])
@@ -232,6 +266,8 @@ def digest_context(
         not_ready=not_ready,
         in_play=sum(1 for k in keps if not k["out"]),
         actions=actions,
+        overdue_actions=overdue,
+        overdue_before=f"v{_earliest(releases).version}",
         plan_gaps=plan,
     )
     subject = "[" + ", ".join(sig.slug for sig in sigs) + "] " + context["headline"]

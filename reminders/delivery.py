@@ -18,13 +18,14 @@ from . import metrics
 from .channels import slack_sig_slug, slack_webhook_disable, webhook_post
 from .choices import DeliveryState, ReminderKind
 from .consent import reminder_refusal
-from .due import DueReminder, due_for, due_order
+from .due import RETRO_ANCHORS, DueReminder, due_for, due_order
 from .leases import lease_length, renew_lease, take_leases
 from .models import ReminderDelivery, SlackWebhook
 from .planning import merged_siblings
 from .refusals import refused_update
 from .render_email import reminder_message
 from .render_slack import render_digest_slack
+from .retro_input import render_retro_input_slack
 
 logger = logging.getLogger(__name__)
 
@@ -201,9 +202,12 @@ def _deliver_slack(*, delivery, mine, dues, as_of, boards, result: BatchResult) 
         mine.update(state=DeliveryState.SKIPPED, error=reason[:2000])
         result.skipped.append(delivery.pk)
         return
-    message = render_digest_slack(
-        dues=dues, sig_id=webhook.sig_id, as_of=as_of, boards=boards, reference=f"reminder-{delivery.pk}"
-    )
+    if delivery.anchor in RETRO_ANCHORS:
+        message = render_retro_input_slack(dues=dues, sig_id=webhook.sig_id, reference=f"reminder-{delivery.pk}")
+    else:
+        message = render_digest_slack(
+            dues=dues, sig_id=webhook.sig_id, as_of=as_of, boards=boards, reference=f"reminder-{delivery.pk}"
+        )
     if message is None:
         mine.update(state=DeliveryState.SKIPPED, error="nothing left to remind about when it was sent")
         result.skipped.append(delivery.pk)

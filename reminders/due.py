@@ -12,19 +12,24 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db.models import Q
+from django.db.models.functions import Coalesce
 
 from community.models import Person, Sig
-from releases.choices import ExceptionDecision
-from releases.models import EnhancementException, Milestone, TrackedEnhancement
+from planning.selectors_reminders import committed_sig_ids
+from releases.choices import ExceptionDecision, MilestoneKind
+from releases.models import EnhancementException, Milestone, Release, TrackedEnhancement
 from releases.prr import prr_of, with_prr
 from releases.rules import FINAL_STATUSES, FREEZE_KINDS, FREEZE_MILESTONE, MILESTONE_FREEZE, OUT_OF_PLAY, is_ready_for
 from releases.services.stats import status_at_expression
+from retros.selectors import retro_input_times, retro_sig_ids
 
 from .models import ReminderDelivery
 
 logger = logging.getLogger(__name__)
 
 Anchor = ReminderDelivery.Anchor
+#: "Retro input is open": digests only (list and Slack), never merged with a freeze's.
+RETRO_ANCHORS = (Anchor.RETRO_MIDPOINT, Anchor.RETRO_WEEK_BEFORE)
 
 
 @dataclass
@@ -38,9 +43,13 @@ class DueReminder:
     sig_ids: list[int]
     #: Set when the reminder fell due during an outage and its freeze has passed since: recorded, not sent.
     skip_reason: str = ""
+    #: A retro-input reminder's "until": the instant after which it is no longer worth sending (`RetroInputTimes`).
+    until: datetime.datetime | None = None
 
     @property
     def anchor_at(self) -> datetime.datetime:
+        if self.anchor in RETRO_ANCHORS:
+            return self.until or self.due_at
         if self.anchor == Anchor.EXCEPTION_DEADLINE:
             # An exception request's own deadline: the milestone only says which freeze and release.
             return self.due_at + datetime.timedelta(hours=self.offset_hours)
@@ -106,11 +115,17 @@ def reminders_due(*, now: datetime.datetime) -> list[DueReminder]:
         .order_by("at", "pk")
     )
     due: list[DueReminder] = []
+    committed: dict[int, set[int]] = {}
     for milestone in milestones:
         if milestone.sig_id:
             on_board = {milestone.sig_id}
         else:
             on_board = set(board_at(release_id=milestone.release_id, as_of=now).values_list("sig_id", flat=True))
+            # A SIG whose leads committed KEPs that are not on the board yet still hears of the freezes until the PRR
+            # freeze: its leads' digest and its KEPs' owners have plan lines to read.
+            if milestone.release_id not in committed:
+                committed[milestone.release_id] = committed_sig_ids(release=milestone.release, as_of=now)
+            on_board |= committed[milestone.release_id]
         anchors = [(Anchor.FREEZE, milestone.at, None)]
         if milestone.exception_deadline:
             anchors.append((Anchor.EXCEPTION_CLOSE, milestone.exception_deadline, exception_offsets()))
@@ -130,7 +145,85 @@ def reminders_due(*, now: datetime.datetime) -> list[DueReminder]:
                         reason = f"not sent in time: {passed} had passed when a run could send it"
                     due.append(DueReminder(milestone, anchor, hours, at, sig_ids, skip_reason=reason))
     due += _exception_deadlines_due(now=now, earliest=earliest, latest=latest)
+    due += _retro_input_due(now=now, earliest=earliest)
     return due
+
+
+def retro_input_sig_ids(*, release_id: int) -> list[int]:
+    """The SIGs told that a release's retro input is open: those with a row on its board, and those with a retro of
+    it (a board someone wrote on, or notes imported)."""
+    rows = TrackedEnhancement.objects.filter(release_id=release_id, sig__isnull=False)
+    return sorted(
+        set(rows.values_list("sig_id", flat=True).distinct().order_by()) | retro_sig_ids(release_id=release_id)
+    )
+
+
+def retro_input_milestone(milestones: list[Milestone]) -> Milestone | None:
+    """The milestone a release's retro-input deliveries hang on: its release day, else its retro (release-wide)."""
+    for kind in (MilestoneKind.RELEASE, MilestoneKind.RETROSPECTIVE):
+        found = sorted((m for m in milestones if m.kind == kind and not m.sig_id), key=lambda m: (m.at, m.pk))
+        if found:
+            return found[0]
+    return None
+
+
+def _retro_input_due(*, now: datetime.datetime, earliest: datetime.datetime) -> list[DueReminder]:
+    """ "Retro input is open" reminders whose instant (the cycle's midpoint, a week before the retro meeting) lies
+    in (earliest, now]: one per release, for the SIGs of `retro_input_sig_ids`. As for freezes, one that fell due
+    more than the grace period ago is still sent unless what it leads to has come (the midpoint's: the week-before
+    reminder; the week-before's: the retro meeting, or the board's close), else recorded as skipped."""
+    horizon = (now - datetime.timedelta(days=120)).date()
+    releases = list(
+        Release.objects.annotate(day=Coalesce("actual_release_date", "planned_release_date")).filter(
+            Q(day__isnull=True) | Q(day__gte=horizon)
+        )
+    )
+    if not releases:
+        return []
+    times = retro_input_times(releases=releases)
+    milestones = defaultdict(list)
+    for milestone in Milestone.objects.filter(
+        release_id__in=[r.pk for r in releases],
+        kind__in=[MilestoneKind.RELEASE, MilestoneKind.RETROSPECTIVE],
+        sig__isnull=True,
+    ).select_related("release", "sig"):
+        milestones[milestone.release_id].append(milestone)
+    due = []
+    for release in releases:
+        release_times = times[release.pk]
+        for anchor, at in (
+            (Anchor.RETRO_MIDPOINT, release_times.midpoint),
+            (Anchor.RETRO_WEEK_BEFORE, release_times.week_before),
+        ):
+            if at is None or not earliest < at <= now:
+                continue
+            milestone = retro_input_milestone(milestones[release.pk])
+            sig_ids = retro_input_sig_ids(release_id=release.pk)
+            if milestone is None or not sig_ids:
+                continue
+            until = release_times.until(midpoint=anchor == Anchor.RETRO_MIDPOINT)
+            reason = ""
+            if now - at > grace() and until is not None and until <= now:
+                passed = "the retro meeting" if release_times.retro else "the board's close"
+                if anchor == Anchor.RETRO_MIDPOINT and release_times.week_before:
+                    passed = "the next retro-input reminder"
+                reason = f"not sent in time: {passed} had come when a run could send it"
+            due.append(DueReminder(milestone, anchor, 0, at, sig_ids, skip_reason=reason, until=until))
+    return due
+
+
+def retro_input_due_for(delivery: ReminderDelivery) -> DueReminder:
+    """Rebuild a retro-input reminder from its delivery row (the sender's view: same SIGs, same "until")."""
+    release = delivery.milestone.release
+    times = retro_input_times(releases=[release])[release.pk]
+    return DueReminder(
+        delivery.milestone,
+        delivery.anchor,
+        delivery.offset_hours,
+        delivery.due_at,
+        retro_input_sig_ids(release_id=release.pk),
+        until=times.until(midpoint=delivery.anchor == Anchor.RETRO_MIDPOINT),
+    )
 
 
 def _exception_deadlines_due(
@@ -246,6 +339,8 @@ def due_for(delivery: ReminderDelivery) -> DueReminder:
     if delivery.anchor == Anchor.EXCEPTION_DEADLINE:
         # Its note reads the exception requests (`exception_requests_due`), not SIGs.
         return DueReminder(milestone, delivery.anchor, delivery.offset_hours, delivery.due_at, [])
+    if delivery.anchor in RETRO_ANCHORS:
+        return retro_input_due_for(delivery)
     if milestone.sig_id:
         sig_ids = [milestone.sig_id]
     else:
@@ -255,6 +350,9 @@ def due_for(delivery: ReminderDelivery) -> DueReminder:
             .distinct()
             .order_by()
         )
+        # As when it was planned: SIGs with committed KEPs off the board send too, until the PRR freeze.
+        committed = committed_sig_ids(release=milestone.release, as_of=delivery.due_at)
+        sig_ids = sorted({pk for pk in sig_ids if pk is not None} | committed)
     sigs = Sig.objects.filter(pk__in=sig_ids).order_by("pk")
     if delivery.anchor == Anchor.FREEZE:
         sig_ids = [sig.pk for sig in sigs if delivery.offset_hours in sig_offsets(sig)]

@@ -22,6 +22,11 @@ class ReminderDelivery(models.Model):
         #: An approved exception request's own deadline (a personal note to the KEP's people; `due_at` plus
         #: `offset_hours` is that deadline).
         EXCEPTION_DEADLINE = "exception_deadline", "Before an exception request's deadline"
+        #: "Retro input is open", to a SIG's list and Slack channel: at the cycle's midpoint, and a week before the
+        #: retro meeting (`retros.selectors.retro_input_times`). Hung on the release-day milestone (else the retro
+        #: milestone); offset 0, `due_at` is the instant.
+        RETRO_MIDPOINT = "retro_midpoint", "Retro input is open (midpoint of the cycle)"
+        RETRO_WEEK_BEFORE = "retro_week_before", "Retro input is open (a week before the retro)"
 
     milestone = models.ForeignKey("releases.Milestone", on_delete=models.CASCADE, related_name="reminder_deliveries")
     anchor = models.CharField(max_length=20, choices=Anchor.choices, default=Anchor.FREEZE)

@@ -1,18 +1,22 @@
 """Who gets which reminder at an instant: a digest per SIG mailing list and Slack channel, a note per person with
-KEPs to fix. Reminders due at the same instant for the same address make one email: the first (`due_order`) is
-sent and covers the others, recorded as skipped with a reason naming it (`merged_reason`), from which a sender
-rebuilds what its email covers (`reminder_dues`), so a retry says the same."""
+KEPs to fix (on the board, or committed in the plan) or open retro action items. Reminders due at the same instant
+for the same address make one email: the first (`due_order`) is sent and covers the others, recorded as skipped
+with a reason naming it (`merged_reason`), from which a sender rebuilds what its email covers (`reminder_dues`), so
+a retry says the same."""
 
 import datetime
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from community.models import Sig
+from planning.selectors_reminders import plan_gap_owners
+from retros.selectors import open_action_items
 
 from .channels import slack_recipient
 from .choices import DeliveryState, ReminderKind
 from .consent import reminder_refusal
 from .due import (
+    RETRO_ANCHORS,
     Anchor,
     DueReminder,
     board_at,
@@ -64,7 +68,11 @@ def _merge_same_instant(planned: list[PlannedDelivery]) -> None:
     first (`due_order`) is sent and covers the others, which are recorded as skipped with the reason."""
     groups: dict[tuple, list[PlannedDelivery]] = defaultdict(list)
     for item in planned:
-        if not item.skip_reason and item.due.anchor != Anchor.EXCEPTION_DEADLINE:
+        if (
+            not item.skip_reason
+            and item.due.anchor != Anchor.EXCEPTION_DEADLINE
+            and item.due.anchor not in RETRO_ANCHORS
+        ):
             groups[(item.kind, item.recipient, item.due.due_at)].append(item)
     for items in groups.values():
         if len(items) < 2:
@@ -111,9 +119,10 @@ def _plan_digests(due: DueReminder, plan: ReminderPlan, no_list: set) -> None:
 
 
 def _people_to_remind(due: DueReminder, now: datetime.datetime, unreachable: dict[int, str]) -> dict[str, dict]:
-    """address (lower case) -> {"person", "keps", "opted_out"} for the people of the KEPs `due` is about (not ready
-    for its freeze, or with an approved exception request at its deadline); those without an address go in
-    `unreachable`."""
+    """address (lower case) -> {"person", "keps", "opted_out"} for the people `due` reminds: those of the KEPs it is
+    about (not ready for its freeze, or with an approved exception request at its deadline) and, at a freeze's own
+    reminders, the people of its SIGs' committed KEPs with a plan gap (until the PRR freeze) and the owners of their
+    open retro action items. KEPs' people without an address go in `unreachable`."""
     if due.anchor == Anchor.EXCEPTION_DEADLINE:
         rows = [row for _request, row in exception_requests_due(due=due, as_of=now, exact=True)]
     else:
@@ -124,18 +133,29 @@ def _people_to_remind(due: DueReminder, now: datetime.datetime, unreachable: dic
             due,
         )
     people: dict[str, dict] = {}
+
+    def add(person, number: int | None, *, report: bool = True) -> None:
+        if not person.email:
+            if report and not due.skip_reason:
+                unreachable[person.pk] = person.github or person.name or f"person {person.pk}"
+            return
+        entry = people.setdefault(person.email.lower(), {"person": person, "keps": set(), "opted_out": True})
+        if number is not None:
+            entry["keps"].add(number)
+        # Two records sharing an address: send unless every one of them opted out.
+        entry["opted_out"] = entry["opted_out"] and person.reminders_opt_out
+        if not person.reminders_opt_out:
+            entry["person"] = person
+
     for row in rows:
         for person, _role in people_of(row):
-            if not person.email:
-                if not due.skip_reason:
-                    unreachable[person.pk] = person.github or person.name or f"person {person.pk}"
-                continue
-            entry = people.setdefault(person.email.lower(), {"person": person, "keps": set(), "opted_out": True})
-            entry["keps"].add(row.kep.number)
-            # Two records sharing an address: send unless every one of them opted out.
-            entry["opted_out"] = entry["opted_out"] and person.reminders_opt_out
-            if not person.reminders_opt_out:
-                entry["person"] = person
+            add(person, row.kep.number)
+    if due.anchor == Anchor.FREEZE:
+        for owned in plan_gap_owners(release=due.milestone.release, sig_ids=due.sig_ids, as_of=now):
+            for person, _role in owned.people:
+                add(person, owned.gap.number)
+        for item in open_action_items(sig_ids=due.sig_ids, owned=True):
+            add(item.owner, None, report=False)
     return people
 
 
@@ -171,6 +191,10 @@ def reminder_plan(*, now: datetime.datetime) -> ReminderPlan:
     no_list: set[tuple[str, datetime.datetime]] = set()
     seen: set[tuple] = set()
     for due in reminders_due(now=now):
+        if due.anchor in RETRO_ANCHORS:
+            # "Retro input is open" goes to the SIGs' lists and channels only.
+            _plan_digests(due, plan, no_list)
+            continue
         # An exception request's deadline gets personal notes only, no digest.
         if due.anchor != Anchor.EXCEPTION_DEADLINE:
             _plan_digests(due, plan, no_list)
@@ -194,7 +218,9 @@ def merged_siblings(deliveries: list[ReminderDelivery]) -> dict[int, list[Remind
         return found
     # A note before an exception request's deadline covers no other reminder (`_merge_same_instant`).
     by_key = {
-        (d.kind, d.recipient, d.due_at, d.milestone_id): d for d in deliveries if d.anchor != Anchor.EXCEPTION_DEADLINE
+        (d.kind, d.recipient, d.due_at, d.milestone_id): d
+        for d in deliveries
+        if d.anchor != Anchor.EXCEPTION_DEADLINE and d.anchor not in RETRO_ANCHORS
     }
     siblings = ReminderDelivery.objects.filter(
         state=DeliveryState.SKIPPED, due_at__in={d.due_at for d in deliveries}, error__startswith="sent in one "

@@ -47,7 +47,12 @@ def refused_update(rows, *, error: str, retry: bool = True) -> int:
 
 
 def anchor_at(delivery: ReminderDelivery) -> datetime.datetime:
-    """The instant a delivery reminds of (its freeze, the exception window's close, or a request's deadline)."""
+    """The instant a delivery reminds of (its freeze, the exception window's close, a request's deadline, or what
+    ends a retro-input reminder's use: the next one, the retro meeting or the board's close)."""
+    if delivery.anchor in (Anchor.RETRO_MIDPOINT, Anchor.RETRO_WEEK_BEFORE):
+        from .due import retro_input_due_for
+
+        return retro_input_due_for(delivery).anchor_at
     if delivery.anchor == Anchor.EXCEPTION_DEADLINE:
         return delivery.due_at + datetime.timedelta(hours=delivery.offset_hours)
     if delivery.anchor == Anchor.EXCEPTION_CLOSE:

@@ -14,10 +14,11 @@ from community.models import Person
 from core.text import one_line
 
 from .choices import ReminderKind
-from .content import as_due_list, board_of, common_context, digest_context, kep_blocks, kep_entry
-from .due import Anchor, DueReminder, exception_requests_due, not_ready, people_of
+from .content import as_due_list, board_of, common_context, digest_context, kep_blocks, kep_entry, personal_extras
+from .due import RETRO_ANCHORS, Anchor, DueReminder, exception_requests_due, not_ready, people_of
 from .models import ReminderDelivery
 from .planning import reminder_dues
+from .retro_input import retro_input_context
 from .unsubscribe import unsubscribe_headers, unsubscribe_url
 from .wording import ROLE_LABELS, and_list, base_url, needs_of, or_list, quoted_times, role_order, span
 
@@ -53,8 +54,10 @@ def render_personal(
     boards: dict | None = None,
 ) -> Message | None:
     """The personal note for the reminders `dues` (one, or several at the same instant): just this person's
-    KEPs that are not ready, grouped by what they still need. None when nothing is left to remind them of
-    (the KEPs got ready since the reminder was planned)."""
+    KEPs that are not ready, grouped by what they still need; at a freeze's own reminders also their committed KEPs
+    with a plan gap (until the PRR freeze) and the open retro action items they own (`personal_extras`). None when
+    nothing is left to remind them of (the KEPs got ready, the plan was fixed, the items done since it was
+    planned)."""
     dues = as_due_list(dues)
     entries: dict[int, dict] = {}
     for due in dues:
@@ -67,24 +70,42 @@ def render_personal(
                 need = needs_of(row.status_then, due)
                 if need not in entry["needs"]:
                     entry["needs"].append(need)
-    if not entries:
+    plan, actions = personal_extras(dues=dues, recipient=recipient, as_of=as_of, boards=boards)
+    if not entries and not plan and not actions:
         return None
     context = common_context(dues)
     n = len(entries)
-    # Why this person gets the note, from the roles that put each KEP in it (the body says the same per KEP).
-    roles = sorted(set().union(*(entry["roles"] for entry in entries.values())), key=role_order)
+    # Why this person gets the note, from the roles that put each KEP or item in it (the body says the same per line).
+    roles = set().union(*(entry["roles"] for entry in entries.values()))
+    roles = sorted(roles.union(*(entry["roles"] for entry in plan)), key=role_order)
+    labels = [ROLE_LABELS.get(role, role) for role in roles]
+    reasons = []
+    if n + len(plan):
+        reasons.append(f"{or_list(labels)} of the KEP{'s' if n + len(plan) != 1 else ''} above")
+    if actions:
+        reasons.append(f"the owner of the retro action item{'s' if len(actions) != 1 else ''} above")
     context.update(
         person=person,
         recipient=recipient,
         blocks=kep_blocks(list(entries.values()), ready_title=""),
         n=n,
-        reason=or_list([ROLE_LABELS[role] for role in roles]),
+        plan_lines=plan,
+        action_items=actions,
+        reason=" and ".join(reasons),
         preferences_url=base_url() + reverse("people:preferences"),
         unsubscribe_url=unsubscribe_url(address=recipient, kind=ReminderKind.PERSONAL),
     )
-    subject = f"{context['headline']}: {n} of your KEPs"
-    if any(due.anchor == Anchor.FREEZE for due in dues):
-        subject += f" {'needs' if n == 1 else 'need'} attention"
+    parts = []
+    if n:
+        part = f"{n} of your KEPs"
+        if any(due.anchor == Anchor.FREEZE for due in dues):
+            part += f" {'needs' if n == 1 else 'need'} attention"
+        parts.append(part)
+    if plan:
+        parts.append(f"{len(plan)} committed KEP{'s' if len(plan) != 1 else ''} to fix before the PRR freeze")
+    if actions:
+        parts.append(f"{len(actions)} open retro action item{'s' if len(actions) != 1 else ''}")
+    subject = f"{context['headline']}: " + "; ".join(parts)
     return Message(
         subject=one_line(subject),
         text=render_to_string("reminders/email/personal.txt", context),
@@ -151,6 +172,18 @@ def render_exception_deadline(
     )
 
 
+def render_retro_input(*, dues: list[DueReminder], recipient: str) -> Message | None:
+    """ "Retro input is open" to one mailing list (`retro_input_context`); None when no SIG of it is left there."""
+    context = retro_input_context(due=dues[0], recipient=recipient)
+    if context is None:
+        return None
+    return Message(
+        subject=context["subject"],
+        text=render_to_string("reminders/email/retro_input.txt", context),
+        html=render_to_string("reminders/email/retro_input.html", context),
+    )
+
+
 def reminder_message(
     *,
     delivery: ReminderDelivery,
@@ -162,7 +195,9 @@ def reminder_message(
     reminder merged into it; None when there is nothing left to say (no SIG on that list any more, or the
     person's KEPs are all ready)."""
     dues = dues or reminder_dues(delivery=delivery)
-    if delivery.anchor == Anchor.EXCEPTION_DEADLINE:
+    if delivery.anchor in RETRO_ANCHORS:
+        message = render_retro_input(dues=dues, recipient=delivery.recipient)
+    elif delivery.anchor == Anchor.EXCEPTION_DEADLINE:
         message = render_exception_deadline(
             dues=dues, person=delivery.person, recipient=delivery.recipient, as_of=as_of
         )

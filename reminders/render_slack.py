@@ -115,7 +115,8 @@ def _kep_blocks(context: dict) -> list[dict]:
 
 
 def _open_item_blocks(context: dict) -> list[dict]:
-    """Open retro action items due in the release, and exception requests waiting for the release team."""
+    """Open retro action items due in the release and overdue ones, the plan's gaps, and exception requests waiting
+    for the release team."""
     esc = mrkdwn_escape
     blocks: list[dict] = []
     actions = [
@@ -126,6 +127,16 @@ def _open_item_blocks(context: dict) -> list[dict]:
     ]
     if actions:
         blocks += _sections(f"*Open retro action items due in {esc(context['versions'])}:*", actions)
+    overdue = [
+        f"• {esc(item.text)} ({'@' + esc(item.owner.github) + ', ' if item.owner else ''}"
+        f"{esc(item.get_status_display().lower())}; *due v{esc(item.due_release.version)}*; from the "
+        f"v{esc(item.retrospective.release.version)} retro of {esc(item.retrospective.sig.slug)})"
+        for item in context.get("overdue_actions", ())
+    ]
+    if overdue:
+        blocks += _sections(
+            f"*Overdue retro action items (due before {esc(context['overdue_before'])}, still open):*", overdue
+        )
     plan = [
         f"• {_slack_link(gap.url, f'KEP-{gap.number}')} {esc(gap.title)} [{esc(gap.sig)}]: {esc(gap.needs)}"
         for gap in context.get("plan_gaps", ())

@@ -24,6 +24,10 @@ ROLE_LABELS = {
 def describe_due(due: DueReminder) -> str:
     """One line naming a reminder, e.g. "v1.26 Code freeze, in 7 days" (for the dry run and skip reasons)."""
     version, name = due.milestone.release.version, freeze_name(due.milestone)
+    if due.anchor == Anchor.RETRO_MIDPOINT:
+        return f"v{version} retro input is open (midpoint of the cycle)"
+    if due.anchor == Anchor.RETRO_WEEK_BEFORE:
+        return f"v{version} retro input is open (a week before the retro)"
     if due.anchor == Anchor.EXCEPTION_CLOSE:
         when = "closes now" if due.offset_hours == 0 else f"closes in {span(due.offset_hours)}"
         return f"v{version} exception window after {name}, {when}"

@@ -3,12 +3,14 @@ recorded (handed to the releases app's figures, see retros/apps.py)."""
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 
 from community.models import Sig
-from releases.models import Release
+from releases.choices import MilestoneKind
+from releases.models import Milestone, Release
 
 from .choices import BOARD_CATEGORIES, ActionStatus, RetroCategory
 from .models import RetroItem, Retrospective, RetroVote
@@ -21,13 +23,17 @@ CARRIED_STATUSES = (*OPEN_ACTION_STATUSES, ActionStatus.NOT_RECORDED)
 __all__ = [
     "OPEN_ACTION_STATUSES",
     "Board",
+    "RetroInputTimes",
     "board_get",
     "carried_over",
     "follow_through",
     "follow_through_by_release",
+    "open_action_items",
     "recorded_tallies",
     "retro_action_item_count",
     "retro_action_items",
+    "retro_input_times",
+    "retro_sig_ids",
     "retrospective_exists",
     "retrospective_list",
 ]
@@ -231,3 +237,93 @@ def retro_summaries(retros: list[Retrospective], *, now=None) -> dict[int, dict]
             "follow_through": {"action_items": len(due), "done": sum(a.status == ActionStatus.DONE for a in due)},
         }
     return summaries
+
+
+# -- reminders (read by the reminders app) --------------------------------------------------------------------
+
+
+def open_action_items(*, sig_ids, owned: bool = False) -> list[RetroItem]:
+    """The visible action items of these SIGs' retros that are open or in progress (not done, dropped or with no
+    status recorded), whatever their due release, with owner, due release, retro and SIG joined; `owned`: only
+    those with an owner. Oldest retro first. One query."""
+    queryset = RetroItem.objects.filter(
+        retrospective__sig_id__in=list(sig_ids),
+        category=RetroCategory.ACTION_ITEM,
+        status__in=OPEN_ACTION_STATUSES,
+        hidden_at__isnull=True,
+    )
+    if owned:
+        queryset = queryset.filter(owner__isnull=False)
+    return list(
+        queryset.select_related("owner", "due_release", "retrospective__release", "retrospective__sig").order_by(
+            "retrospective__release__major", "retrospective__release__minor", "retrospective__sig__slug", "order", "pk"
+        )
+    )
+
+
+def is_overdue(item: RetroItem, release: Release) -> bool:
+    """Whether an open action item was due in a release earlier than `release`."""
+    due = item.due_release
+    return due is not None and (due.major, due.minor) < (release.major, release.minor)
+
+
+def retro_sig_ids(*, release_id: int) -> set[int]:
+    """The SIGs with a retro (a board someone wrote on, or notes imported) for the release. One query."""
+    return set(Retrospective.objects.filter(release_id=release_id).values_list("sig_id", flat=True))
+
+
+#: "A week before the retro meeting"; without a retro milestone, this long before the board closes.
+RETRO_INPUT_LEAD = datetime.timedelta(days=7)
+
+
+@dataclass(frozen=True)
+class RetroInputTimes:
+    """When a release's SIGs are told that retro input is open, and until when each reminder is worth sending.
+
+    `midpoint`: halfway between the board's opening (the cycle's start) and release day; worth sending until
+    `week_before` comes. `week_before`: a week before the (first) retrospective milestone `retro`, else a week
+    before the board `closes` (three weeks after release day); worth sending until the retro (else the close).
+    Either is None when the dates to compute it are missing or it falls outside the board's window."""
+
+    midpoint: datetime.datetime | None
+    week_before: datetime.datetime | None
+    retro: datetime.datetime | None
+    closes: datetime.datetime | None
+
+    def until(self, *, midpoint: bool) -> datetime.datetime | None:
+        """The instant after which the reminder (the midpoint's, else the week-before's) is no longer worth sending."""
+        if midpoint and self.week_before is not None:
+            return self.week_before
+        return self.retro or self.closes
+
+
+def retro_input_times(*, releases: list[Release]) -> dict[int, RetroInputTimes]:
+    """The retro-input instants of each release (`RetroInputTimes`), in three queries whatever their number."""
+    from .services.board import board_windows
+
+    if not releases:
+        return {}
+    windows = board_windows(releases=releases)
+    meetings: dict[int, datetime.datetime] = {}
+    for release_id, at in Milestone.objects.filter(
+        release_id__in=[r.pk for r in releases], kind=MilestoneKind.RETROSPECTIVE, sig__isnull=True
+    ).values_list("release_id", "at"):
+        meetings[release_id] = min(at, meetings.get(release_id, at))
+    times = {}
+    for release in releases:
+        window = windows[release.pk]
+        if window.opens is None or window.closes is None:
+            times[release.pk] = RetroInputTimes(None, None, meetings.get(release.pk), window.closes)
+            continue
+        meeting = meetings.get(release.pk)
+        week_before = (meeting or window.closes) - RETRO_INPUT_LEAD
+        midpoint = None
+        if release.release_date:
+            day = datetime.datetime.combine(release.release_date, datetime.time(), tzinfo=datetime.UTC)
+            midpoint = window.opens + (day - window.opens) / 2
+
+        midpoint, week_before = (
+            at if at is not None and window.is_open(at) else None for at in (midpoint, week_before)
+        )
+        times[release.pk] = RetroInputTimes(midpoint, week_before, meeting, window.closes)
+    return times
