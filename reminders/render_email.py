@@ -36,12 +36,17 @@ def render_digest(
 ) -> Message | None:
     """The digest email (see `digest_context`); None when no SIG of the reminders is left on that list."""
     context = digest_context(dues=dues, recipient=recipient, as_of=as_of, sig_ids=sig_ids, boards=boards)
+    return _message(context, "digest")
+
+
+def _message(context: dict | None, template: str) -> Message | None:
+    """The email of a list's context (its `subject`) through `reminders/email/<template>.txt` and `.html`."""
     if context is None:
         return None
     return Message(
         subject=context["subject"],
-        text=render_to_string("reminders/email/digest.txt", context),
-        html=render_to_string("reminders/email/digest.html", context),
+        text=render_to_string(f"reminders/email/{template}.txt", context),
+        html=render_to_string(f"reminders/email/{template}.html", context),
     )
 
 
@@ -173,15 +178,9 @@ def render_exception_deadline(
 
 
 def render_retro_input(*, dues: list[DueReminder], recipient: str) -> Message | None:
-    """ "Retro input is open" to one mailing list (`retro_input_context`); None when no SIG of it is left there."""
-    context = retro_input_context(due=dues[0], recipient=recipient)
-    if context is None:
-        return None
-    return Message(
-        subject=context["subject"],
-        text=render_to_string("reminders/email/retro_input.txt", context),
-        html=render_to_string("reminders/email/retro_input.html", context),
-    )
+    """The "retro input is open" email to one mailing list (`retro_input_context`); None when no SIG of it is left
+    there."""
+    return _message(retro_input_context(due=dues[0], recipient=recipient), "retro_input")
 
 
 def reminder_message(
