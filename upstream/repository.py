@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from django.conf import settings
 
@@ -36,7 +37,14 @@ def _stale_locks_remove(git_dir: Path) -> None:
             lock.unlink()
 
 
-def repository_fetch(*, checkout: Path, url: str) -> str:
+class Fetched(NamedTuple):
+    """The commit a fetch brought, with its committer date."""
+
+    commit: str
+    committed_at: datetime
+
+
+def repository_fetch(*, checkout: Path, url: str) -> Fetched:
     """Fetch the remote's default branch into the clone at `checkout` (made on first use); the commit fetched."""
     allow_file = settings.SIGTRACKER_UPSTREAM_ALLOW_FILE
     if not (checkout / ".git").is_dir():
@@ -56,12 +64,13 @@ def repository_fetch(*, checkout: Path, url: str) -> str:
         timeout=settings.SIGTRACKER_UPSTREAM_GIT_TIMEOUT,
         allow_file=allow_file,
     )
-    return _sha(gitcli.git(checkout, "rev-parse", "--verify", "--end-of-options", f"{HEAD_REF}^{{commit}}"))
-
-
-def commit_date(*, checkout: Path, commit: str) -> datetime:
-    text = gitcli.git(checkout, "log", "-1", "--no-show-signature", "--format=%cI", "--end-of-options", commit)
-    return datetime.fromisoformat(text.decode().strip())
+    # One call for the commit and its date (`log` peels the ref to a commit, as `rev-parse ^{commit}` would).
+    text = gitcli.git(checkout, "log", "-1", "--no-show-signature", "--format=%H %cI", "--end-of-options", HEAD_REF)
+    sha, _, date = text.decode(errors="replace").strip().partition(" ")
+    try:
+        return Fetched(_sha(sha.encode()), datetime.fromisoformat(date))
+    except ValueError as exc:
+        raise gitcli.GitError(f"git log answered {date[:80]!r} where a commit date was expected") from exc
 
 
 def is_ancestor(*, checkout: Path, older: str, newer: str) -> bool:
