@@ -6,7 +6,7 @@
 - sig-release: a file the release importer reads in `releases/release-1.NN/` -> that directory's import.
 - community: `sigs.yaml` -> the sigs import; a SIG's own meeting-notes archive (`<sig>/archive/*meeting-notes*.md`,
   sub-group notes left out as `import_meeting_notes` does) of a SIG in SIGTRACKER_UPSTREAM_NOTES_SIGS -> the notes
-  import of those files, one step per SIG.
+  import of those files, one step per SIG (of their changed meetings only, unless `full`).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ class ImportStep:
     kind: str  # "keps", "kep-history", "releases", "sigs", "notes"
     paths: tuple[str, ...] = ()  # for "keps": empty means the whole tree
     sig: str = ""
+    full: bool = False  # a full import: for "notes", every meeting is read again (not only changed sections)
 
     def describe(self) -> str:
         shown = ", ".join(self.paths[:5]) + (f" and {len(self.paths) - 5} more" if len(self.paths) > 5 else "")
@@ -73,7 +74,7 @@ def import_plan(
             match = _NOTES.fullmatch(p)
             if match and match[1] in wanted and not is_subgroup_notes(PurePosixPath(match[2])):
                 by_sig.setdefault(match[1], []).append(p)
-        steps += [ImportStep("notes", tuple(files), sig=sig) for sig, files in sorted(by_sig.items())]
+        steps += [ImportStep("notes", tuple(files), sig=sig, full=full) for sig, files in sorted(by_sig.items())]
         return steps
     raise ValueError(f"unknown source {source!r}")
 

@@ -254,7 +254,10 @@ def _sigs(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | Non
 
 def _notes(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
     files = _existing(checkout, step)
-    return meeting_notes_import_files(paths=files, sig=step.sig, dry_run=dry_run) if files else None
+    if not files:
+        return None
+    # A changed notes file re-reads only its meetings whose section changed; a full run reads every one.
+    return meeting_notes_import_files(paths=files, sig=step.sig, dry_run=dry_run, skip_unchanged=not step.full)
 
 
 _STEPS: dict[str, Callable[[ImportStep, Path, bool], ImportReport | None]] = {
