@@ -244,8 +244,20 @@ def _kep_history(step: ImportStep, checkout: Path, dry_run: bool) -> ImportRepor
 
 
 def _releases(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
-    folders = _existing(checkout, step)
-    return release_directories_import(paths=folders, dry_run=dry_run) if folders else None
+    """Whole release folders, and folders of which only files read alone changed (`release_files_read_alone`)."""
+    wanted: dict[Path, set[str] | None] = {}  # folder -> the file names to read, None for all
+    for path in step.paths:
+        parts = path.split("/", 2)
+        folder = checkout / parts[0] / parts[1]
+        if len(parts) == 2:
+            wanted[folder] = None
+        elif wanted.get(folder, set()) is not None:
+            wanted.setdefault(folder, set()).add(parts[2])
+    folders = [folder for folder in wanted if folder.is_dir()]  # a directory gone has nothing to import
+    if not folders:
+        return None
+    only = {folder: wanted[folder] for folder in folders if wanted[folder] is not None}
+    return release_directories_import(paths=folders, dry_run=dry_run, only=only)
 
 
 def _sigs(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
