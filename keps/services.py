@@ -58,7 +58,9 @@ class KepImportResult:
 
 
 @contextmanager
-def kep_import_session(*, contested_numbers: Iterable[int] = ()) -> Iterator[KepImport]:
+def kep_import_session(
+    *, contested_numbers: Iterable[int] = (), numbers: Collection[int] | None = None
+) -> Iterator[KepImport]:
     """An import that takes kep.yaml records as they are parsed and writes them while the next are parsed.
 
     Use inside a transaction: `with kep_import_session() as run: run.add_keps(chunk) ...; run.finish(...)`.
@@ -68,8 +70,11 @@ def kep_import_session(*, contested_numbers: Iterable[int] = ()) -> Iterator[Kep
     `contested_numbers` are KEP numbers that more than one directory of the input carries: their records wait
     for `finish`, where the duplicate rule (`choose_kep_records`) picks one. Leaving the block waits for the
     database; a statement it refused raises there (Django's DatabaseError), and the transaction rolls back.
+
+    `numbers`, when the caller knows every KEP number its records and PRR files can carry, limits what is read
+    of the stored KEPs to those (an import of a few changed KEPs does not load the whole catalogue).
     """
-    state = _ImportState.load()
+    state = _ImportState.load(numbers=numbers)
     with bulk_writer() as writer:
         yield KepImport(writer, state, contested_numbers=frozenset(contested_numbers), resolver=sig_resolver_load())
 
@@ -90,22 +95,29 @@ class _ImportState:
     prr: dict[int, dict[str, str]]  # number -> stage -> approver's handle key
 
     @classmethod
-    def load(cls) -> _ImportState:
+    def load(cls, *, numbers: Collection[int] | None = None) -> _ImportState:
+        """What the database holds; with `numbers`, of those KEPs only (the SIGs and people all the same)."""
+
+        def of_keps(queryset, path: str = "kep__number"):
+            return queryset if numbers is None else queryset.filter(**{f"{path}__in": numbers})
+
         columns = [name if name != "owning_sig" else "owning_sig__slug" for name in KEP_COLUMNS]
-        keps = {row[0]: KepRow(*row) for row in Kep.objects.values_list("number", *columns)}
+        keps = {row[0]: KepRow(*row) for row in of_keps(Kep.objects, "number").values_list("number", *columns)}
         links: dict[str, dict[int, frozenset[str]]] = {}
         for relation in KEP_RELATIONS:
             through = Kep._meta.get_field(relation).remote_field.through
             target = "sig__slug" if relation == "participating_sigs" else "person__github"
             grouped = defaultdict(set)
-            for number, key in through.objects.values_list("kep__number", target):
+            for number, key in of_keps(through.objects).values_list("kep__number", target):
                 grouped[number].add(key if relation == "participating_sigs" else key.lower())
             links[relation] = {number: frozenset(keys) for number, keys in grouped.items()}
         gates: dict[int, dict[str, tuple[str, ...]]] = defaultdict(dict)
-        for number, name, components in FeatureGate.objects.values_list("kep__number", "name", "components"):
+        for number, name, components in of_keps(FeatureGate.objects).values_list("kep__number", "name", "components"):
             gates[number][name] = tuple(components or ())
         prr: dict[int, dict[str, str]] = defaultdict(dict)
-        for number, stage, github in PrrApproval.objects.values_list("kep__number", "stage", "approver__github"):
+        for number, stage, github in of_keps(PrrApproval.objects).values_list(
+            "kep__number", "stage", "approver__github"
+        ):
             prr[number][stage] = github.lower()
         people = Person.objects.annotate(key=Lower("github")).values_list("key", "name", "email")
         return cls(
@@ -374,6 +386,9 @@ class KepTree:
     contested_numbers: frozenset[int]  # KEP numbers two or more directories carry
     templates: tuple[str, ...] = ()  # keps/NNNN-kep-template/kep.yaml: not read, listed with -v 2
     root: str = ""  # the folder the import was given: no file is read through a link out of it
+    #: A subset's KEP numbers, when every file's number is known from its name (a folder named by date takes the
+    #: number its kep.yaml says); None for the whole tree. The import then reads only these KEPs' stored rows.
+    numbers: frozenset[int] | None = None
 
     @property
     def files(self) -> list[Path]:
@@ -453,11 +468,15 @@ def kep_tree_subset(tree: KepTree, *, changed: Collection[str]) -> KepTree:
         stem = os.path.basename(file).removesuffix(".yaml")
         return int(stem) if stem.isdigit() else None
 
+    kep_files = [file for file in tree.kep_files if file in wanted or kep_of(file) in numbers]
+    prr_files = [file for file in tree.prr_files if file in wanted or prr_of(file) in numbers]
+    named = [kep_of(file) for file in kep_files] + [prr_of(file) for file in prr_files]
     return replace(
         tree,
-        kep_files=[file for file in tree.kep_files if file in wanted or kep_of(file) in numbers],
-        prr_files=[file for file in tree.prr_files if file in wanted or prr_of(file) in numbers],
+        kep_files=kep_files,
+        prr_files=prr_files,
         templates=(),
+        numbers=None if None in named else frozenset(named),
     )
 
 
@@ -500,7 +519,7 @@ def _kep_tree_write(*, tree: KepTree, report: ImportReport, progress: Progress) 
     chunks = parsed_in_chunks(files=tree.files, parse_file=parse_file, report=report, progress=progress)
     kep_records: list[KepRecord] = []
     prr_records: list[PrrRecord] = []
-    with kep_import_session(contested_numbers=tree.contested_numbers) as run:
+    with kep_import_session(contested_numbers=tree.contested_numbers, numbers=tree.numbers) as run:
         for chunk in chunks:
             keps = [record for record in chunk if isinstance(record, KepRecord)]
             run.add_keps(keps)
