@@ -216,7 +216,7 @@ def _import_changes(source: Source, work: _GitWork, *, dry_run: bool, result: So
     checkout = source.checkout
     for step in work.steps:
         result.imports.append(step.describe())
-        report = _STEPS[step.kind](step, checkout, dry_run)
+        report = _STEPS[step.kind](step, checkout, dry_run, work.head)
         if report is None:
             continue
         if report.refused:
@@ -233,17 +233,17 @@ def _existing(checkout: Path, step: ImportStep) -> list[Path]:
     return [checkout / path for path in step.paths if (checkout / path).exists()]
 
 
-def _keps(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
+def _keps(step: ImportStep, checkout: Path, dry_run: bool, head: str) -> ImportReport | None:
     if not step.paths:
         return kep_tree_import(root=checkout, dry_run=dry_run)
     return kep_tree_import(root=checkout, dry_run=dry_run, only=step.paths) if _existing(checkout, step) else None
 
 
-def _kep_history(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport:
-    return kep_history_import(root=checkout, dry_run=dry_run)
+def _kep_history(step: ImportStep, checkout: Path, dry_run: bool, head: str) -> ImportReport:
+    return kep_history_import(root=checkout, dry_run=dry_run, master=head)  # checked out on `master` at `head`
 
 
-def _releases(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
+def _releases(step: ImportStep, checkout: Path, dry_run: bool, head: str) -> ImportReport | None:
     """Whole release folders, and folders of which only files read alone changed (`release_files_read_alone`)."""
     wanted: dict[Path, set[str] | None] = {}  # folder -> the file names to read, None for all
     for path in step.paths:
@@ -260,11 +260,11 @@ def _releases(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport |
     return release_directories_import(paths=folders, dry_run=dry_run, only=only)
 
 
-def _sigs(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
+def _sigs(step: ImportStep, checkout: Path, dry_run: bool, head: str) -> ImportReport | None:
     return sigs_yaml_import(path=checkout / "sigs.yaml", dry_run=dry_run) if _existing(checkout, step) else None
 
 
-def _notes(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
+def _notes(step: ImportStep, checkout: Path, dry_run: bool, head: str) -> ImportReport | None:
     files = _existing(checkout, step)
     if not files:
         return None
@@ -272,7 +272,8 @@ def _notes(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | No
     return meeting_notes_import_files(paths=files, sig=step.sig, dry_run=dry_run, skip_unchanged=not step.full)
 
 
-_STEPS: dict[str, Callable[[ImportStep, Path, bool], ImportReport | None]] = {
+#: Each step: (the step, the checkout, dry run, the commit checked out) -> its report, or None (nothing to read).
+_STEPS: dict[str, Callable[[ImportStep, Path, bool, str], ImportReport | None]] = {
     "keps": _keps,
     "kep-history": _kep_history,
     "releases": _releases,
