@@ -386,9 +386,9 @@ class KepTree:
     contested_numbers: frozenset[int]  # KEP numbers two or more directories carry
     templates: tuple[str, ...] = ()  # keps/NNNN-kep-template/kep.yaml: not read, listed with -v 2
     root: str = ""  # the folder the import was given: no file is read through a link out of it
-    #: A subset's KEP numbers, when every file's number is known from its name (a folder named by date takes the
-    #: number its kep.yaml says); None for the whole tree. The import then reads only these KEPs' stored rows.
-    numbers: frozenset[int] | None = None
+    #: Part of the tree (`kep_tree_subset`): its few files are parsed before anything is written, so that only the
+    #: stored rows of the KEPs they name are read to compare with.
+    subset: bool = False
 
     @property
     def files(self) -> list[Path]:
@@ -468,15 +468,12 @@ def kep_tree_subset(tree: KepTree, *, changed: Collection[str]) -> KepTree:
         stem = os.path.basename(file).removesuffix(".yaml")
         return int(stem) if stem.isdigit() else None
 
-    kep_files = [file for file in tree.kep_files if file in wanted or kep_of(file) in numbers]
-    prr_files = [file for file in tree.prr_files if file in wanted or prr_of(file) in numbers]
-    named = [kep_of(file) for file in kep_files] + [prr_of(file) for file in prr_files]
     return replace(
         tree,
-        kep_files=kep_files,
-        prr_files=prr_files,
+        kep_files=[file for file in tree.kep_files if file in wanted or kep_of(file) in numbers],
+        prr_files=[file for file in tree.prr_files if file in wanted or prr_of(file) in numbers],
         templates=(),
-        numbers=None if None in named else frozenset(named),
+        subset=True,
     )
 
 
@@ -517,9 +514,14 @@ def _kep_tree_write(*, tree: KepTree, report: ImportReport, progress: Progress) 
     """Parse the tree's files chunk by chunk, write each chunk of KEPs as it is ready, then the PRR approvals."""
     parse_file = partial(_tree_file_parse, tree=tree, prr_files=frozenset(tree.prr_files))
     chunks = parsed_in_chunks(files=tree.files, parse_file=parse_file, report=report, progress=progress)
+    numbers = None
+    if tree.subset:  # a few changed KEPs: parsed first, then only their stored rows read (the number a record
+        # carries may be its kep.yaml's, not its folder's: a folder named by date, a KEP moved into a subfolder)
+        chunks = list(chunks)
+        numbers = {record.number for chunk in chunks for record in chunk if record is not None}
     kep_records: list[KepRecord] = []
     prr_records: list[PrrRecord] = []
-    with kep_import_session(contested_numbers=tree.contested_numbers, numbers=tree.numbers) as run:
+    with kep_import_session(contested_numbers=tree.contested_numbers, numbers=numbers) as run:
         for chunk in chunks:
             keps = [record for record in chunk if isinstance(record, KepRecord)]
             run.add_keps(keps)
