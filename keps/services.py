@@ -395,9 +395,28 @@ class KepTree:
         return [Path(file) for file in self.kep_files + self.prr_files]
 
 
-def kep_tree_find(*, root: Path) -> KepTree:
+def _listed_folders(keps_dir: Path, listing: Iterable[str]) -> list[tuple[str, list, list[str]]]:
+    """`os.walk(keps_dir)`'s (folder, [], file names) made from `listing`, the checkout's files relative to its
+    root (as `git ls-files` names them), for the files under `keps_dir`."""
+    top = os.path.join(str(keps_dir), "")
+    folders: dict[str, list[str]] = {}
+    for relative in listing:
+        parts = relative.split("/")
+        if any(part in ("", ".", "..") for part in parts):  # git names no such path; nothing out of keps_dir
+            continue
+        file = os.path.join(str(keps_dir.parent), *parts)
+        if file.startswith(top):
+            folder, name = os.path.split(file)
+            folders.setdefault(folder, []).append(name)
+    return [(folder, [], names) for folder, names in folders.items()]
+
+
+def kep_tree_find(*, root: Path, listing: Iterable[str] | None = None) -> KepTree:
     """Every `keps/**/kep.yaml` (not the template `keps/NNNN-kep-template`) and `keps/prod-readiness/**/*.yaml`
     under `root`, a kubernetes/enhancements checkout or its keps/ folder.
+
+    `listing`, the checkout's files relative to `root` (a git checkout's own list of them, when `root` is the
+    top of a checkout whose working tree is exactly its index), spares walking every folder of the tree.
 
     Raises ImportUsageError when `root` is not a folder or holds neither kind of file.
     """
@@ -411,7 +430,8 @@ def kep_tree_find(*, root: Path) -> KepTree:
     # (keps/sig-storage/NNNN-stateful-set-update-claim-template) is read, and skipped with its reason.
     top, prr_dir = str(keps_dir), os.path.join(keps_dir, "prod-readiness")
     kep_files, prr_files, templates = [], [], []
-    for folder, _, names in os.walk(keps_dir):
+    folders = os.walk(keps_dir) if listing is None else _listed_folders(keps_dir, listing)
+    for folder, _, names in folders:
         if folder == prr_dir or folder.startswith(prr_dir + os.sep):
             for name in names:
                 if name.endswith(".yaml"):
@@ -478,7 +498,12 @@ def kep_tree_subset(tree: KepTree, *, changed: Collection[str]) -> KepTree:
 
 
 def kep_tree_import(
-    *, root: Path, dry_run: bool, progress: Progress = no_progress, only: Collection[str] | None = None
+    *,
+    root: Path,
+    dry_run: bool,
+    progress: Progress = no_progress,
+    only: Collection[str] | None = None,
+    listing: Iterable[str] | None = None,
 ) -> ImportReport:
     """Import KEPs (kep.yaml) and PRR approvals from a kubernetes/enhancements checkout or its keps/ folder.
 
@@ -490,12 +515,12 @@ def kep_tree_import(
     mention a KEP created now are linked to it in the same transaction. A dry run rolls everything back.
 
     With `only` (paths relative to the checkout: the files a git change touched), just the KEPs those concern
-    are read (`kep_tree_subset`); the rest of the tree is left alone.
+    are read (`kep_tree_subset`); the rest of the tree is left alone. `listing`: see `kep_tree_find`.
 
     Raises ImportUsageError (nothing read) when `root` holds nothing to import; a database refusal is reported
     as `refused` in the returned report, with nothing written.
     """
-    tree = kep_tree_find(root=root)
+    tree = kep_tree_find(root=root, listing=listing)
     if only is not None:
         tree = kep_tree_subset(tree, changed=only)
     report = ImportReport()

@@ -9,6 +9,7 @@ the branch the KEP history import reads.
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -123,6 +124,14 @@ def all_paths(*, checkout: Path, head: str) -> list[str]:
             timeout=LOCAL_TIMEOUT,
         )
     )
+
+
+def checked_out_paths(*, checkout: Path, folder: str) -> list[str]:
+    """The files of the working tree under `folder`, relative to the checkout, from the index (which the working
+    tree equals after `repository_checkout`): no walk of the folders. Names are decoded as the file system's
+    (`os.fsdecode`), so each is the path `os.walk` would give."""
+    output = gitcli.git(checkout, "ls-files", "-z", "--", f"{folder}/", timeout=LOCAL_TIMEOUT)
+    return [os.fsdecode(path) for path in output.split(b"\0") if path]
 
 
 def repository_checkout(*, checkout: Path, commit: str) -> None:

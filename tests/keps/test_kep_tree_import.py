@@ -252,3 +252,12 @@ def test_an_import_of_changed_keps_writes_what_a_whole_tree_import_writes(tree):
     whole = kep_tree_import(root=tree, dry_run=False)
     assert (whole.created, whole.updated) == (0, 0)
     assert rows_differ(incremental, domain_rows()) == {}
+
+
+def test_a_listing_of_the_checkout_finds_what_a_walk_finds(upstream_dir):
+    root = upstream_dir / "enhancements"
+    listing = [path.relative_to(root).as_posix() for path in root.rglob("*") if path.is_file()]
+    listing += ["README.md", "keps/../elsewhere/kep.yaml", "keps//x/kep.yaml"]  # nothing outside keps/ is read
+    walked = kep_tree_find(root=root)
+    assert walked.kep_files and walked.prr_files
+    assert kep_tree_find(root=root, listing=listing) == walked
