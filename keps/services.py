@@ -58,7 +58,9 @@ class KepImportResult:
 
 
 @contextmanager
-def kep_import_session(*, contested_numbers: Iterable[int] = ()) -> Iterator[KepImport]:
+def kep_import_session(
+    *, contested_numbers: Iterable[int] = (), numbers: Collection[int] | None = None
+) -> Iterator[KepImport]:
     """An import that takes kep.yaml records as they are parsed and writes them while the next are parsed.
 
     Use inside a transaction: `with kep_import_session() as run: run.add_keps(chunk) ...; run.finish(...)`.
@@ -68,8 +70,11 @@ def kep_import_session(*, contested_numbers: Iterable[int] = ()) -> Iterator[Kep
     `contested_numbers` are KEP numbers that more than one directory of the input carries: their records wait
     for `finish`, where the duplicate rule (`choose_kep_records`) picks one. Leaving the block waits for the
     database; a statement it refused raises there (Django's DatabaseError), and the transaction rolls back.
+
+    `numbers`, when the caller knows every KEP number its records and PRR files can carry, limits what is read
+    of the stored KEPs to those (an import of a few changed KEPs does not load the whole catalogue).
     """
-    state = _ImportState.load()
+    state = _ImportState.load(numbers=numbers)
     with bulk_writer() as writer:
         yield KepImport(writer, state, contested_numbers=frozenset(contested_numbers), resolver=sig_resolver_load())
 
@@ -90,22 +95,29 @@ class _ImportState:
     prr: dict[int, dict[str, str]]  # number -> stage -> approver's handle key
 
     @classmethod
-    def load(cls) -> _ImportState:
+    def load(cls, *, numbers: Collection[int] | None = None) -> _ImportState:
+        """What the database holds; with `numbers`, of those KEPs only (the SIGs and people all the same)."""
+
+        def of_keps(queryset, path: str = "kep__number"):
+            return queryset if numbers is None else queryset.filter(**{f"{path}__in": numbers})
+
         columns = [name if name != "owning_sig" else "owning_sig__slug" for name in KEP_COLUMNS]
-        keps = {row[0]: KepRow(*row) for row in Kep.objects.values_list("number", *columns)}
+        keps = {row[0]: KepRow(*row) for row in of_keps(Kep.objects, "number").values_list("number", *columns)}
         links: dict[str, dict[int, frozenset[str]]] = {}
         for relation in KEP_RELATIONS:
             through = Kep._meta.get_field(relation).remote_field.through
             target = "sig__slug" if relation == "participating_sigs" else "person__github"
             grouped = defaultdict(set)
-            for number, key in through.objects.values_list("kep__number", target):
+            for number, key in of_keps(through.objects).values_list("kep__number", target):
                 grouped[number].add(key if relation == "participating_sigs" else key.lower())
             links[relation] = {number: frozenset(keys) for number, keys in grouped.items()}
         gates: dict[int, dict[str, tuple[str, ...]]] = defaultdict(dict)
-        for number, name, components in FeatureGate.objects.values_list("kep__number", "name", "components"):
+        for number, name, components in of_keps(FeatureGate.objects).values_list("kep__number", "name", "components"):
             gates[number][name] = tuple(components or ())
         prr: dict[int, dict[str, str]] = defaultdict(dict)
-        for number, stage, github in PrrApproval.objects.values_list("kep__number", "stage", "approver__github"):
+        for number, stage, github in of_keps(PrrApproval.objects).values_list(
+            "kep__number", "stage", "approver__github"
+        ):
             prr[number][stage] = github.lower()
         people = Person.objects.annotate(key=Lower("github")).values_list("key", "name", "email")
         return cls(
@@ -374,15 +386,37 @@ class KepTree:
     contested_numbers: frozenset[int]  # KEP numbers two or more directories carry
     templates: tuple[str, ...] = ()  # keps/NNNN-kep-template/kep.yaml: not read, listed with -v 2
     root: str = ""  # the folder the import was given: no file is read through a link out of it
+    #: Part of the tree (`kep_tree_subset`): its few files are parsed before anything is written, so that only the
+    #: stored rows of the KEPs they name are read to compare with.
+    subset: bool = False
 
     @property
     def files(self) -> list[Path]:
         return [Path(file) for file in self.kep_files + self.prr_files]
 
 
-def kep_tree_find(*, root: Path) -> KepTree:
+def _listed_folders(keps_dir: Path, listing: Iterable[str]) -> list[tuple[str, list, list[str]]]:
+    """`os.walk(keps_dir)`'s (folder, [], file names) made from `listing`, the checkout's files relative to its
+    root (as `git ls-files` names them), for the files under `keps_dir`."""
+    top = os.path.join(str(keps_dir), "")
+    folders: dict[str, list[str]] = {}
+    for relative in listing:
+        parts = relative.split("/")
+        if any(part in ("", ".", "..") for part in parts):  # git names no such path; nothing out of keps_dir
+            continue
+        file = os.path.join(str(keps_dir.parent), *parts)
+        if file.startswith(top):
+            folder, name = os.path.split(file)
+            folders.setdefault(folder, []).append(name)
+    return [(folder, [], names) for folder, names in folders.items()]
+
+
+def kep_tree_find(*, root: Path, listing: Iterable[str] | None = None) -> KepTree:
     """Every `keps/**/kep.yaml` (not the template `keps/NNNN-kep-template`) and `keps/prod-readiness/**/*.yaml`
     under `root`, a kubernetes/enhancements checkout or its keps/ folder.
+
+    `listing`, the checkout's files relative to `root` (a git checkout's own list of them, when `root` is the
+    top of a checkout whose working tree is exactly its index), spares walking every folder of the tree.
 
     Raises ImportUsageError when `root` is not a folder or holds neither kind of file.
     """
@@ -396,7 +430,8 @@ def kep_tree_find(*, root: Path) -> KepTree:
     # (keps/sig-storage/NNNN-stateful-set-update-claim-template) is read, and skipped with its reason.
     top, prr_dir = str(keps_dir), os.path.join(keps_dir, "prod-readiness")
     kep_files, prr_files, templates = [], [], []
-    for folder, _, names in os.walk(keps_dir):
+    folders = os.walk(keps_dir) if listing is None else _listed_folders(keps_dir, listing)
+    for folder, _, names in folders:
         if folder == prr_dir or folder.startswith(prr_dir + os.sep):
             for name in names:
                 if name.endswith(".yaml"):
@@ -458,11 +493,17 @@ def kep_tree_subset(tree: KepTree, *, changed: Collection[str]) -> KepTree:
         kep_files=[file for file in tree.kep_files if file in wanted or kep_of(file) in numbers],
         prr_files=[file for file in tree.prr_files if file in wanted or prr_of(file) in numbers],
         templates=(),
+        subset=True,
     )
 
 
 def kep_tree_import(
-    *, root: Path, dry_run: bool, progress: Progress = no_progress, only: Collection[str] | None = None
+    *,
+    root: Path,
+    dry_run: bool,
+    progress: Progress = no_progress,
+    only: Collection[str] | None = None,
+    listing: Iterable[str] | None = None,
 ) -> ImportReport:
     """Import KEPs (kep.yaml) and PRR approvals from a kubernetes/enhancements checkout or its keps/ folder.
 
@@ -474,12 +515,12 @@ def kep_tree_import(
     mention a KEP created now are linked to it in the same transaction. A dry run rolls everything back.
 
     With `only` (paths relative to the checkout: the files a git change touched), just the KEPs those concern
-    are read (`kep_tree_subset`); the rest of the tree is left alone.
+    are read (`kep_tree_subset`); the rest of the tree is left alone. `listing`: see `kep_tree_find`.
 
     Raises ImportUsageError (nothing read) when `root` holds nothing to import; a database refusal is reported
     as `refused` in the returned report, with nothing written.
     """
-    tree = kep_tree_find(root=root)
+    tree = kep_tree_find(root=root, listing=listing)
     if only is not None:
         tree = kep_tree_subset(tree, changed=only)
     report = ImportReport()
@@ -498,9 +539,14 @@ def _kep_tree_write(*, tree: KepTree, report: ImportReport, progress: Progress) 
     """Parse the tree's files chunk by chunk, write each chunk of KEPs as it is ready, then the PRR approvals."""
     parse_file = partial(_tree_file_parse, tree=tree, prr_files=frozenset(tree.prr_files))
     chunks = parsed_in_chunks(files=tree.files, parse_file=parse_file, report=report, progress=progress)
+    numbers = None
+    if tree.subset:  # a few changed KEPs: parsed first, then only their stored rows read (the number a record
+        # carries may be its kep.yaml's, not its folder's: a folder named by date, a KEP moved into a subfolder)
+        chunks = list(chunks)
+        numbers = {record.number for chunk in chunks for record in chunk if record is not None}
     kep_records: list[KepRecord] = []
     prr_records: list[PrrRecord] = []
-    with kep_import_session(contested_numbers=tree.contested_numbers) as run:
+    with kep_import_session(contested_numbers=tree.contested_numbers, numbers=numbers) as run:
         for chunk in chunks:
             keps = [record for record in chunk if isinstance(record, KepRecord)]
             run.add_keps(keps)

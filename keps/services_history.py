@@ -209,18 +209,24 @@ def _row(revision: PlanRevision) -> KepPlanChange:
     )
 
 
-def kep_history_import(*, root: Path, dry_run: bool = False, progress: Progress = no_progress) -> ImportReport:
+def kep_history_import(
+    *, root: Path, dry_run: bool = False, progress: Progress = no_progress, master: str = ""
+) -> ImportReport:
     """Record each KEP's plan changes from the master history of the kubernetes/enhancements clone at `root`.
 
     Reads only the commits after the cursor; replays from the start when there is no cursor or its commit is
     not on the branch any more (then rows the new replay does not produce are removed). Idempotent: a row per
-    KEP and commit, so a replay over rows already stored creates none.
+    KEP and commit, so a replay over rows already stored creates none. `master`, the commit the caller has just
+    checked `master` out at (a full object name), spares asking git for it.
     """
     root = Path(root)
     if not root.is_dir():
         raise ImportUsageError(f"{root}: not a folder")
-    _git(root, "rev-parse", "--git-dir")
-    branch, head = _head(root)
+    if gitcli.is_sha(master):
+        branch, head = "master", master
+    else:
+        _git(root, "rev-parse", "--git-dir")
+        branch, head = _head(root)
     report = ImportReport()
     cursor = KepHistoryCursor.objects.filter(branch=branch).first()
     if cursor is not None and (cursor.state or {}).get("rules") != REPLAY_RULES:
@@ -309,6 +315,8 @@ def _cursor_write(
         from django.utils import timezone
 
         last_at = timezone.now()
-    KepHistoryCursor.objects.update_or_create(
-        branch=branch, defaults={"last_commit": head, "last_committed_at": last_at, "state": state.to_json()}
-    )
+    values = {"last_commit": head, "last_committed_at": last_at, "state": state.to_json()}
+    # The row read at the start is updated in one statement (the import's lock keeps others off it), without
+    # reading its large replay state back first as update_or_create would.
+    if cursor is None or not KepHistoryCursor.objects.filter(pk=cursor.pk, branch=branch).update(**values):
+        KepHistoryCursor.objects.update_or_create(branch=branch, defaults=values)

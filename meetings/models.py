@@ -27,6 +27,13 @@ class Meeting(models.Model):
     prs_closed = models.PositiveIntegerField(null=True, blank=True)
     prs_merged = models.PositiveIntegerField(null=True, blank=True)
     source = models.CharField(max_length=300, blank=True, help_text="File (and line) the meeting was imported from.")
+    notes_fingerprint = models.CharField(
+        max_length=64,
+        blank=True,
+        editable=False,
+        help_text="Hash of the notes section the meeting was read from (its text, not its place in the file); an "
+        "incremental refresh leaves a meeting whose section is unchanged as it is.",
+    )
 
     objects = MeetingManager()
 

@@ -42,6 +42,7 @@ __all__ = [
     "agenda_items_link_presenters",
     "agenda_items_link_releases",
     "meeting_notes_import",
+    "meeting_fingerprints",
     "meeting_notes_import_files",
     "sig_from_path",
 ]
@@ -60,6 +61,7 @@ _MEETING_FIELDS = (
     "prs_closed",
     "prs_merged",
     "source",
+    "notes_fingerprint",
 )
 _ITEM_FIELDS = ("title", "presenters_text", "body", "links", "related_release_id")
 
@@ -186,7 +188,31 @@ def meeting_notes_import(*, notes: NotesRecord, sig: Sig | str) -> NotesImportRe
     result.created += len(new_ids)
     result.updated += len(changed_ids - new_ids)
     result.unchanged += len(rows) - len(new_ids) - len(changed_ids - new_ids)
+    result.unchanged += _unchanged_sources_write(notes, sig=sig)
     return result
+
+
+def _unchanged_sources_write(notes: NotesRecord, *, sig: Sig) -> int:
+    """The meetings the parser left unparsed (their section is as last imported) keep their rows; only the line
+    their `source` names moves when meetings were added or removed above them. Returns how many there are."""
+    if not notes.unchanged:
+        return 0
+    lines = dict(notes.unchanged)
+    moved = []
+    for meeting in Meeting.objects.filter(sig=sig, date__in=lines).only("id", "date", "source"):
+        source = f"{notes.source}:{lines[meeting.date]}"[:300]
+        if meeting.source != source:
+            meeting.source = source
+            moved.append(meeting)
+    Meeting.objects.bulk_update(moved, ["source"])
+    return len(lines)
+
+
+def meeting_fingerprints(*, sig: str) -> dict:
+    """Date -> fingerprint of the notes section each of the SIG's meetings was last imported from (for
+    `parse_meeting_notes(known=...)`)."""
+    rows = Meeting.objects.filter(sig__slug=sig).exclude(notes_fingerprint="").values_list("date", "notes_fingerprint")
+    return dict(rows)
 
 
 def _retros_import(notes: NotesRecord, *, sig: Sig, people: dict[str, int], result: NotesImportResult) -> None:
@@ -240,6 +266,7 @@ def _meetings_write(
             "prs_closed": record.prs_closed,
             "prs_merged": record.prs_merged,
             "source": f"{notes.source}:{record.line}"[:300],
+            "notes_fingerprint": record.fingerprint,
         }
         meeting = existing.get(record.date)
         if meeting is None:
@@ -292,6 +319,7 @@ def meeting_notes_import_files(
     dry_run: bool,
     progress: Progress = no_progress,
     subgroups: bool = False,
+    skip_unchanged: bool = False,
 ) -> ImportReport:
     """Import meeting-note archives: each path is a yearly notes file, or a folder whose `*meeting-notes*.md` files
     (the SIG's own meetings) are read in name order; with `subgroups`, its other `*notes*.md` (sub-group notes, as
@@ -300,8 +328,10 @@ def meeting_notes_import_files(
 
     `sig` is the slug of the SIG the notes belong to (created if missing); None takes the sig-*/wg-* folder
     the files sit in, as in kubernetes/community. A file that cannot be read or imported is skipped with one line
-    naming it (and its line), the others import. Raises ImportUsageError for a missing path, a `sig` that is not
-    a slug, no SIG to infer, or no files. A dry run writes nothing.
+    naming it (and its line), the others import. With `skip_unchanged` (an incremental refresh), the meetings
+    whose notes section is as it was last imported are not parsed again (`parse_meeting_notes(known=...)`);
+    they keep their rows, their warnings are not repeated. Raises ImportUsageError for a missing path, a `sig`
+    that is not a slug, no SIG to infer, or no files. A dry run writes nothing.
     """
     files: list[Path] = []
     left_out: list[Path] = []
@@ -328,7 +358,8 @@ def meeting_notes_import_files(
         raise ImportUsageError("no files found to import")
 
     def import_file(path: Path, report: ImportReport) -> None:
-        notes = parse_meeting_notes(read_text(path, root=roots.get(path)), source=path.name)
+        known = meeting_fingerprints(sig=sig) if skip_unchanged else None
+        notes = parse_meeting_notes(read_text(path, root=roots.get(path)), source=path.name, known=known)
         result = meeting_notes_import(notes=notes, sig=sig)
         report.count("created", result.created)
         report.count("updated", result.updated)

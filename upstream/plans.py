@@ -3,10 +3,11 @@
 - enhancements: a `keps/**/kep.yaml` or a PRR file (`keps/prod-readiness/**.yaml`) -> the KEP import of those
   KEPs (`kep_tree_import(only=...)`, which adds the other files of the same numbers; the whole tree on a full
   import) and, for kep.yaml, the plan history import (which reads only the commits after its own cursor).
-- sig-release: a file the release importer reads in `releases/release-1.NN/` -> that directory's import.
+- sig-release: a file the release importer reads in `releases/release-1.NN/` -> that file's import when it is
+  read alone (the exception file, the roster: `release_files_read_alone`), else the directory's.
 - community: `sigs.yaml` -> the sigs import; a SIG's own meeting-notes archive (`<sig>/archive/*meeting-notes*.md`,
   sub-group notes left out as `import_meeting_notes` does) of a SIG in SIGTRACKER_UPSTREAM_NOTES_SIGS -> the notes
-  import of those files, one step per SIG.
+  import of those files, one step per SIG (of their changed meetings only, unless `full`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from meetings.services import is_subgroup_notes
-from releases.services.release_dirs import RELEASE_FILES
+from releases.services.release_dirs import RELEASE_FILES, release_files_read_alone
 
 __all__ = ["ImportStep", "import_plan"]
 
@@ -35,6 +36,7 @@ class ImportStep:
     kind: str  # "keps", "kep-history", "releases", "sigs", "notes"
     paths: tuple[str, ...] = ()  # for "keps": empty means the whole tree
     sig: str = ""
+    full: bool = False  # a full import: for "notes", every meeting is read again (not only changed sections)
 
     def describe(self) -> str:
         shown = ", ".join(self.paths[:5]) + (f" and {len(self.paths) - 5} more" if len(self.paths) > 5 else "")
@@ -56,15 +58,15 @@ def import_plan(
             steps.append(ImportStep("kep-history"))
         return steps
     if source == "sig-release":
-        folders = sorted(
-            {
-                f"releases/{match[1]}"
-                for p in paths
-                if (match := _RELEASE.fullmatch(p)) and match[2] in _RELEASE_FILE_NAMES
-            },
-            key=_release_order,
-        )
-        return [ImportStep("releases", tuple(folders))] if folders else []
+        changed: dict[str, list[str]] = {}
+        for p in paths:
+            if (match := _RELEASE.fullmatch(p)) and match[2] in _RELEASE_FILE_NAMES:
+                changed.setdefault(f"releases/{match[1]}", []).append(match[2])
+        wanted = []  # a folder (the whole directory) or the changed files read alone, release by release
+        for folder in sorted(changed, key=_release_order):
+            alone = None if full else release_files_read_alone(changed[folder])
+            wanted += [folder] if alone is None else [f"{folder}/{name}" for name in sorted(changed[folder])]
+        return [ImportStep("releases", tuple(wanted))] if wanted else []
     if source == "community":
         steps = [ImportStep("sigs", ("sigs.yaml",))] if "sigs.yaml" in paths else []
         wanted = set(notes_sigs)
@@ -73,7 +75,7 @@ def import_plan(
             match = _NOTES.fullmatch(p)
             if match and match[1] in wanted and not is_subgroup_notes(PurePosixPath(match[2])):
                 by_sig.setdefault(match[1], []).append(p)
-        steps += [ImportStep("notes", tuple(files), sig=sig) for sig, files in sorted(by_sig.items())]
+        steps += [ImportStep("notes", tuple(files), sig=sig, full=full) for sig, files in sorted(by_sig.items())]
         return steps
     raise ValueError(f"unknown source {source!r}")
 

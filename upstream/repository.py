@@ -9,8 +9,10 @@ the branch the KEP history import reads.
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from django.conf import settings
 
@@ -36,7 +38,14 @@ def _stale_locks_remove(git_dir: Path) -> None:
             lock.unlink()
 
 
-def repository_fetch(*, checkout: Path, url: str) -> str:
+class Fetched(NamedTuple):
+    """The commit a fetch brought, with its committer date."""
+
+    commit: str
+    committed_at: datetime
+
+
+def repository_fetch(*, checkout: Path, url: str) -> Fetched:
     """Fetch the remote's default branch into the clone at `checkout` (made on first use); the commit fetched."""
     allow_file = settings.SIGTRACKER_UPSTREAM_ALLOW_FILE
     if not (checkout / ".git").is_dir():
@@ -56,12 +65,13 @@ def repository_fetch(*, checkout: Path, url: str) -> str:
         timeout=settings.SIGTRACKER_UPSTREAM_GIT_TIMEOUT,
         allow_file=allow_file,
     )
-    return _sha(gitcli.git(checkout, "rev-parse", "--verify", "--end-of-options", f"{HEAD_REF}^{{commit}}"))
-
-
-def commit_date(*, checkout: Path, commit: str) -> datetime:
-    text = gitcli.git(checkout, "log", "-1", "--no-show-signature", "--format=%cI", "--end-of-options", commit)
-    return datetime.fromisoformat(text.decode().strip())
+    # One call for the commit and its date (`log` peels the ref to a commit, as `rev-parse ^{commit}` would).
+    text = gitcli.git(checkout, "log", "-1", "--no-show-signature", "--format=%H %cI", "--end-of-options", HEAD_REF)
+    sha, _, date = text.decode(errors="replace").strip().partition(" ")
+    try:
+        return Fetched(_sha(sha.encode()), datetime.fromisoformat(date))
+    except ValueError as exc:
+        raise gitcli.GitError(f"git log answered {date[:80]!r} where a commit date was expected") from exc
 
 
 def is_ancestor(*, checkout: Path, older: str, newer: str) -> bool:
@@ -114,6 +124,14 @@ def all_paths(*, checkout: Path, head: str) -> list[str]:
             timeout=LOCAL_TIMEOUT,
         )
     )
+
+
+def checked_out_paths(*, checkout: Path, folder: str) -> list[str]:
+    """The files of the working tree under `folder`, relative to the checkout, from the index (which the working
+    tree equals after `repository_checkout`): no walk of the folders. Names are decoded as the file system's
+    (`os.fsdecode`), so each is the path `os.walk` would give."""
+    output = gitcli.git(checkout, "ls-files", "-z", "--", f"{folder}/", timeout=LOCAL_TIMEOUT)
+    return [os.fsdecode(path) for path in output.split(b"\0") if path]
 
 
 def repository_checkout(*, checkout: Path, commit: str) -> None:

@@ -1,6 +1,7 @@
 """One refresh of the upstream sources: fetch, map the changed paths to imports, run them, keep the run on record.
 
-Per source, in `SOURCE_SETTINGS` order:
+Per source, steps 1-3's git work in a thread of its own, started for every source at once; the imports in
+`SOURCE_SETTINGS` order, each source's as soon as its checkout is ready:
 1. the URL is checked (`sources.url_check`); the clone is made or fetched (`repository`);
 2. the fetched head equals the cursor: "nothing to change", nothing imported (the source's `last_success_at` is
    the only write: freshness is "checked and current", not "changed");
@@ -16,9 +17,11 @@ One source failing is recorded and the others go on. Two refreshes never import 
 
 from __future__ import annotations
 
+import datetime
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,27 +104,91 @@ def upstream_refresh(
 ) -> list[SourceResult]:
     """Refresh the configured sources (those named, or all), each recorded as an UpstreamRun unless `dry_run`.
 
+    The git work of every source (fetch, comparison with the cursor, checkout) starts at once, one thread per
+    source, and the imports run one source after the other in refresh order as their checkouts are ready: the
+    fetches (network-bound) overlap each other and the imports of the sources before them. Nothing leaves this
+    function while a git of it still runs (the pool is waited for), so the lock covers every git call.
+
     Raises RefreshBusy when another refresh kept the lock past `wait` (default SIGTRACKER_UPSTREAM_LOCK_WAIT)."""
     sources = [source for source in configured_sources() if not names or source.name in names]
+    notes_sigs = tuple(settings.SIGTRACKER_UPSTREAM_NOTES_SIGS)
+    allow_file = settings.SIGTRACKER_UPSTREAM_ALLOW_FILE
     with upstream_refresh_lock(timeout=settings.SIGTRACKER_UPSTREAM_LOCK_WAIT if wait is None else wait):
-        return [_source_refresh(source, full=full, dry_run=dry_run) for source in sources]
+        records = {
+            source.name: UpstreamSource.objects.filter(name=source.name).first() or UpstreamSource(name=source.name)
+            for source in sources
+        }
+        with ThreadPoolExecutor(max_workers=max(len(sources), 1), thread_name_prefix="upstream-git") as pool:
+            prepared = {}
+            for source in sources:
+                git_work = _GitWork()
+                since = records[source.name].last_commit
+                future = pool.submit(
+                    _source_prepare,
+                    source,
+                    git_work,
+                    since=since,
+                    full=full,
+                    notes_sigs=notes_sigs,
+                    allow_file=allow_file,
+                )
+                prepared[source.name] = (git_work, future)
+            return [
+                _source_refresh(source, records[source.name], *prepared[source.name], dry_run=dry_run)
+                for source in sources
+            ]
 
 
-def _source_refresh(source: Source, *, full: bool, dry_run: bool) -> SourceResult:
+@dataclass
+class _GitWork:
+    """What a source's git work found, filled in by its thread as it goes (so a failure after the fetch still
+    records the commit fetched)."""
+
+    head: str = ""
+    commit_at: datetime.datetime | None = None
+    current: bool = False
+    full: bool = False
+    rewritten: bool = False
+    steps: list[ImportStep] = field(default_factory=list)
+
+
+def _source_prepare(
+    source: Source, work: _GitWork, *, since: str, full: bool, notes_sigs: Sequence[str], allow_file: bool
+) -> None:
+    """In a worker thread, no database: check the URL, fetch, map the changed paths to imports and check the
+    working tree out at the head when there is something to import."""
+    url_check(source.url, setting=source.setting, allow_file=allow_file)
+    checkout = source.checkout
+    work.head, work.commit_at = repository.repository_fetch(checkout=checkout, url=source.url)
+    head = work.head
+    if since == head and not full:
+        work.current = True
+        return
+    work.rewritten = bool(since) and not repository.is_ancestor(checkout=checkout, older=since, newer=head)
+    work.full = full or work.rewritten or not since
+    if work.full:
+        paths = repository.all_paths(checkout=checkout, head=head)
+    else:
+        paths = repository.changed_paths(checkout=checkout, since=since, head=head)
+    work.steps = import_plan(source.name, paths, notes_sigs=notes_sigs, full=work.full)
+    if work.steps:
+        repository.repository_checkout(checkout=checkout, commit=head)
+
+
+def _source_refresh(
+    source: Source, record: UpstreamSource, work: _GitWork, future: Future, *, dry_run: bool
+) -> SourceResult:
+    """Wait for the source's git work, run its imports, record the run. `seconds` is the time this source held
+    the refresh up (its git work not yet done when its turn came, and its imports)."""
     started_at = timezone.now()
     started = time.monotonic()
-    record = UpstreamSource.objects.filter(name=source.name).first() or UpstreamSource(name=source.name)
     result = SourceResult(name=source.name, from_commit=record.last_commit)
-    commit_at = None
     try:
-        url_check(source.url, setting=source.setting, allow_file=settings.SIGTRACKER_UPSTREAM_ALLOW_FILE)
-        checkout = source.checkout
-        head = repository.repository_fetch(checkout=checkout, url=source.url)
-        result.to_commit = head
-        commit_at = repository.commit_date(checkout=checkout, commit=head)
-        _import_changes(
-            source, checkout=checkout, head=head, since=record.last_commit, full=full, dry_run=dry_run, result=result
-        )
+        try:
+            future.result()
+        finally:
+            result.to_commit = work.head
+        _import_changes(source, work, dry_run=dry_run, result=result)
     except (UrlRefused, gitcli.GitError, ImportUsageError) as exc:
         result.outcome, result.error = RunOutcome.FAILED, str(exc)
     except Exception as exc:  # a database error, a bug in one importer: recorded, the next source goes on
@@ -131,34 +198,25 @@ def _source_refresh(source: Source, *, full: bool, dry_run: bool) -> SourceResul
             result.error = "the refresh task ran out of time"
             result.seconds = time.monotonic() - started
             if not dry_run:
-                _record(record, source, result, started_at=started_at, commit_at=commit_at)
+                _record(record, source, result, started_at=started_at, commit_at=work.commit_at)
             raise
     result.seconds = time.monotonic() - started
     result.error = result.error.replace(source.url, public_url(source.url))
     if not dry_run:
-        _record(record, source, result, started_at=started_at, commit_at=commit_at)
+        _record(record, source, result, started_at=started_at, commit_at=work.commit_at)
         metrics.run_observe(source=source.name, seconds=result.seconds, outcome=result.outcome)
     return result
 
 
-def _import_changes(
-    source: Source, *, checkout: Path, head: str, since: str, full: bool, dry_run: bool, result: SourceResult
-) -> None:
-    if since == head and not full:
+def _import_changes(source: Source, work: _GitWork, *, dry_run: bool, result: SourceResult) -> None:
+    if work.current:
         result.outcome = RunOutcome.CURRENT
         return
-    rewritten = bool(since) and not repository.is_ancestor(checkout=checkout, older=since, newer=head)
-    result.full = full or rewritten or not since
-    if result.full:
-        paths = repository.all_paths(checkout=checkout, head=head)
-    else:
-        paths = repository.changed_paths(checkout=checkout, since=since, head=head)
-    steps = import_plan(source.name, paths, notes_sigs=settings.SIGTRACKER_UPSTREAM_NOTES_SIGS, full=result.full)
-    if steps:
-        repository.repository_checkout(checkout=checkout, commit=head)
-    for step in steps:
+    result.full = work.full
+    checkout = source.checkout
+    for step in work.steps:
         result.imports.append(step.describe())
-        report = _STEPS[step.kind](step, checkout, dry_run)
+        report = _STEPS[step.kind](step, checkout, dry_run, work.head)
         if report is None:
             continue
         if report.refused:
@@ -167,7 +225,7 @@ def _import_changes(
     if result.skipped:
         result.outcome = RunOutcome.SKIPPED_FILES
     else:
-        result.outcome = RunOutcome.REWRITTEN if rewritten else RunOutcome.IMPORTED
+        result.outcome = RunOutcome.REWRITTEN if work.rewritten else RunOutcome.IMPORTED
 
 
 def _existing(checkout: Path, step: ImportStep) -> list[Path]:
@@ -175,31 +233,50 @@ def _existing(checkout: Path, step: ImportStep) -> list[Path]:
     return [checkout / path for path in step.paths if (checkout / path).exists()]
 
 
-def _keps(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
-    if not step.paths:
-        return kep_tree_import(root=checkout, dry_run=dry_run)
-    return kep_tree_import(root=checkout, dry_run=dry_run, only=step.paths) if _existing(checkout, step) else None
+def _keps(step: ImportStep, checkout: Path, dry_run: bool, head: str) -> ImportReport | None:
+    if step.paths and not _existing(checkout, step):
+        return None
+    # The checkout's own list of its files (the working tree is exactly the index after the checkout) spares
+    # the import a walk of every folder of keps/.
+    listing = repository.checked_out_paths(checkout=checkout, folder="keps")
+    return kep_tree_import(root=checkout, dry_run=dry_run, only=step.paths or None, listing=listing)
 
 
-def _kep_history(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport:
-    return kep_history_import(root=checkout, dry_run=dry_run)
+def _kep_history(step: ImportStep, checkout: Path, dry_run: bool, head: str) -> ImportReport:
+    return kep_history_import(root=checkout, dry_run=dry_run, master=head)  # checked out on `master` at `head`
 
 
-def _releases(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
-    folders = _existing(checkout, step)
-    return release_directories_import(paths=folders, dry_run=dry_run) if folders else None
+def _releases(step: ImportStep, checkout: Path, dry_run: bool, head: str) -> ImportReport | None:
+    """Whole release folders, and folders of which only files read alone changed (`release_files_read_alone`)."""
+    wanted: dict[Path, set[str] | None] = {}  # folder -> the file names to read, None for all
+    for path in step.paths:
+        parts = path.split("/", 2)
+        folder = checkout / parts[0] / parts[1]
+        if len(parts) == 2:
+            wanted[folder] = None
+        elif wanted.get(folder, set()) is not None:
+            wanted.setdefault(folder, set()).add(parts[2])
+    folders = [folder for folder in wanted if folder.is_dir()]  # a directory gone has nothing to import
+    if not folders:
+        return None
+    only = {folder: wanted[folder] for folder in folders if wanted[folder] is not None}
+    return release_directories_import(paths=folders, dry_run=dry_run, only=only)
 
 
-def _sigs(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
+def _sigs(step: ImportStep, checkout: Path, dry_run: bool, head: str) -> ImportReport | None:
     return sigs_yaml_import(path=checkout / "sigs.yaml", dry_run=dry_run) if _existing(checkout, step) else None
 
 
-def _notes(step: ImportStep, checkout: Path, dry_run: bool) -> ImportReport | None:
+def _notes(step: ImportStep, checkout: Path, dry_run: bool, head: str) -> ImportReport | None:
     files = _existing(checkout, step)
-    return meeting_notes_import_files(paths=files, sig=step.sig, dry_run=dry_run) if files else None
+    if not files:
+        return None
+    # A changed notes file re-reads only its meetings whose section changed; a full run reads every one.
+    return meeting_notes_import_files(paths=files, sig=step.sig, dry_run=dry_run, skip_unchanged=not step.full)
 
 
-_STEPS: dict[str, Callable[[ImportStep, Path, bool], ImportReport | None]] = {
+#: Each step: (the step, the checkout, dry run, the commit checked out) -> its report, or None (nothing to read).
+_STEPS: dict[str, Callable[[ImportStep, Path, bool, str], ImportReport | None]] = {
     "keps": _keps,
     "kep-history": _kep_history,
     "releases": _releases,

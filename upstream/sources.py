@@ -26,12 +26,15 @@ __all__ = [
     "url_check",
 ]
 
-#: Source name -> the setting naming its URL, in the order they are refreshed (KEPs first: releases and meeting
-#: notes link to them).
+#: Source name -> the setting naming its URL, in the order they are refreshed: KEPs first (release directories and
+#: meeting notes link to them), then the notes, then the release directories: a retro in the notes creates the
+#: tracked rows (and KEPs) that a release's exception requests are linked to, and the exception import links a
+#: request only to rows that exist when it reads the file. In the other order a first refresh left old releases'
+#: requests unlinked until their file changed again (a --full run right after it still changed rows).
 SOURCE_SETTINGS = {
     "enhancements": "SIGTRACKER_UPSTREAM_ENHANCEMENTS",
-    "sig-release": "SIGTRACKER_UPSTREAM_SIG_RELEASE",
     "community": "SIGTRACKER_UPSTREAM_COMMUNITY",
+    "sig-release": "SIGTRACKER_UPSTREAM_SIG_RELEASE",
 }
 SOURCE_NAMES = tuple(SOURCE_SETTINGS)
 

@@ -8,11 +8,16 @@ cannot be read is skipped with one line naming it, the others import. The README
 files find their release; a directory whose README is missing or skipped still gets its release, from the
 folder's name. Entries of a file that cannot be read (an exceptions.yaml entry that is not YAML) are reported
 with their line, as skips of the file's line, and the rest of the file imports.
+
+`only` narrows a folder to some of its files (an upstream refresh, which knows which files changed): the exception
+file and the roster are read alone, since no other file reads their rows; a change to the README (the schedule the
+exception requests are dated against) or to features.csv (the tracked rows the requests link to) reads the whole
+directory, as the files after them depend on them.
 """
 
 import datetime
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from django.utils import timezone
@@ -49,6 +54,20 @@ RELEASE_FILES = (
 )
 
 
+#: Files whose rows no other file of the directory reads: a change to one of them alone re-reads only it.
+_STANDALONE = frozenset(
+    name for names in RELEASE_FILES if {"exceptions.yaml", "release-team.md"} & set(names) for name in names
+)
+
+
+def release_files_read_alone(names: Collection[str]) -> frozenset[str] | None:
+    """The file names of a release directory to read when `names` changed: every one of their groups' spellings
+    when each is read alone (`_STANDALONE`), else None (the whole directory)."""
+    if not names or not set(names) <= _STANDALONE:
+        return None
+    return frozenset(name for group in RELEASE_FILES if set(group) & set(names) for name in group)
+
+
 def release_directories_find(*, paths: Sequence[str | Path]) -> list[Path]:
     """The files to read, release by release in version order: each path is a release-1.NN folder or a folder
     holding them (sig-release's `releases/`). Raises ImportUsageError for a path that does not exist or holds no
@@ -56,9 +75,13 @@ def release_directories_find(*, paths: Sequence[str | Path]) -> list[Path]:
     return list(_release_files(paths=paths))
 
 
-def _release_files(*, paths: Sequence[str | Path]) -> dict[Path, Path]:
+def _release_files(
+    *, paths: Sequence[str | Path], only: Mapping[Path, Collection[str]] | None = None
+) -> dict[Path, Path]:
     """Each file to read (in order) with the folder it was found in, the one given: no file is read through a
-    symbolic link out of it (`read_text(root=...)`)."""
+    symbolic link out of it (`read_text(root=...)`). A release folder given in `only` is read for the groups
+    of the names it lists (of each group, still the first name found)."""
+    only = {Path(folder).resolve(): set(names) for folder, names in (only or {}).items()}
     folders: dict[Path, tuple[Path, Path]] = {}  # real folder -> (folder as found, the folder given)
     for raw in paths:
         path = Path(raw)
@@ -81,7 +104,10 @@ def _release_files(*, paths: Sequence[str | Path]) -> dict[Path, Path]:
 
     found: dict[Path, Path] = {}
     for folder, root in sorted(folders.values(), key=order):
+        wanted = only.get(folder.resolve())
         for names in RELEASE_FILES:
+            if wanted is not None and not wanted & set(names):
+                continue
             for name in names:
                 if (folder / name).is_file():
                     found[folder / name] = root
@@ -137,9 +163,11 @@ def release_directories_import(
     dry_run: bool,
     progress: Progress = no_progress,
     now: datetime.datetime | None = None,
+    only: Mapping[Path, Collection[str]] | None = None,
 ) -> ImportReport:
-    """Import every file of the release directories under `paths` (see the module docstring)."""
-    roots = _release_files(paths=paths)
+    """Import every file of the release directories under `paths` (see the module docstring), or of a folder in
+    `only`, the files of the groups it names."""
+    roots = _release_files(paths=paths, only=only)
     files = list(roots)
     report = ImportReport()
 

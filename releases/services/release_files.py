@@ -178,11 +178,16 @@ def release_exceptions_import(*, release: Release, parsed: ExceptionsFile) -> Fi
         outcome,
         lambda v: f"{release.version} {v['freeze']} exception request of {v['kep_number'] or v['issue_url']}",
     )
-    # Requests typed in (or read from the board) before the KEP had a row here now point at it.
-    for number, row in rows.items():
-        release.exception_requests.filter(kep_number=number, tracked_enhancement__isnull=True).update(
-            tracked_enhancement=row
+    # Requests typed in (or read from the board) before the KEP had a row here now point at it (one read, and a
+    # write only when there are such requests).
+    unlinked = list(
+        release.exception_requests.filter(kep_number__in=list(rows), tracked_enhancement__isnull=True).only(
+            "pk", "kep_number"
         )
+    )
+    for request in unlinked:
+        request.tracked_enhancement_id = rows[request.kep_number].pk
+    EnhancementException.objects.bulk_update(unlinked, ["tracked_enhancement"])
     return outcome
 
 

@@ -232,3 +232,32 @@ def test_only_the_changed_keps_are_read_with_their_other_files(tree):
     assert Kep.objects.get(number=4960).title == "edited by hand"  # outside the change: left alone
     gone = kep_tree_import(root=tree, dry_run=False, only=["keps/sig-node/9999-deleted/kep.yaml"])
     assert gone.files_read == 0
+
+
+def test_an_import_of_changed_keps_writes_what_a_whole_tree_import_writes(tree):
+    """Reading only the changed KEPs' stored rows (`KepTree.numbers`) decides the same writes as loading all."""
+    from tests.upstream.snapshots import domain_rows, rows_differ
+
+    kep_tree_import(root=tree, dry_run=False)
+    kep = tree / "keps/sig-node/2727-grpc-probe/kep.yaml"
+    kep.write_text(kep.read_text().replace("stage: ", "stage: beta\n# was: ", 1))
+    prr = tree / "keps/prod-readiness/sig-node/4960.yaml"
+    prr.write_text(prr.read_text() + "\n# edited\n")
+    changed = ["keps/sig-node/2727-grpc-probe/kep.yaml", "keps/prod-readiness/sig-node/4960.yaml"]
+
+    report = kep_tree_import(root=tree, dry_run=False, only=changed)
+    assert report.files_read == 4  # the two changed files and the other file of each KEP
+    assert report.updated == 1 and Kep.objects.get(number=2727).stage == "beta"
+    incremental = domain_rows()
+    whole = kep_tree_import(root=tree, dry_run=False)
+    assert (whole.created, whole.updated) == (0, 0)
+    assert rows_differ(incremental, domain_rows()) == {}
+
+
+def test_a_listing_of_the_checkout_finds_what_a_walk_finds(upstream_dir):
+    root = upstream_dir / "enhancements"
+    listing = [path.relative_to(root).as_posix() for path in root.rglob("*") if path.is_file()]
+    listing += ["README.md", "keps/../elsewhere/kep.yaml", "keps//x/kep.yaml"]  # nothing outside keps/ is read
+    walked = kep_tree_find(root=root)
+    assert walked.kep_files and walked.prr_files
+    assert kep_tree_find(root=root, listing=listing) == walked

@@ -322,3 +322,16 @@ def test_a_moved_roster_whose_file_is_missing_or_outside_is_one_skip_line(tmp_pa
     status, _, err = run(tmp_path)
     assert status == 1 and "outside the folder imported; not read" in err
     assert not ReleaseTeamMember.objects.exists()
+
+
+def test_a_request_typed_in_before_its_kep_had_a_row_is_linked_by_the_next_import(imported, releases_dir):
+    from releases.choices import ExceptionSource
+
+    typed = EnhancementException.objects.get(release__version="1.25", kep_number=1287)
+    row = typed.tracked_enhancement
+    typed.pk, typed.source, typed.source_key, typed.tracked_enhancement = None, ExceptionSource.ADMIN, "typed-1", None
+    typed.save()
+    status, _, err = run(releases_dir / "release-1.25")
+    assert status == 0, err
+    typed.refresh_from_db()
+    assert typed.tracked_enhancement == row

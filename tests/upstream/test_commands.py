@@ -18,6 +18,7 @@ from releases.models import Release
 from tests.core.git_hostile import add_signed_commit, arm_config, marker_script, plain_git
 from tests.keps.git_repos import kep_yaml
 from tests.upstream.conftest import KEP_A
+from tests.upstream.snapshots import domain_rows, rows_differ
 from upstream.models import UpstreamRun, UpstreamSource
 from upstream.services import upstream_refresh_lock
 
@@ -100,7 +101,7 @@ def test_new_commits_import_only_what_changed(remotes, upstream_dir):
     assert Meeting.objects.count() > meetings
     steps = {row.source.name: row.imports for row in UpstreamRun.objects.filter(full=False)}
     assert steps["enhancements"] == ["keps (keps/sig-node/3000-new/kep.yaml)", "kep-history"]
-    assert steps["sig-release"] == ["releases (releases/release-1.35)"]
+    assert steps["sig-release"] == ["releases (releases/release-1.35/release-team.md)"]
     assert steps["community"] == ["notes (sig-node/archive/meeting-notes-2021.md)"]  # sub-group notes not read
     assert UpstreamRun.objects.get(source__name="enhancements", full=False).from_commit == before
     assert cursor("enhancements") == enhancements.head
@@ -273,3 +274,52 @@ def test_a_lock_file_left_by_a_killed_git_does_not_block_the_next_runs(remotes, 
     code, _, err = run("--source", "enhancements")
     assert code == 0, err
     assert cursor("enhancements") == remotes["enhancements"].head
+
+
+def test_an_incremental_refresh_leaves_what_a_full_refresh_would(remotes, upstream_dir):
+    run()
+    enhancements, sig_release, community = remotes["enhancements"], remotes["sig-release"], remotes["community"]
+    release = upstream_dir / "sig-release/releases/release-1.35"
+    exceptions = (release / "exceptions.yaml").read_text()
+    sig_release.commit(
+        {
+            "releases/release-1.35/exceptions.yaml": exceptions,
+            "releases/release-1.35/release-team.md": (release / "release-team.md").read_text(),
+        }
+    )
+    notes = (upstream_dir / "community/sig-node/archive/meeting-notes-2022.md").read_text()
+    assert run()[0] == 0
+    # A week upstream: a KEP moved on, an exception decided, a meeting added above the others and one reworded.
+    enhancements.commit({KEP_A: kep_yaml(1287, stage="beta", latest="1.29", milestones={"beta": "1.29"})})
+    sig_release.commit(
+        {"releases/release-1.35/exceptions.yaml": exceptions.replace('status: "approved"', 'status: "rejected"', 1)}
+    )
+    newer = notes.replace("## Dec 27th [Canceled for holidays]", "## Jan 3, 2023\n\n* [@newcomer] Hi\n\n## Dec 27th")
+    newer = newer.replace("* [swsehgal] Topology Manager GA graduation", "* [swsehgal] Topology Manager GA plan", 1)
+    community.commit({"sig-node/archive/meeting-notes-2022.md": newer})
+    code, _, err = run()
+    assert code == 0, err
+    steps = {row.source.name: row.imports for row in UpstreamRun.objects.filter(full=False)[:3]}
+    assert steps["sig-release"] == ["releases (releases/release-1.35/exceptions.yaml)"]
+    community_run = UpstreamRun.objects.filter(source__name="community").first()
+    assert community_run.created == 1 and community_run.unchanged > 40  # the other meetings not parsed again
+    incremental = domain_rows()
+
+    code, _, err = run("--full")
+    assert code == 0, err
+    assert rows_differ(incremental, domain_rows()) == {}
+
+
+def test_a_full_refresh_right_after_the_first_changes_nothing(remotes, upstream_dir):
+    """The notes are imported before the release directories: the 1.25 retro in the notes creates the tracked rows
+    (and KEPs) 1.25's exception requests are linked to, which the exception import links only when they exist."""
+    release = upstream_dir / "sig-release/releases/release-1.25"
+    remotes["sig-release"].commit(
+        {f"releases/release-1.25/{name}": (release / name).read_text() for name in ("README.md", "exceptions.yaml")}
+    )
+    code, _, err = run()
+    assert code == 0, err
+    first = domain_rows()
+    code, _, err = run("--full")
+    assert code == 0, err
+    assert rows_differ(first, domain_rows()) == {}

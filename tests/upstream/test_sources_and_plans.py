@@ -87,8 +87,26 @@ def test_sig_release_paths_in_version_order():
         "release-team/role-handbooks/x.md",
     ]
     assert import_plan("sig-release", paths) == [
+        ImportStep("releases", ("releases/release-1.9", "releases/release-1.10/exceptions.yaml"))
+    ]
+    assert import_plan("sig-release", paths, full=True) == [
         ImportStep("releases", ("releases/release-1.9", "releases/release-1.10"))
     ]
+
+
+def test_only_release_files_no_other_file_reads_are_imported_alone():
+    def plan(*names):
+        return import_plan("sig-release", [f"releases/release-1.35/{name}" for name in names])[0].paths
+
+    assert plan("exceptions.yaml") == ("releases/release-1.35/exceptions.yaml",)
+    assert plan("release_team.md", "exception.yaml") == (
+        "releases/release-1.35/exception.yaml",
+        "releases/release-1.35/release_team.md",
+    )
+    # The schedule dates the exception requests, the feature sheet makes the rows they link to: the whole folder.
+    assert (
+        plan("README.md") == plan("features.csv") == plan("exceptions.yaml", "README.md") == ("releases/release-1.35",)
+    )
 
 
 def test_community_paths():

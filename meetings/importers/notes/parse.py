@@ -9,6 +9,12 @@
 * PR flow: read before the first agenda item. When that part has none, tables and paragraphs (not bullets)
   later in the meeting with at least two figures supply them (`_late_flow_lines`): 2020-10-13 put the table
   after the agenda, 2021-03-09 and 2023-10-17 inside an item.
+* Unchanged meetings (`known`): each section has a fingerprint (`section_fingerprint`: its dates and the text
+  of its lines, not their numbers, so a meeting added above it does not change it). Given the fingerprints
+  stored by the last import, a section whose dates all carry its fingerprint is not parsed: its dates are
+  listed in `unchanged` with the line it now starts at. Never skipped: a date two sections share (they are
+  merged), a section that mentions a retro (retros are written file by file, from every meeting that quotes
+  them) and a long section (an oversized item's cut names its line). Its warnings are not repeated.
 * Bad input: binary/oversized/non-UTF-8 files are refused by `read_text`; a file with no dated heading ("not
   meeting notes") or ending inside an HTML table or code fence ("truncated") raises `ImportFailure` with the line.
 """
@@ -16,6 +22,9 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
@@ -41,8 +50,35 @@ class _Section:
     blocked: list[bool] = field(default_factory=list)
 
 
-def parse_meeting_notes(text: str, *, source: str = "", default_year: int | None = None) -> NotesRecord:
-    """Parse one archive file's text; `source` (the file name) supplies the year headings leave out."""
+#: Characters of a section above which it is always parsed (an agenda item cut for the search index names its line).
+SKIP_MAX_CHARS = 50_000
+
+
+def section_fingerprint(dates: list[datetime.date], lines: list[tuple[int, str]], heading: Heading) -> str:
+    """A section's identity for `known`: its dates, heading and line texts; the line numbers left out."""
+    digest = hashlib.sha256(repr((dates, heading)).encode())
+    for _, line in lines:
+        digest.update(b"\n" + line.encode())
+    return digest.hexdigest()
+
+
+def _skippable(section: _Section, fingerprint: str, known: Mapping[datetime.date, str], shared: Counter) -> bool:
+    if not section.dates or any(shared[date] > 1 or known.get(date) != fingerprint for date in section.dates):
+        return False
+    if sum(len(line) for _, line in section.lines) > SKIP_MAX_CHARS:
+        return False
+    return not any("retro" in line.lower() for _, line in section.lines)
+
+
+def parse_meeting_notes(
+    text: str,
+    *,
+    source: str = "",
+    default_year: int | None = None,
+    known: Mapping[datetime.date, str] | None = None,
+) -> NotesRecord:
+    """Parse one archive file's text; `source` (the file name) supplies the year headings leave out; with `known`
+    (date -> fingerprint stored), the sections already imported as they are now are not parsed."""
     if default_year is None:
         default_year = year_from_filename(source)
     warnings: list[str] = []
@@ -78,10 +114,17 @@ def parse_meeting_notes(text: str, *, source: str = "", default_year: int | None
     if not sections:
         raise ImportFailure("not meeting notes: no dated meeting heading found (e.g. '## Dec 13, 2022')", source=name)
     meetings: dict[datetime.date, MeetingRecord] = {}
+    unchanged: list[tuple[datetime.date, int]] = []
+    shared = Counter(date for section in sections for date in section.dates)
     for section in sections:
         if not section.dates:
             continue
+        fingerprint = section_fingerprint(section.dates, section.lines, section.heading)
+        if known and _skippable(section, fingerprint, known, shared):
+            unchanged += [(date, section.line) for date in section.dates]
+            continue
         for meeting in _parse_section(section, name, warnings):
+            meeting.fingerprint = fingerprint if shared[meeting.date] == 1 else ""
             previous = meetings.get(meeting.date)
             if previous is None:
                 meetings[meeting.date] = meeting
@@ -90,7 +133,7 @@ def parse_meeting_notes(text: str, *, source: str = "", default_year: int | None
                     f"{name}:{meeting.line}: {meeting.date} already has a meeting at line {previous.line}; merged"
                 )
                 _merge(previous, meeting)
-    return NotesRecord(source=name, meetings=list(meetings.values()), warnings=warnings)
+    return NotesRecord(source=name, meetings=list(meetings.values()), warnings=warnings, unchanged=unchanged)
 
 
 def _heading_dates(heading, no, default_year, last_year, name, warnings):

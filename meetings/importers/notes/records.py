@@ -44,6 +44,7 @@ class MeetingRecord:
     prs_merged: int | None = None
     items: list[AgendaItemRecord] = field(default_factory=list)
     retros: list[RetroRecord] = field(default_factory=list)
+    fingerprint: str = ""  # of the section it was read from ("" when merged from several: never skipped)
 
 
 @dataclass
@@ -51,3 +52,5 @@ class NotesRecord:
     source: str
     meetings: list[MeetingRecord]
     warnings: list[str] = field(default_factory=list)
+    #: (date, line) of the meetings whose section was left unparsed because its fingerprint was already known.
+    unchanged: list[tuple[datetime.date, int]] = field(default_factory=list)
