@@ -146,11 +146,18 @@ def git_env(*, allow_file: bool = False) -> dict[str, str]:
     return env
 
 
-def _command(repo: Path | None, args: Sequence[str], *, allow_file: bool) -> list[str]:
+def _command(
+    repo: Path | None, args: Sequence[str], *, allow_file: bool, config: Sequence[tuple[str, str]] = ()
+) -> list[str]:
     command = ["git", "--no-pager"]
     if repo is not None:
         command += ["-C", str(repo)]
-    config = SAFE_CONFIG + ((("protocol.file.allow", "always"),) if allow_file else (("protocol.file.allow", "never"),))
+    # The caller's settings first: the safe ones, given after, win over any of the same key.
+    config = (
+        *config,
+        *SAFE_CONFIG,
+        ("protocol.file.allow", "always") if allow_file else ("protocol.file.allow", "never"),
+    )
     for key, value in config:
         command += ["-c", f"{key}={value}"]
     return command + list(args)
@@ -240,14 +247,16 @@ def git(
     stdin: bytes | None = None,
     allow_file: bool = False,
     check: bool = True,
+    config: Sequence[tuple[str, str]] = (),
 ) -> bytes:
-    """The standard output of `git -C repo args` (see the module docstring for what every call is kept from).
+    """The standard output of `git -C repo args` (see the module docstring for what every call is kept from);
+    `config`: (key, value) settings of the caller's own for this call, never one that `SAFE_CONFIG` sets.
 
     Raises GitError when git exits non-zero (with `check`), GitTimeout after `timeout` seconds, GitOutputTooLarge
     past `max_output` bytes. Callers put `--end-of-options` or `--` before anything that came from outside."""
     name = f"git {args[0]}" if args else "git"
     process = _Process(
-        _command(repo, args, allow_file=allow_file),
+        _command(repo, args, allow_file=allow_file, config=config),
         name=name,
         timeout=timeout,
         allow_file=allow_file,

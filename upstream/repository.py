@@ -64,6 +64,9 @@ def repository_fetch(*, checkout: Path, url: str) -> Fetched:
         f"+HEAD:{HEAD_REF}",
         timeout=settings.SIGTRACKER_UPSTREAM_GIT_TIMEOUT,
         allow_file=allow_file,
+        # Each fetch's pack is kept as it came, never unpacked into one loose file per object: an hourly fetch of
+        # a few commits takes half the time (git's automatic maintenance gathers the packs when they pile up).
+        config=[("fetch.unpackLimit", "1")],
     )
     # One call for the commit and its date (`log` peels the ref to a commit, as `rev-parse ^{commit}` would).
     text = gitcli.git(checkout, "log", "-1", "--no-show-signature", "--format=%H %cI", "--end-of-options", HEAD_REF)

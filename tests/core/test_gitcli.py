@@ -50,6 +50,15 @@ def test_failure_names_the_command(repo):
         gitcli.git(repo.root, "rev-parse", "--verify", "--end-of-options", "no-such-branch")
 
 
+def test_a_callers_setting_applies_and_cannot_undo_a_safe_one(repo, tmp_path):
+    def value(key, config):
+        return gitcli.git(repo.root, "config", "--get", key, config=config).decode().strip()
+
+    assert value("fetch.unpacklimit", [("fetch.unpackLimit", "1")]) == "1"
+    assert value("core.hookspath", [("core.hooksPath", str(tmp_path))]) == "/dev/null"
+    assert value("protocol.file.allow", [("protocol.file.allow", "always")]) == "never"
+
+
 def test_file_protocol_only_when_allowed(repo, tmp_path):
     target = tmp_path / "copy"
     with pytest.raises(gitcli.GitError, match="not allowed"):
