@@ -51,11 +51,11 @@ def import_plan(
     if source == "enhancements":
         keps = [p for p in paths if _KEP.fullmatch(p)]
         prr = [p for p in paths if _PRR.fullmatch(p)]
-        steps = []
+        # The plan history first: it reads git's objects only, so the refresh runs it while the working tree the
+        # KEP import reads is checked out.
+        steps = [ImportStep("kep-history")] if keps else []
         if keps or prr:
             steps.append(ImportStep("keps") if full else ImportStep("keps", tuple(keps + prr)))
-        if keps:
-            steps.append(ImportStep("kep-history"))
         return steps
     if source == "sig-release":
         changed: dict[str, list[str]] = {}

@@ -7,7 +7,9 @@ Per source, steps 1-3's git work in a thread of its own, started for every sourc
    the only write: freshness is "checked and current", not "changed");
 3. else the paths changed since the cursor (every path of the tree on the first run, with `--full`, or when the
    cursor is not in the fetched history any more: a force-push, said as "rewritten") are mapped to imports
-   (`plans.import_plan`), the working tree is checked out at the head and each import service runs;
+   (`plans.import_plan`), the working tree is checked out at the head and each import service runs (the plan
+   history import, which reads git's objects and not the working tree, as soon as the paths are mapped, while
+   the checkout is made);
 4. the cursor moves to the head only when every import ran: a file an importer skipped as bad input is reported
    (outcome `skipped`, exit 1) and does not hold it back; an import that raised (a usage error, a database error,
    a time-out of git or of the task) leaves it where it was, so the next run reads the same changes again.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -150,29 +153,40 @@ class _GitWork:
     full: bool = False
     rewritten: bool = False
     steps: list[ImportStep] = field(default_factory=list)
+    #: Set once `steps` is final (the checkout may still run), or when the git work ended early (current, failed).
+    planned: threading.Event = field(default_factory=threading.Event)
+
+
+#: Steps that read only git's objects at the fetched commit, never the working tree: they run while it is checked
+#: out (the plan history import walks the commits and their blobs).
+_STEPS_FROM_OBJECTS = frozenset({"kep-history"})
 
 
 def _source_prepare(
     source: Source, work: _GitWork, *, since: str, full: bool, notes_sigs: Sequence[str], allow_file: bool
 ) -> None:
-    """In a worker thread, no database: check the URL, fetch, map the changed paths to imports and check the
-    working tree out at the head when there is something to import."""
-    url_check(source.url, setting=source.setting, allow_file=allow_file)
-    checkout = source.checkout
-    work.head, work.commit_at = repository.repository_fetch(checkout=checkout, url=source.url)
-    head = work.head
-    if since == head and not full:
-        work.current = True
-        return
-    work.rewritten = bool(since) and not repository.is_ancestor(checkout=checkout, older=since, newer=head)
-    work.full = full or work.rewritten or not since
-    if work.full:
-        paths = repository.all_paths(checkout=checkout, head=head)
-    else:
-        paths = repository.changed_paths(checkout=checkout, since=since, head=head)
-    work.steps = import_plan(source.name, paths, notes_sigs=notes_sigs, full=work.full)
-    if work.steps:
-        repository.repository_checkout(checkout=checkout, commit=head)
+    """In a worker thread, no database: check the URL, fetch, map the changed paths to imports (`work.planned`
+    is set then) and check the working tree out at the head when there is something to import."""
+    try:
+        url_check(source.url, setting=source.setting, allow_file=allow_file)
+        checkout = source.checkout
+        work.head, work.commit_at = repository.repository_fetch(checkout=checkout, url=source.url)
+        head = work.head
+        if since == head and not full:
+            work.current = True
+            return
+        work.rewritten = bool(since) and not repository.is_ancestor(checkout=checkout, older=since, newer=head)
+        work.full = full or work.rewritten or not since
+        if work.full:
+            paths = repository.all_paths(checkout=checkout, head=head)
+        else:
+            paths = repository.changed_paths(checkout=checkout, since=since, head=head)
+        work.steps = import_plan(source.name, paths, notes_sigs=notes_sigs, full=work.full)
+        work.planned.set()
+        if work.steps:
+            repository.repository_checkout(checkout=checkout, commit=head)
+    finally:
+        work.planned.set()  # never left waiting on a git work that failed or found nothing to do
 
 
 def _source_refresh(
@@ -185,10 +199,13 @@ def _source_refresh(
     result = SourceResult(name=source.name, from_commit=record.last_commit)
     try:
         try:
+            work.planned.wait()
+            early = [step for step in work.steps if step.kind in _STEPS_FROM_OBJECTS]
+            _steps_run(early, source, work, dry_run=dry_run, result=result)  # the checkout may still run
             future.result()
         finally:
             result.to_commit = work.head
-        _import_changes(source, work, dry_run=dry_run, result=result)
+        _import_changes(source, work, dry_run=dry_run, result=result, done=early)
     except (UrlRefused, gitcli.GitError, ImportUsageError) as exc:
         result.outcome, result.error = RunOutcome.FAILED, str(exc)
     except Exception as exc:  # a database error, a bug in one importer: recorded, the next source goes on
@@ -208,20 +225,28 @@ def _source_refresh(
     return result
 
 
-def _import_changes(source: Source, work: _GitWork, *, dry_run: bool, result: SourceResult) -> None:
-    if work.current:
-        result.outcome = RunOutcome.CURRENT
-        return
-    result.full = work.full
-    checkout = source.checkout
-    for step in work.steps:
+def _steps_run(
+    steps: Sequence[ImportStep], source: Source, work: _GitWork, *, dry_run: bool, result: SourceResult
+) -> None:
+    for step in steps:
         result.imports.append(step.describe())
-        report = _STEPS[step.kind](step, checkout, dry_run, work.head)
+        report = _STEPS[step.kind](step, source.checkout, dry_run, work.head)
         if report is None:
             continue
         if report.refused:
             raise ImportUsageError(f"{step.kind}: {report.refused}")
         result.add(report)
+
+
+def _import_changes(
+    source: Source, work: _GitWork, *, dry_run: bool, result: SourceResult, done: Sequence[ImportStep]
+) -> None:
+    """The source's steps but those `done` (run while the checkout was made), then the run's outcome."""
+    if work.current:
+        result.outcome = RunOutcome.CURRENT
+        return
+    result.full = work.full
+    _steps_run([step for step in work.steps if step not in done], source, work, dry_run=dry_run, result=result)
     if result.skipped:
         result.outcome = RunOutcome.SKIPPED_FILES
     else:

@@ -100,7 +100,7 @@ def test_new_commits_import_only_what_changed(remotes, upstream_dir):
     assert Release.objects.filter(version="1.35").exists()
     assert Meeting.objects.count() > meetings
     steps = {row.source.name: row.imports for row in UpstreamRun.objects.filter(full=False)}
-    assert steps["enhancements"] == ["keps (keps/sig-node/3000-new/kep.yaml)", "kep-history"]
+    assert steps["enhancements"] == ["kep-history", "keps (keps/sig-node/3000-new/kep.yaml)"]
     assert steps["sig-release"] == ["releases (releases/release-1.35/release-team.md)"]
     assert steps["community"] == ["notes (sig-node/archive/meeting-notes-2021.md)"]  # sub-group notes not read
     assert UpstreamRun.objects.get(source__name="enhancements", full=False).from_commit == before
