@@ -139,12 +139,12 @@ def _roster(path: Path, text: str, *, root: Path, report: ImportReport) -> Roste
         raise ImportFailure(reason, line=moved.line) from None
 
 
-def _release(path: Path) -> Release:
+def _release(path: Path) -> tuple[Release, bool]:
+    """The release of the folder `path` is in, and whether it was created now."""
     match = _RELEASE_FOLDER.match(path.parent.name)
     if not match:
         raise ImportFailure("not in a release-1.NN folder: which release it belongs to is unknown")
-    release, _ = Release.objects.get_or_create(version=f"{int(match.group(1))}.{int(match.group(2))}")
-    return release
+    return Release.objects.get_or_create(version=f"{int(match.group(1))}.{int(match.group(2))}")
 
 
 def _count(report: ImportReport, outcome: FileOutcome, path: Path, *, dry_run: bool) -> None:
@@ -183,7 +183,7 @@ def release_directories_import(
             _count(report, counted, path, dry_run=dry_run)
             release_states_refresh(now=now or timezone.now())
             return
-        release = _release(path)
+        release, created = _release(path)
         if path.name in ("exceptions.yaml", "exception.yaml"):
             parsed = parse_exceptions(text)
             outcome = release_exceptions_import(release=release, parsed=parsed)
@@ -199,9 +199,12 @@ def release_directories_import(
             outcome = release_team_import(release=release, roster=roster)
             outcome.warnings[:0] = roster.warnings
         _count(report, outcome, path, dry_run=dry_run)
-        # A release known only from its features sheet or roster takes its state from the releases around it
-        # (a minor older than a released one has shipped), so each file may settle another release's state.
-        release_states_refresh(now=now or timezone.now())
+        # A release known only from its files takes its state from the days its exception requests were made and
+        # decided, and from the releases around it (a minor older than a released one has shipped): settled when
+        # the file brought the release or may have moved those days. A roster or features sheet of a release
+        # already known moves no date, so no state (time passing is beat's hourly refresh).
+        if created or path.name in ("exceptions.yaml", "exception.yaml"):
+            release_states_refresh(now=now or timezone.now())
 
     return import_file_by_file(
         files=files,

@@ -18,7 +18,7 @@ import datetime
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models.functions import Lower
 
 from community.models import Person
 from keps.models import Kep
@@ -119,10 +119,9 @@ def people_by_handle(handles: set[str]) -> dict:
     """People by lower-cased GitHub handle, of those `handles` already known."""
     if not handles:
         return {}
-    query = Q()
-    for handle in handles:
-        query |= Q(github__iexact=handle)
-    return {p.github.lower(): p for p in Person.objects.filter(query)}
+    # One IN over the lower-cased handle, not an OR of case-insensitive matches per handle.
+    known = Person.objects.annotate(handle=Lower("github")).filter(handle__in={h.lower() for h in handles})
+    return {p.github.lower(): p for p in known}
 
 
 # --- exception requests -----------------------------------------------------------------------------------
