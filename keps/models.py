@@ -214,7 +214,8 @@ class KepHistoryCursor(models.Model):
     branch = models.CharField(max_length=100, unique=True, default="master")
     last_commit = models.CharField(max_length=40)
     last_committed_at = models.DateTimeField()
-    state = models.JSONField(default=dict)
+    #: The replay's state (`ReplayState.to_bytes`: compressed JSON), written on every run.
+    state = models.BinaryField(default=bytes)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -229,14 +229,15 @@ def kep_history_import(
         branch, head = _head(root)
     report = ImportReport()
     cursor = KepHistoryCursor.objects.filter(branch=branch).first()
-    if cursor is not None and (cursor.state or {}).get("rules") != REPLAY_RULES:
+    stored = ReplayState.unpack(cursor.state) if cursor is not None else {}
+    if cursor is not None and stored.get("rules") != REPLAY_RULES:
         report.note("the history rules changed since the last run (slips, order, numbers); replaying all", verbosity=1)
         cursor.last_commit = ""  # not continued from: every stored row is checked against the new replay
     if cursor is not None and cursor.last_commit == head:
         report.note(f"{branch} at {head[:12]}: no new commits since the last run", verbosity=1)
         return report
     since = _resume_after(root, cursor, branch=branch, head=head, report=report)
-    state = ReplayState.from_json(cursor.state) if since else ReplayState()
+    state = ReplayState.from_json(stored) if since else ReplayState()
     commits = git_log(root, head=head, since=since)
     counts = ReplayCounts()
     plans = _plans(root, commits, report, counts, progress)
@@ -315,7 +316,7 @@ def _cursor_write(
         from django.utils import timezone
 
         last_at = timezone.now()
-    values = {"last_commit": head, "last_committed_at": last_at, "state": state.to_json()}
+    values = {"last_commit": head, "last_committed_at": last_at, "state": state.to_bytes()}
     # The row read at the start is updated in one statement (the import's lock keeps others off it), without
     # reading its large replay state back first as update_or_create would.
     if cursor is None or not KepHistoryCursor.objects.filter(pk=cursor.pk, branch=branch).update(**values):
