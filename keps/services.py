@@ -411,14 +411,14 @@ def _listed_folders(keps_dir: Path, listing: Iterable[str]) -> list[tuple[str, l
     return [(folder, [], names) for folder, names in folders.items()]
 
 
-def kep_tree_find(*, root: Path, listing: Iterable[str] | None = None) -> KepTree:
+def kep_tree_find(*, root: Path, listing: Iterable[str] | None = None, require_files: bool = True) -> KepTree:
     """Every `keps/**/kep.yaml` (not the template `keps/NNNN-kep-template`) and `keps/prod-readiness/**/*.yaml`
     under `root`, a kubernetes/enhancements checkout or its keps/ folder.
 
     `listing`, the checkout's files relative to `root` (a git checkout's own list of them, when `root` is the
     top of a checkout whose working tree is exactly its index), spares walking every folder of the tree.
 
-    Raises ImportUsageError when `root` is not a folder or holds neither kind of file.
+    Raises ImportUsageError when `root` is not a folder or (with `require_files`) holds neither kind of file.
     """
     if not root.is_dir():
         raise ImportUsageError(f"{root}: not a folder")
@@ -440,7 +440,7 @@ def kep_tree_find(*, root: Path, listing: Iterable[str] | None = None) -> KepTre
         elif "kep.yaml" in names:
             template = os.path.dirname(folder) == top and os.path.basename(folder).upper().startswith("NNNN")
             (templates if template else kep_files).append(os.path.join(folder, "kep.yaml"))
-    if not kep_files and not prr_files:
+    if require_files and not kep_files and not prr_files:
         raise ImportUsageError(f"{root}: no keps/<sig>/<NNNN-name>/kep.yaml or prod-readiness files")
     # In path order (by folder names, as pathlib sorts), whatever characters the names hold.
     kep_files.sort(key=lambda file: file.split(os.sep))
@@ -471,15 +471,7 @@ def kep_tree_subset(tree: KepTree, *, changed: Collection[str]) -> KepTree:
     and the PRR merge weigh them together; a KEP's PRR file is read again when its kep.yaml changed, so one
     committed before its KEP gets imported with it). KEPs outside it are left alone by the import."""
     wanted = {tree.base_prefix + path.replace("/", os.sep) for path in changed}
-    numbers: set[int] = set()
-    for file in wanted:
-        if file.endswith(os.sep + "kep.yaml"):
-            number = directory_number(os.path.basename(os.path.dirname(file)))
-        else:
-            stem = os.path.basename(file).removesuffix(".yaml")
-            number = int(stem) if stem.isdigit() else None
-        if number is not None:
-            numbers.add(number)
+    numbers = _changed_numbers(changed)
 
     def kep_of(file: str) -> int | None:
         return directory_number(os.path.basename(os.path.dirname(file)))
@@ -495,6 +487,44 @@ def kep_tree_subset(tree: KepTree, *, changed: Collection[str]) -> KepTree:
         templates=(),
         subset=True,
     )
+
+
+def _changed_numbers(changed: Iterable[str]) -> set[int]:
+    """The KEP numbers changed paths (relative to the checkout) name: a kep.yaml's folder's, a PRR file's."""
+    numbers: set[int] = set()
+    for path in changed:
+        folder, _, name = path.rpartition("/")
+        if name == "kep.yaml":
+            number = directory_number(folder.rpartition("/")[2])
+        else:
+            stem = name.removesuffix(".yaml")
+            number = int(stem) if stem.isdigit() else None
+        if number is not None:
+            numbers.add(number)
+    return numbers
+
+
+def _listing_narrowed(listing: Iterable[str], changed: Collection[str]) -> list[str]:
+    """The entries of a checkout's `listing` that `kep_tree_subset` can keep for `changed`: the changed files and
+    every kep.yaml and PRR file of the same numbers (a superset: the subset still decides), so that a few changed
+    KEPs do not cost a pass over every folder of the tree."""
+    wanted, numbers = set(changed), _changed_numbers(changed)
+    kept = []
+    for path in listing:
+        if path in wanted:
+            kept.append(path)
+            continue
+        if not path.endswith(".yaml"):
+            continue
+        folder, _, name = path.rpartition("/")
+        if name == "kep.yaml":
+            number = directory_number(folder.rpartition("/")[2])
+        else:
+            stem = name.removesuffix(".yaml")
+            number = int(stem) if stem.isdigit() else None
+        if number in numbers:
+            kept.append(path)
+    return kept
 
 
 def kep_tree_import(
@@ -520,7 +550,11 @@ def kep_tree_import(
     Raises ImportUsageError (nothing read) when `root` holds nothing to import; a database refusal is reported
     as `refused` in the returned report, with nothing written.
     """
-    tree = kep_tree_find(root=root, listing=listing)
+    narrowed = only is not None and listing is not None
+    if narrowed:
+        listing = _listing_narrowed(listing, only)
+    # A narrowed listing may rightly hold no KEP (the template alone changed): nothing to import, not a usage error.
+    tree = kep_tree_find(root=root, listing=listing, require_files=not narrowed)
     if only is not None:
         tree = kep_tree_subset(tree, changed=only)
     report = ImportReport()

@@ -261,3 +261,25 @@ def test_a_listing_of_the_checkout_finds_what_a_walk_finds(upstream_dir):
     walked = kep_tree_find(root=root)
     assert walked.kep_files and walked.prr_files
     assert kep_tree_find(root=root, listing=listing) == walked
+
+
+def test_a_listing_with_changed_keps_reads_what_a_walk_with_them_reads(tree):
+    """The checkout's listing narrowed to the changed KEPs' numbers keeps every file the subset would take (a KEP
+    in two directories, its PRR file), and a change to the template alone imports nothing, without an error."""
+    kep_tree_import(root=tree, dry_run=False)
+    moved = tree / "keps/sig-apps/2727-grpc-probe/kep.yaml"
+    moved.parent.mkdir(parents=True)
+    moved.write_text((tree / "keps/sig-node/2727-grpc-probe/kep.yaml").read_text())
+    template = tree / "keps/NNNN-kep-template/kep.yaml"
+    template.parent.mkdir(parents=True, exist_ok=True)
+    template.write_text("title: KEP Template\nkep-number: NNNN\n")
+    listing = [path.relative_to(tree).as_posix() for path in tree.rglob("*") if path.is_file()]
+    changed = ["keps/prod-readiness/sig-node/2727.yaml", "keps/sig-node/4960-container-stop-signals/kep.yaml"]
+
+    walked = kep_tree_import(root=tree, dry_run=True, only=changed)
+    listed = kep_tree_import(root=tree, dry_run=True, only=changed, listing=listing)
+
+    assert listed.files_read == walked.files_read == 5  # 2727's two kep.yaml and PRR file, 4960's two files
+    assert (listed.created, listed.updated, listed.unchanged) == (walked.created, walked.updated, walked.unchanged)
+    nothing = kep_tree_import(root=tree, dry_run=False, only=["keps/NNNN-kep-template/kep.yaml"], listing=listing)
+    assert nothing.files_read == 0 and not nothing.skipped
