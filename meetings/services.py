@@ -208,10 +208,15 @@ def _unchanged_sources_write(notes: NotesRecord, *, sig: Sig) -> int:
     return len(lines)
 
 
-def meeting_fingerprints(*, sig: str) -> dict:
-    """Date -> fingerprint of the notes section each of the SIG's meetings was last imported from (for
-    `parse_meeting_notes(known=...)`)."""
-    rows = Meeting.objects.filter(sig__slug=sig).exclude(notes_fingerprint="").values_list("date", "notes_fingerprint")
+def meeting_fingerprints(*, sig: str, source: str) -> dict:
+    """Date -> fingerprint of the notes section each of the SIG's meetings last imported from the file named
+    `source` was read from (for `parse_meeting_notes(known=...)`: the file's own, so that a meeting quoting a retro
+    that left the file is noticed)."""
+    rows = (
+        Meeting.objects.filter(sig__slug=sig, source__startswith=f"{source}:")
+        .exclude(notes_fingerprint="")
+        .values_list("date", "notes_fingerprint")
+    )
     return dict(rows)
 
 
@@ -358,7 +363,7 @@ def meeting_notes_import_files(
         raise ImportUsageError("no files found to import")
 
     def import_file(path: Path, report: ImportReport) -> None:
-        known = meeting_fingerprints(sig=sig) if skip_unchanged else None
+        known = meeting_fingerprints(sig=sig, source=path.name) if skip_unchanged else None
         notes = parse_meeting_notes(read_text(path, root=roots.get(path)), source=path.name, known=known)
         result = meeting_notes_import(notes=notes, sig=sig)
         report.count("created", result.created)

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from core.importing import ImportFailure
 from meetings.importers.notes import parse_meeting_notes
 from meetings.models import AgendaItem, Meeting
-from meetings.services import meeting_notes_import_files
+from meetings.importers.notes.parse import RETRO_MARK
+from meetings.services import meeting_fingerprints, meeting_notes_import_files
 from tests.upstream.snapshots import domain_rows, rows_differ
 
 D = datetime.date
@@ -53,11 +54,32 @@ def test_only_changed_sections_are_parsed_and_the_rest_keep_their_new_line(text)
     assert all(m == by_date[m.date] for m in incremental.meetings)
 
 
-def test_a_section_naming_a_retro_or_a_shared_date_is_always_parsed(text):
+def test_the_sections_naming_a_retro_are_parsed_all_together_or_not_at_all(text):
     notes = parse_meeting_notes(text, source=NAME)
-    again = parse_meeting_notes(text, source=NAME, known=fingerprints(notes))
+    known = fingerprints(notes)
     retro_dates = {m.date for m in notes.meetings if m.retros}
-    assert retro_dates and retro_dates <= {m.date for m in again.meetings}
+    assert len(retro_dates) >= 3
+    # Nothing changed: none is parsed, and no retro is read.
+    again = parse_meeting_notes(text, source=NAME, known=known)
+    assert not again.meetings and not [r for m in again.meetings for r in m.retros]
+    # A meeting with no retro changed: it alone is parsed.
+    newer = text.replace("* [aditi] Expose pod cgroup path:", "* [aditi] Expose the pod cgroup path:", 1)
+    changed = parse_meeting_notes(newer, source=NAME, known=known)
+    assert [m.date for m in changed.meetings] == [D(2022, 11, 29)]
+    # One that quotes a retro changed: every one that does is parsed with it, as a full parse reads them.
+    newer = text.replace("* 1.24 retro\n", "* 1.24 retro (moved)\n", 1)
+    assert newer != text
+    changed = parse_meeting_notes(newer, source=NAME, known=known)
+    assert retro_dates <= {m.date for m in changed.meetings}
+    full = {m.date: m for m in parse_meeting_notes(newer, source=NAME).meetings}
+    assert all(m == full[m.date] for m in changed.meetings)
+    # One that quoted a retro left the file: the others are parsed again.
+    gone = min(retro_dates)
+    without = parse_meeting_notes(text, source=NAME, known={**known, D(2030, 1, 1): known[gone]})
+    assert retro_dates <= {m.date for m in without.meetings}
+
+
+def test_a_section_of_a_shared_date_is_always_parsed():
     twice = "## Jan 3, 2023\n\n* first\n\n## Jan 3, 2023\n\n* second\n\n## Jan 10, 2023\n\n* third\n"
     notes = parse_meeting_notes(twice, source=NAME)
     assert [m.fingerprint == "" for m in notes.meetings] == [True, False]  # merged from two: never skipped
@@ -110,3 +132,19 @@ def test_an_incremental_import_leaves_what_a_full_one_does(db, text, tmp_path):
     report = meeting_notes_import_files(paths=[path], sig="sig-node", dry_run=False)
     assert report.created == report.updated == 0
     assert rows_differ(incremental, domain_rows()) == {}
+
+
+def test_the_fingerprints_compared_are_the_files_own(db, upstream_dir):
+    """A retro quoted in another year's file is not one that left this file (which would have every meeting
+    quoting a retro here read again on each run)."""
+    archive = upstream_dir / "community" / "sig-node" / "archive"
+    meeting_notes_import_files(paths=[archive], sig="sig-node", dry_run=False)
+    known = meeting_fingerprints(sig="sig-node", source=NAME)
+    assert known and {date.year for date in known} == {2022}
+    assert any(fingerprint.startswith(RETRO_MARK) for fingerprint in known.values())
+    assert any(
+        fingerprint.startswith(RETRO_MARK)
+        for fingerprint in meeting_fingerprints(sig="sig-node", source="meeting-notes-2021.md").values()
+    )
+    text = (archive / NAME).read_text()
+    assert not parse_meeting_notes(text, source=NAME, known=known).meetings

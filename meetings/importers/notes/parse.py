@@ -13,8 +13,10 @@
   of its lines, not their numbers, so a meeting added above it does not change it). Given the fingerprints
   stored by the last import, a section whose dates all carry its fingerprint is not parsed: its dates are
   listed in `unchanged` with the line it now starts at. Never skipped: a date two sections share (they are
-  merged), a section that mentions a retro (retros are written file by file, from every meeting that quotes
-  them) and a long section (an oversized item's cut names its line). Its warnings are not repeated.
+  merged) and a long section (an oversized item's cut names its line). Its warnings are not repeated. The
+  sections that mention a retro are skipped all together or not at all (retros are written file by file, from
+  every meeting that quotes them): only when each is unchanged and none that did (their fingerprints say so,
+  `RETRO_MARK`) has left the file; `known` should then be the file's own meetings.
 * Bad input: binary/oversized/non-UTF-8 files are refused by `read_text`; a file with no dated heading ("not
   meeting notes") or ending inside an HTML table or code fence ("truncated") raises `ImportFailure` with the line.
 """
@@ -54,20 +56,38 @@ class _Section:
 SKIP_MAX_CHARS = 50_000
 
 
+#: Starts the fingerprint of a section that mentions a retro (in place of the digest's first two characters: the
+#: column holds 64), so the stored ones tell which meetings did; a plain digest never starts with it.
+RETRO_MARK = "r:"
+
+
 def section_fingerprint(dates: list[datetime.date], lines: list[tuple[int, str]], heading: Heading) -> str:
-    """A section's identity for `known`: its dates, heading and line texts; the line numbers left out."""
+    """A section's identity for `known`: its dates, heading and line texts; the line numbers left out;
+    `RETRO_MARK` first when a line mentions a retro."""
     digest = hashlib.sha256(repr((dates, heading)).encode())
     for _, line in lines:
         digest.update(b"\n" + line.encode())
-    return digest.hexdigest()
+    retro = any("retro" in line.lower() for _, line in lines)
+    hexdigest = digest.hexdigest()
+    return RETRO_MARK + hexdigest[len(RETRO_MARK) :] if retro else hexdigest
 
 
-def _skippable(section: _Section, fingerprint: str, known: Mapping[datetime.date, str], shared: Counter) -> bool:
+def _unchanged(section: _Section, fingerprint: str, known: Mapping[datetime.date, str], shared: Counter) -> bool:
     if not section.dates or any(shared[date] > 1 or known.get(date) != fingerprint for date in section.dates):
         return False
-    if sum(len(line) for _, line in section.lines) > SKIP_MAX_CHARS:
+    return sum(len(line) for _, line in section.lines) <= SKIP_MAX_CHARS
+
+
+def _retros_unchanged(sections: list[_Section], fingerprints: dict[int, str], known, shared: Counter) -> bool:
+    """Whether every section that mentions a retro is as last imported and none that did has left the file."""
+    dates = {date for section in sections for date in section.dates}
+    if any(fingerprint.startswith(RETRO_MARK) and date not in dates for date, fingerprint in known.items()):
         return False
-    return not any("retro" in line.lower() for _, line in section.lines)
+    return all(
+        _unchanged(section, fingerprint, known, shared)
+        for section in sections
+        if (fingerprint := fingerprints.get(id(section), "")).startswith(RETRO_MARK)
+    )
 
 
 def parse_meeting_notes(
@@ -116,11 +136,18 @@ def parse_meeting_notes(
     meetings: dict[datetime.date, MeetingRecord] = {}
     unchanged: list[tuple[datetime.date, int]] = []
     shared = Counter(date for section in sections for date in section.dates)
+    fingerprints = {
+        id(section): section_fingerprint(section.dates, section.lines, section.heading)
+        for section in sections
+        if section.dates
+    }
+    retros_unchanged = bool(known) and _retros_unchanged(sections, fingerprints, known, shared)
     for section in sections:
         if not section.dates:
             continue
-        fingerprint = section_fingerprint(section.dates, section.lines, section.heading)
-        if known and _skippable(section, fingerprint, known, shared):
+        fingerprint = fingerprints[id(section)]
+        skippable = known and _unchanged(section, fingerprint, known, shared)
+        if skippable and (retros_unchanged or not fingerprint.startswith(RETRO_MARK)):
             unchanged += [(date, section.line) for date in section.dates]
             continue
         for meeting in _parse_section(section, name, warnings):
