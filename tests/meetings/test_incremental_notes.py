@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from core.importing import ImportFailure
 from meetings.importers.notes import parse_meeting_notes
-from meetings.models import AgendaItem, Meeting
 from meetings.importers.notes.parse import RETRO_MARK
+from meetings.models import AgendaItem, Meeting
 from meetings.services import meeting_fingerprints, meeting_notes_import_files
 from tests.upstream.snapshots import domain_rows, rows_differ
 
