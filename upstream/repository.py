@@ -65,8 +65,10 @@ def repository_fetch(*, checkout: Path, url: str) -> Fetched:
         timeout=settings.SIGTRACKER_UPSTREAM_GIT_TIMEOUT,
         allow_file=allow_file,
         # Each fetch's pack is kept as it came, never unpacked into one loose file per object: an hourly fetch of
-        # a few commits takes half the time (git's automatic maintenance gathers the packs when they pile up).
-        config=[("fetch.unpackLimit", "1")],
+        # a few commits takes half the time. Git's automatic maintenance gathers the packs when they pile up, in
+        # the fetch itself (not detached): nothing works in the clone once the call returns, and the fetch's time
+        # limit covers it.
+        config=[("fetch.unpackLimit", "1"), ("gc.autoDetach", "false")],
     )
     # One call for the commit and its date (`log` peels the ref to a commit, as `rev-parse ^{commit}` would).
     text = gitcli.git(checkout, "log", "-1", "--no-show-signature", "--format=%H %cI", "--end-of-options", HEAD_REF)
