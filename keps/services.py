@@ -489,19 +489,18 @@ def kep_tree_subset(tree: KepTree, *, changed: Collection[str]) -> KepTree:
     )
 
 
+def _file_number(path: str) -> int | None:
+    """The KEP number a path relative to the checkout names: a kep.yaml's folder's, a PRR file's name."""
+    folder, _, name = path.rpartition("/")
+    if name == "kep.yaml":
+        return directory_number(folder.rpartition("/")[2])
+    stem = name.removesuffix(".yaml")
+    return int(stem) if stem.isdigit() else None
+
+
 def _changed_numbers(changed: Iterable[str]) -> set[int]:
-    """The KEP numbers changed paths (relative to the checkout) name: a kep.yaml's folder's, a PRR file's."""
-    numbers: set[int] = set()
-    for path in changed:
-        folder, _, name = path.rpartition("/")
-        if name == "kep.yaml":
-            number = directory_number(folder.rpartition("/")[2])
-        else:
-            stem = name.removesuffix(".yaml")
-            number = int(stem) if stem.isdigit() else None
-        if number is not None:
-            numbers.add(number)
-    return numbers
+    """The KEP numbers changed paths (relative to the checkout) name."""
+    return {number for path in changed if (number := _file_number(path)) is not None}
 
 
 def _listing_narrowed(listing: Iterable[str], changed: Collection[str]) -> list[str]:
@@ -509,22 +508,7 @@ def _listing_narrowed(listing: Iterable[str], changed: Collection[str]) -> list[
     every kep.yaml and PRR file of the same numbers (a superset: the subset still decides), so that a few changed
     KEPs do not cost a pass over every folder of the tree."""
     wanted, numbers = set(changed), _changed_numbers(changed)
-    kept = []
-    for path in listing:
-        if path in wanted:
-            kept.append(path)
-            continue
-        if not path.endswith(".yaml"):
-            continue
-        folder, _, name = path.rpartition("/")
-        if name == "kep.yaml":
-            number = directory_number(folder.rpartition("/")[2])
-        else:
-            stem = name.removesuffix(".yaml")
-            number = int(stem) if stem.isdigit() else None
-        if number in numbers:
-            kept.append(path)
-    return kept
+    return [path for path in listing if path in wanted or (path.endswith(".yaml") and _file_number(path) in numbers)]
 
 
 def kep_tree_import(

@@ -52,6 +52,7 @@ RELEASE_FILES = (
     ("release-team.md", "release_team.md"),
     ("exceptions.yaml", "exception.yaml"),
 )
+_EXCEPTION_FILES = RELEASE_FILES[-1]
 
 
 #: Files whose rows no other file of the directory reads: a change to one of them alone re-reads only it.
@@ -184,7 +185,7 @@ def release_directories_import(
             release_states_refresh(now=now or timezone.now())
             return
         release, created = _release(path)
-        if path.name in ("exceptions.yaml", "exception.yaml"):
+        if path.name in _EXCEPTION_FILES:
             parsed = parse_exceptions(text)
             outcome = release_exceptions_import(release=release, parsed=parsed)
             for problem in parsed.problems:
@@ -203,7 +204,7 @@ def release_directories_import(
         # decided, and from the releases around it (a minor older than a released one has shipped): settled when
         # the file brought the release or may have moved those days. A roster or features sheet of a release
         # already known moves no date, so no state (time passing is beat's hourly refresh).
-        if created or path.name in ("exceptions.yaml", "exception.yaml"):
+        if created or path.name in _EXCEPTION_FILES:
             release_states_refresh(now=now or timezone.now())
 
     return import_file_by_file(
